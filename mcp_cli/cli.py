@@ -1,0 +1,102 @@
+"""The `mcp-cli` command: serve a tree over MCP, run it in a terminal, inspect it."""
+
+from __future__ import annotations
+
+import sys
+from typing import Optional
+
+import typer
+
+from . import __version__
+
+app = typer.Typer(
+    name="mcp-cli",
+    help="Serve a command tree as one argv-driven MCP tool, or run it in a terminal.",
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+
+TREE_HELP = "A tree JSON file, or a Python module:attribute holding a Tree."
+
+
+def _load(source: str):
+    from .sources import SourceError, load
+
+    try:
+        return load(source)
+    except SourceError as exc:
+        typer.echo(f"mcp-cli: {exc}", err=True)
+        raise typer.Exit(2) from None
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"mcp-cli {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main_options(
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version."),
+) -> None:
+    """Serve a command tree as one argv-driven MCP tool, or run it in a terminal."""
+
+
+def _host_port(value: str) -> tuple[str, int]:
+    host, _, port = value.rpartition(":")
+    if not port.isdigit():
+        raise typer.BadParameter(f"expected HOST:PORT or PORT, got {value!r}")
+    return host or "127.0.0.1", int(port)
+
+
+@app.command()
+def serve(
+    tree: str = typer.Argument(..., help=TREE_HELP),
+    http: Optional[str] = typer.Option(  # noqa: UP045 - typer reads the annotation
+        None, "--http", metavar="HOST:PORT", help="Serve streamable HTTP at /mcp instead of stdio."
+    ),
+) -> None:
+    """Serve TREE as one MCP tool (stdio unless --http)."""
+    from .runtime import Runtime
+    from .server import serve as run_server
+
+    address = _host_port(http) if http else None
+    run_server(Runtime(_load(tree)), http=address)
+
+
+@app.command(context_settings={"allow_interspersed_args": False, "ignore_unknown_options": True})
+def run(
+    tree: str = typer.Argument(..., help=TREE_HELP),
+    argv: Optional[list[str]] = typer.Argument(None, help="The tokens after the tool name."),  # noqa: UP045
+) -> None:
+    """Run one argv against TREE in this terminal; the exit status mirrors the result."""
+    import anyio
+
+    from .runtime import Runtime
+
+    tokens = list(argv or [])
+    if tokens[:1] == ["--"]:
+        tokens = tokens[1:]
+    result = anyio.run(Runtime(_load(tree)).call, tokens)
+    (sys.stdout if result.ok else sys.stderr).write(result.text())
+    if result.exit_code is not None:
+        raise typer.Exit(result.exit_code if 0 <= result.exit_code < 256 else 1)
+    raise typer.Exit(0 if result.ok else 2 if result.error in ("usage", "not_found", "bad_request") else 1)
+
+
+@app.command()
+def inspect(tree: str = typer.Argument(..., help=TREE_HELP)) -> None:
+    """Print the whole tree, one path per line, with one-line summaries."""
+    from .help import one_line
+
+    t = _load(tree)
+    rows = [(t.name, t.root.summary)] + [(" ".join([t.name, *path]), node.summary) for path, node in t.walk()]
+    width = max(len(p) for p, _ in rows)
+    for path, summary in rows:
+        typer.echo(f"{path.ljust(width)}  {one_line(summary)}".rstrip())
+
+
+def main() -> None:
+    app()

@@ -1,0 +1,57 @@
+"""Errors a call can end in. Each carries what was wrong and the help that teaches the fix."""
+
+from __future__ import annotations
+
+
+class CallError(Exception):
+    """A call that cannot succeed. `kind` names the class of problem; `usage` is the help to show with it."""
+
+    kind = "error"
+
+    def __init__(self, message: str, usage: str = "") -> None:
+        super().__init__(message)
+        self.message = message
+        self.usage = usage
+
+    def render(self) -> str:
+        return f"Error: {self.message}" + (f"\n\n{self.usage}" if self.usage else "")
+
+
+class BadRequest(CallError):
+    """The tool arguments themselves are malformed (both/neither of argv and command, bad quoting)."""
+
+    kind = "bad_request"
+
+
+class NotFound(CallError):
+    """A group, command or topic name that does not exist."""
+
+    kind = "not_found"
+
+
+class UsageError(CallError):
+    """Bad flags, missing or mistyped values: the argv does not fit the command."""
+
+    kind = "usage"
+
+
+class HandlerError(CallError):
+    """The handler ran and failed (raised, crashed, exited non-zero, could not start)."""
+
+    kind = "handler"
+
+
+class HandlerTimeout(CallError):
+    """The handler did not finish within its time limit."""
+
+    kind = "timeout"
+
+
+def did_you_mean(word: str, candidates: list[str]) -> str:
+    """' Did you mean `x`?' for the closest candidates to a mistyped word, or ''."""
+    import difflib
+
+    close = difflib.get_close_matches(word, candidates, n=3, cutoff=0.6)
+    if not close:
+        return ""
+    return " Did you mean " + " or ".join(f"`{c}`" for c in close) + "?"

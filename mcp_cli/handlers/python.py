@@ -1,0 +1,114 @@
+"""Python callables run in-process: sync ones in a worker thread, async ones on the loop; both under a timeout.
+
+What the callable prints is captured into the result (stdout is the protocol's on stdio, never the handler's).
+"""
+
+from __future__ import annotations
+
+import contextvars
+import functools
+import importlib
+import inspect
+import io
+import json
+import sys
+from typing import Any
+
+import anyio
+import anyio.to_thread
+
+from ..errors import CallError, HandlerError, HandlerTimeout
+from ..result import Result
+from ..tree import Tree
+from .base import Call, timeout_of
+
+_capture: contextvars.ContextVar[io.StringIO | None] = contextvars.ContextVar("mcp_cli_capture", default=None)
+
+
+class _Stdout(io.TextIOBase):
+    """sys.stdout stand-in: writes go to the current call's buffer, or to the real stream outside calls."""
+
+    def __init__(self, real: Any) -> None:
+        self.real = real
+
+    def write(self, text: str) -> int:
+        buf = _capture.get()
+        return buf.write(text) if buf is not None else self.real.write(text)
+
+    def flush(self) -> None:
+        if _capture.get() is None:
+            self.real.flush()
+
+
+def load(target: str, tree: Tree) -> Any:
+    """Import `module:attribute` (dotted attributes allowed), with the tree's folder importable."""
+    module_name, _, attr = target.partition(":")
+    if not module_name or not attr:
+        raise ValueError(f"python handler target {target!r} is not of the form module:attribute")
+    if tree.base_dir is not None and str(tree.base_dir) not in sys.path:
+        sys.path.insert(0, str(tree.base_dir))
+    obj: Any = importlib.import_module(module_name)
+    for part in attr.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def ref(func: Any, **options: Any) -> dict[str, Any]:
+    """A handler reference for a module-level callable: `Command(..., handler=ref(my_func))`."""
+    return {"kind": "python", "target": f"{func.__module__}:{func.__qualname__}", **options}
+
+
+def _to_result(value: Any, printed: str) -> Result:
+    if isinstance(value, Result):
+        value.output = printed + value.output
+        return value
+    if value is None:
+        return Result(ok=True, output=printed)
+    if isinstance(value, str):
+        return Result(ok=True, output=printed + value)
+    text = json.dumps(value, indent=1, ensure_ascii=False, default=str)
+    return Result(ok=True, output=printed + text, data=json.loads(text))
+
+
+class PythonHandler:
+    def __init__(self, ref: dict, tree: Tree) -> None:
+        if "target" not in ref:
+            raise ValueError("python handler reference needs a 'target' (module:attribute)")
+        self.target: str = ref["target"]
+        self.timeout = timeout_of(ref, tree)
+        self.tree = tree
+        self._func: Any = None
+
+    def _callable(self) -> Any:
+        if self._func is None:
+            try:
+                self._func = load(self.target, self.tree)
+            except Exception as exc:
+                raise HandlerError(f"cannot load handler {self.target}: {type(exc).__name__}: {exc}") from None
+        return self._func
+
+    async def run(self, call: Call) -> Result:
+        func = self._callable()
+        if not isinstance(sys.stdout, _Stdout):
+            sys.stdout = _Stdout(sys.stdout)
+        buf = io.StringIO()
+        token = _capture.set(buf)
+        try:
+            with anyio.move_on_after(self.timeout) as scope:
+                if inspect.iscoroutinefunction(func):
+                    value = await func(**call.values)
+                else:
+                    bound = functools.partial(func, **call.values)
+                    value = await anyio.to_thread.run_sync(bound, abandon_on_cancel=True)
+        except CallError:
+            raise
+        except Exception as exc:
+            raise HandlerError(f"`{call.path}` failed: {type(exc).__name__}: {exc}") from None
+        finally:
+            _capture.reset(token)
+        if scope.cancelled_caught:
+            raise HandlerTimeout(
+                f"`{call.path}` did not finish within {self.timeout:g} s and was abandoned. "
+                "Try a smaller input, or raise the timeout in the tree's settings."
+            )
+        return _to_result(value, buf.getvalue())

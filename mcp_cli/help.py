@@ -1,0 +1,198 @@
+"""Help text at every level: root, group, command. Plain text, deterministic, stable order (DESIGN.md)."""
+
+from __future__ import annotations
+
+import re
+
+from .tree import Command, Group, Node, Param, Topic
+
+WIDTH = 100
+_METAVARS = {"string": "TEXT", "integer": "INT", "number": "NUM", "path": "PATH", "json": "JSON"}
+_FIRST_SENTENCE = re.compile(r"(.+?[.!?])(?:\s|$)")
+
+
+def one_line(text: str, limit: int = 90) -> str:
+    """The first sentence (or line) of `text`, cut to `limit` characters."""
+    text = " ".join(text.strip().split("\n\n", 1)[0].split())
+    m = _FIRST_SENTENCE.match(text)
+    line = m.group(1) if m else text
+    return line if len(line) <= limit else line[: limit - 3].rstrip() + "..."
+
+
+def title(prog: str, node: Node) -> str:
+    return f"{prog} - {one_line(node.summary, 200)}" if node.summary else prog
+
+
+def _rows(rows: list[tuple[str, str]], indent: int = 2) -> list[str]:
+    """Two-column rows: name, two or more spaces, text; a long name puts its text on the next line."""
+    width = min(max((len(n) for n, _ in rows), default=0), 26)
+    out = []
+    for name, text in rows:
+        if not text:
+            out.append(" " * indent + name)
+        elif len(name) <= width:
+            out.append(" " * indent + name.ljust(width) + "  " + text)
+        else:
+            out.append(" " * indent + name)
+            out.append(" " * (indent + width + 2) + text)
+    return out
+
+
+def _listing(heading: str, nodes: list[Node], budget: int) -> list[str]:
+    """A heading and one row per node; over `budget` characters, names only, wrapped, with a pointer."""
+    lines = [f"{heading}:"] + _rows([(n.name, one_line(n.summary)) for n in nodes])
+    if sum(len(line) + 1 for line in lines) <= budget:
+        return lines
+    names, row, out = [n.name for n in nodes], "", [f"{heading} ({len(nodes)}, summaries left out to fit):"]
+    for name in names:
+        if row and len(row) + len(name) + 2 > WIDTH:
+            out.append(row)
+            row = ""
+        row = f"{row}, {name}" if row else f"  {name}"
+    out.append(row)
+    return out
+
+
+def group_help(prog: str, group: Group, is_root: bool, budget: int) -> str:
+    """Help of a group: title, usage, description, its children by kind, and where to go next."""
+    groups = [n for n in group.children if isinstance(n, Group)]
+    commands = [n for n in group.children if isinstance(n, Command)]
+    topics = [n for n in group.children if isinstance(n, Topic)]
+    word = "domain" if is_root else "group"
+    if groups and not commands and not topics:
+        usage, nxt = f"{prog} <{word}> <command> [options]", f"Run `{prog} <{word}> --help` for {word} help."
+    elif commands and not groups and not topics:
+        usage, nxt = f"{prog} <command> [options]", f"Run `{prog} <command> --help` for command help."
+    elif topics and not groups and not commands:
+        usage, nxt = f"{prog} <topic>", f"Run `{prog} <topic>` to read one."
+    else:
+        usage, nxt = f"{prog} <name> ...", f"Run `{prog} <name> --help` for more."
+    lines = [title(prog, group), "", "Usage:", f"  {usage}", ""]
+    if group.description:
+        lines += [group.description.strip(), ""]
+    share = max(budget - sum(len(x) + 1 for x in lines), 200) // max(bool(groups) + bool(commands) + bool(topics), 1)
+    for heading, nodes in (("Domains" if is_root else "Groups", groups), ("Commands", commands), ("Topics", topics)):
+        if nodes:
+            lines += _listing(heading, nodes, share) + [""]
+    if not group.children:
+        lines += ["(nothing here yet)", ""]
+    lines.append(nxt)
+    return "\n".join(lines) + "\n"
+
+
+def metavar(p: Param) -> str:
+    if p.metavar:
+        return p.metavar
+    if p.choices is not None and len(",".join(map(str, p.choices))) <= 40:
+        return "{" + ",".join(map(str, p.choices)) + "}"
+    if p.choices is not None:
+        return "CHOICE"
+    return p.name.upper().replace("-", "_") if p.positional else _METAVARS.get(p.type, "VALUE")
+
+
+def _nargs_form(p: Param, mv: str) -> str:
+    n = "?" if p.positional and p.nargs is None and not p.required else p.nargs
+    if n == "?":
+        return f"[{mv}]"
+    if n == "*":
+        return f"[{mv} ...]"
+    if n == "+":
+        return f"{mv} [{mv} ...]"
+    if n == "...":
+        return "..."
+    if isinstance(n, int):
+        return " ".join([mv] * n)
+    return mv
+
+
+def _invocation(p: Param, long_only: bool = True) -> str:
+    """How a parameter is written: `--out PATH`, `-v`, `--flag/--no-flag`, `FILE [FILE ...]`."""
+    if p.positional:
+        return _nargs_form(p, metavar(p))
+    flags = [max(p.flags, key=len)] if long_only else p.flags
+    if p.action == "negatable":
+        return " | ".join(f"{f}/--no-{f.lstrip('-')}" for f in flags)
+    if not p.takes_value:
+        return ", ".join(flags)
+    value = _nargs_form(p, metavar(p))
+    return ", ".join(f"{f} {value}" for f in flags) if long_only else ", ".join(flags) + f" {value}"
+
+
+def usage(prog: str, cmd: Command) -> str:
+    """argparse-style usage: options first (exclusive ones joined with `|`), then positionals; wrapped."""
+    if cmd.passthrough:
+        return f"{prog} [ARGS ...]"
+    pieces: list[str] = []
+    seen: set[str] = set()
+    by_name = {p.name: p for p in cmd.params}
+    options = [p for p in cmd.params if not p.positional]
+    for p in options:
+        if p.name in seen:
+            continue
+        group = next((e for e in cmd.exclusive if p.name in e.params), None)
+        if group:
+            members = [by_name[n] for n in group.params if n in by_name]
+            seen.update(m.name for m in members)
+            inner = " | ".join(_invocation(m) for m in members)
+            pieces.append(f"({inner})" if group.required else f"[{inner}]")
+        else:
+            seen.add(p.name)
+            pieces.append(_invocation(p) if p.required else f"[{_invocation(p)}]")
+    pieces += [_invocation(p) for p in cmd.params if p.positional]
+    lines, line = [], f"  {prog}"
+    for piece in pieces:
+        if len(line) + 1 + len(piece) > WIDTH and line.strip() != prog:
+            lines.append(line)
+            line = " " * (len(prog) + 2)
+        line += " " + piece
+    lines.append(line)
+    return "\n".join(lines)
+
+
+def _notes(p: Param, cmd: Command) -> str:
+    notes = []
+    if p.required and not (p.positional and p.nargs in ("?", "*")):
+        notes.append("required")
+    if p.metavar and p.type != "string":
+        notes.append(p.type)
+    if p.choices is not None and (p.metavar or metavar(p) == "CHOICE"):
+        notes.append("one of: " + ", ".join(map(str, p.choices)))
+    if p.action == "append":
+        notes.append("repeatable")
+    if p.action == "count":
+        notes.append("repeatable, counts")
+    if p.default is not None and p.default is not False and p.default != [] and p.action != "store_false":
+        notes.append(f"default: {p.default}")
+    others = [n for e in cmd.exclusive if p.name in e.params for n in e.params if n != p.name]
+    if others:
+        names = {q.name: _invocation(q).split(" ")[0] for q in cmd.params}
+        notes.append("not with " + ", ".join(names.get(n, n) for n in others))
+    return f"({'; '.join(notes)})" if notes else ""
+
+
+def command_help(prog: str, cmd: Command) -> str:
+    """Full help of a command: title, usage, description, every parameter with type, default, required."""
+    if cmd.passthrough:
+        body = cmd.usage.strip() or cmd.description.strip() or "(no usage text; arguments are passed to it as given)"
+        lines = [title(prog, cmd), "", "Usage:", usage(prog, cmd), "", body, ""]
+        lines.append("Arguments are passed to the command unchanged.")
+        return "\n".join(lines) + "\n"
+    lines = [title(prog, cmd), "", "Usage:", usage(prog, cmd), ""]
+    if cmd.description:
+        lines += [cmd.description.strip(), ""]
+    for heading, params in (
+        ("Arguments", [p for p in cmd.params if p.positional]),
+        ("Options", [p for p in cmd.params if not p.positional]),
+    ):
+        if params:
+            rows = [(_invocation(p, long_only=False), " ".join(x for x in (p.help, _notes(p, cmd)) if x)) for p in params]
+            lines += [f"{heading}:"] + _rows(rows) + [""]
+    if cmd.examples:
+        lines += ["Examples:"] + [f"  {e}" for e in cmd.examples] + [""]
+    if cmd.aliases:
+        lines += ["Aliases: " + ", ".join(cmd.aliases), ""]
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def topic_help(prog: str, topic: Topic) -> str:
+    return f"{title(prog, topic)}\n\n{topic.text.strip()}\n"

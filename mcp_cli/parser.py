@@ -1,0 +1,103 @@
+"""argv -> values for one command, with argparse doing the parsing and never exiting or printing."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from .errors import UsageError, did_you_mean
+from .tree import ACTIONS, TYPES, Command, Param
+
+
+def _integer(text: str) -> int:
+    return int(text)
+
+
+def _number(text: str) -> float:
+    return float(text)
+
+
+def _bool(text: str) -> bool:
+    low = text.strip().lower()
+    if low in ("true", "yes", "1", "on"):
+        return True
+    if low in ("false", "no", "0", "off"):
+        return False
+    raise ValueError(text)
+
+
+def _json(text: str) -> Any:
+    if text.startswith("@"):
+        with open(text[1:], encoding="utf-8") as f:
+            return json.load(f)
+    return json.loads(text)
+
+
+# argparse names the converter in its messages ("invalid integer value: 'x'").
+_integer.__name__, _number.__name__, _bool.__name__, _json.__name__ = "integer", "number", "boolean", "JSON"
+_CONVERTERS = {"string": str, "path": str, "integer": _integer, "number": _number, "boolean": _bool, "json": _json}
+
+
+class _Parser(argparse.ArgumentParser):
+    """An ArgumentParser that raises UsageError instead of printing and exiting."""
+
+    def error(self, message: str):  # type: ignore[override]
+        raise UsageError(message)
+
+    def exit(self, status: int = 0, message: str | None = None):  # type: ignore[override]
+        raise UsageError((message or "invalid arguments").strip())
+
+    def _print_message(self, message: str, file: Any = None) -> None:
+        return None
+
+
+def _add(target: Any, p: Param) -> None:
+    if p.type not in TYPES:
+        raise ValueError(f"parameter {p.name!r}: unknown type {p.type!r} (one of {', '.join(TYPES)})")
+    if p.action not in ACTIONS:
+        raise ValueError(f"parameter {p.name!r}: unknown action {p.action!r} (one of {', '.join(ACTIONS)})")
+    kw: dict[str, Any] = {"default": argparse.SUPPRESS if p.default is None else p.default}
+    if p.action in ("store", "append"):
+        kw["type"] = _CONVERTERS[p.type]
+        kw["metavar"] = p.metavar or p.name.upper()
+        if p.choices is not None:
+            kw["choices"] = p.choices
+        if p.nargs is not None:
+            kw["nargs"] = argparse.REMAINDER if p.nargs == "..." else p.nargs
+        if p.action == "append":
+            kw["action"] = "append"
+    elif p.action == "negatable":
+        kw["action"] = argparse.BooleanOptionalAction
+    else:
+        kw["action"] = p.action
+    if p.positional:
+        if p.nargs is None and not p.required:
+            kw["nargs"] = "?"
+        target.add_argument(p.name, **kw)
+    else:
+        target.add_argument(*p.flags, dest=p.name, required=p.required, **kw)
+
+
+def build(prog: str, cmd: Command) -> argparse.ArgumentParser:
+    """The argparse parser of a command. Raises ValueError if the command's parameters are malformed."""
+    parser = _Parser(prog=prog, add_help=False, allow_abbrev=False)
+    groups = {}
+    for ex in cmd.exclusive:
+        group = parser.add_mutually_exclusive_group(required=ex.required)
+        groups.update({name: group for name in ex.params})
+    for p in cmd.params:
+        _add(groups.get(p.name, parser), p)
+    return parser
+
+
+def parse(parser: argparse.ArgumentParser, cmd: Command, tokens: list[str]) -> dict[str, Any]:
+    """Parse tokens into {param name: value}; options not given and without a default are absent."""
+    ns, extra = parser.parse_known_args(tokens)
+    if extra:
+        bad = extra[0]
+        if bad.startswith("-") and bad != "-":
+            flags = [f for p in cmd.params for f in p.flags]
+            raise UsageError(f"unknown option {bad}." + did_you_mean(bad.split("=", 1)[0], flags))
+        raise UsageError(f"unexpected argument {bad!r}.")
+    return vars(ns)

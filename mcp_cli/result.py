@@ -1,0 +1,62 @@
+"""The result envelope every surface returns, and the output cap."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass
+class Result:
+    """What a call produced.
+
+    `output` is the command's output (or help text); on failure `error` names the kind of problem and
+    `message` teaches the fix. `content` holds MCP content items passed through unchanged (upstream tools).
+    `omitted` counts output a handler already dropped, so the cap note can say how much there was.
+    """
+
+    ok: bool
+    output: str = ""
+    path: str = ""
+    error: str | None = None
+    message: str = ""
+    exit_code: int | None = None
+    stderr: str = ""
+    content: list[dict[str, Any]] | None = None
+    data: Any = None
+    omitted: int = 0
+
+    def text(self) -> str:
+        """The text an agent reads: output on success; the message, then stderr and output on failure."""
+        parts = [self.message] if self.message else []
+        if self.ok:
+            parts = [self.output]
+            if self.stderr.strip():
+                parts.append(f"[stderr]\n{self.stderr.rstrip()}")
+        else:
+            if self.stderr.strip():
+                parts.append(f"[stderr]\n{self.stderr.rstrip()}")
+            if self.output.strip():
+                parts.append(f"[stdout]\n{self.output.rstrip()}" if self.exit_code is not None else self.output)
+        return "\n\n".join(p.rstrip("\n") for p in parts if p) + "\n"
+
+    def structured(self) -> dict[str, Any]:
+        """The structuredContent object: `ok`, the command path, the output, and what else applies."""
+        out: dict[str, Any] = {"ok": self.ok, "command": self.path, "output": self.output}
+        for key in ("error", "message", "exit_code", "stderr", "data"):
+            value = getattr(self, key)
+            if value not in (None, ""):
+                out[key] = value
+        return out
+
+
+def cap(text: str, limit: int, total: int | None = None) -> str:
+    """Cut `text` to `limit` characters, with a note of how much was cut. `total` is the real size if known."""
+    total = len(text) if total is None else total
+    if total <= limit:
+        return text
+    cut = text[:limit]
+    return (
+        f"{cut}\n[output cut: showed {len(cut):,} of {total:,} characters, {total - len(cut):,} not shown. "
+        "Ask for less (a narrower range or filter) or write the output to a file and read it in parts.]\n"
+    )

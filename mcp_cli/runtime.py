@@ -1,0 +1,124 @@
+"""The one place where argv becomes a call: resolve the path, show help or parse, run the handler, shape the result."""
+
+from __future__ import annotations
+
+import logging
+import shlex
+from typing import Any
+
+from . import help as helptext
+from . import parser as argparser
+from .errors import BadRequest, CallError, NotFound, UsageError, did_you_mean
+from .handlers import Call, Handler, resolve
+from .result import Result, cap
+from .tree import Command, Group, Node, Topic, Tree
+
+log = logging.getLogger("mcp_cli")
+HELP = ("-h", "--help")
+
+
+class Runtime:
+    """Runs argv against a tree. Parsers and handlers are built on first use and kept."""
+
+    def __init__(self, tree: Tree) -> None:
+        self.tree = tree
+        self._parsers: dict[int, Any] = {}
+        self._handlers: dict[int, Handler] = {}
+
+    async def call_tool(self, arguments: dict[str, Any] | None) -> Result:
+        """A call from the MCP tool: exactly one of `argv` (list of strings) or `command` (one string)."""
+        try:
+            tokens = self.tokens_of(arguments or {})
+        except CallError as exc:
+            return self._failure(exc, self.tree.name)
+        return await self.call(tokens)
+
+    def tokens_of(self, arguments: dict[str, Any]) -> list[str]:
+        argv, command = arguments.get("argv"), arguments.get("command")
+        name = self.tree.name
+        example = f'Example: {{"argv": ["--help"]}} or {{"command": "--help"}}; start with `{name} --help`.'
+        if argv is not None and command is not None:
+            raise BadRequest(f"give either `argv` or `command`, not both. {example}")
+        if argv is None and command is None:
+            raise BadRequest(f"give `argv` (a list of strings) or `command` (one string). {example}")
+        if command is not None:
+            try:
+                tokens = shlex.split(command, posix=True)
+            except ValueError as exc:
+                raise BadRequest(f"cannot split `command` like a shell would: {exc}. Quote it, or use `argv`.") from None
+        else:
+            tokens = list(argv)
+        # Agents often repeat the tool's own name ("pdf text extract"); drop it unless it names a child.
+        if tokens and tokens[0] == name and self.tree.root.child(name) is None:
+            tokens = tokens[1:]
+        return tokens
+
+    def resolve(self, tokens: list[str]) -> tuple[Node, list[str], list[str]]:
+        """Walk groups by name: (deepest node reached, names walked, remaining tokens)."""
+        node: Node = self.tree.root
+        names: list[str] = []
+        i = 0
+        while isinstance(node, Group) and i < len(tokens):
+            child = node.child(tokens[i])
+            if child is None:
+                break
+            node, i = child, i + 1
+            names.append(child.name)
+        return node, names, tokens[i:]
+
+    async def call(self, tokens: list[str]) -> Result:
+        node, names, rest = self.resolve(tokens)
+        prog = " ".join([self.tree.name, *names])
+        try:
+            result = await self._dispatch(node, prog, rest, is_root=not names)
+        except CallError as exc:
+            return self._failure(exc, prog)
+        except Exception as exc:  # a bug or a broken tree: report it, keep serving
+            log.exception("internal error in %s", prog)
+            return self._failure(CallError(f"internal error in `{prog}`: {type(exc).__name__}: {exc}"), prog)
+        result.path = prog
+        limit = self.tree.settings.max_output
+        result.output = cap(result.output, limit, len(result.output) + result.omitted)
+        return result
+
+    async def _dispatch(self, node: Node, prog: str, rest: list[str], is_root: bool) -> Result:
+        budget = self.tree.settings.help_budget
+        if isinstance(node, Group):
+            listing = helptext.group_help(prog, node, is_root, budget)
+            if not rest or rest[0] in HELP:
+                return Result(ok=True, output=listing)
+            word = rest[0]
+            if word.startswith("-"):
+                raise UsageError(f"`{prog}` takes no options; unknown option {word}. Pick a name below.", listing)
+            what = "domain" if is_root else "command"
+            names = [n for c in node.children for n in (c.name, *c.aliases)]
+            raise NotFound(f"`{prog}` has no {what} `{word}`.{did_you_mean(word, names)}", listing)
+        if isinstance(node, Topic):
+            return Result(ok=True, output=helptext.topic_help(prog, node))
+        return await self._run(node, prog, rest)
+
+    async def _run(self, cmd: Command, prog: str, rest: list[str]) -> Result:
+        before_dashes = rest[: rest.index("--")] if "--" in rest else rest
+        own_flags = {f for p in cmd.params for f in p.flags}
+        if any(t in HELP and t not in own_flags for t in before_dashes):
+            return Result(ok=True, output=helptext.command_help(prog, cmd))
+        values: dict[str, Any] = {}
+        if not cmd.passthrough:
+            key = id(cmd)
+            if key not in self._parsers:
+                self._parsers[key] = argparser.build(prog, cmd)
+            try:
+                values = argparser.parse(self._parsers[key], cmd, rest)
+            except UsageError as exc:
+                exc.usage = helptext.command_help(prog, cmd)
+                raise
+        handler = self._handlers.get(id(cmd))
+        if handler is None:
+            try:
+                handler = self._handlers[id(cmd)] = resolve(cmd.handler, self.tree)
+            except ValueError as exc:
+                raise CallError(f"`{prog}` cannot run: its handler is misconfigured ({exc}).") from None
+        return await handler.run(Call(tree=self.tree, command=cmd, path=prog, values=values, tokens=rest))
+
+    def _failure(self, exc: CallError, prog: str) -> Result:
+        return Result(ok=False, path=prog, error=exc.kind, message=exc.render())

@@ -1,0 +1,125 @@
+"""The MCP surface: one tool per tree, on the SDK's low-level Server, over stdio or streamable HTTP."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import anyio
+import jsonschema
+from mcp import types
+from mcp.server.lowlevel import Server
+
+from . import __version__
+from .help import one_line
+from .result import Result
+from .runtime import Runtime
+from .tree import Group
+
+log = logging.getLogger("mcp_cli")
+
+INPUT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "argv": {
+            "type": "array",
+            "items": {"type": "string"},
+            "description": "Tokens after the tool name, e.g. [\"--help\"].",
+        },
+        "command": {"type": "string", "description": "The same as one string, split like a POSIX shell."},
+    },
+    "additionalProperties": False,
+}
+_validator = jsonschema.Draft202012Validator(INPUT_SCHEMA)
+
+
+def description(runtime: Runtime) -> str:
+    """Root summary, the domain names, and the instruction to start with --help."""
+    root = runtime.tree.root
+    groups = [n.name for n in root.children if isinstance(n, Group)]
+    others = [n.name for n in root.children if not isinstance(n, Group)]
+    parts = [one_line(root.summary, 300) if root.summary else f"The {root.name} command line."]
+    if groups:
+        parts.append("Domains: " + ", ".join(groups) + ".")
+    if others:
+        parts.append("Commands: " + ", ".join(others) + ".")
+    parts.append(f"Run with --help first (argv [\"--help\"]), then `<{'domain' if groups else 'command'}> --help`.")
+    return " ".join(parts)
+
+
+def tool(runtime: Runtime) -> types.Tool:
+    return types.Tool(name=runtime.tree.name, description=description(runtime), input_schema=INPUT_SCHEMA)
+
+
+def to_mcp(result: Result) -> types.CallToolResult:
+    """Result envelope -> CallToolResult: passed-through content items, or the text; structuredContent always."""
+    if result.content is not None:
+        content = [types.TextContent(type="text", text=result.message)] if result.message else []
+        content += [_content_item(c) for c in result.content]
+    else:
+        content = [types.TextContent(type="text", text=result.text())]
+    return types.CallToolResult(content=content, structured_content=result.structured(), is_error=not result.ok)
+
+
+def _content_item(item: dict[str, Any]) -> Any:
+    return types.CallToolResult.model_validate({"content": [item]}).content[0]
+
+
+def build(runtime: Runtime) -> Server:
+    """A low-level Server exposing exactly one tool that drives `runtime`."""
+    the_tool = tool(runtime)
+
+    async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=[the_tool])
+
+    async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        if params.name != the_tool.name:
+            text = f"Error: no tool named {params.name!r}; this server has one tool, {the_tool.name!r}."
+            return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=True)
+        arguments = params.arguments or {}
+        errors = sorted(_validator.iter_errors(arguments), key=lambda e: list(e.path))
+        if errors:
+            where = "/".join(map(str, errors[0].path)) or "arguments"
+            text = (
+                f"Error: invalid tool arguments at {where}: {errors[0].message}. "
+                'Give {"argv": ["--help"]} (a list of strings) or {"command": "--help"} (one string).'
+            )
+            bad = Result(ok=False, path=runtime.tree.name, error="bad_request", message=text)
+            return to_mcp(bad)
+        return to_mcp(await runtime.call_tool(arguments))
+
+    return Server(
+        runtime.tree.name,
+        version=__version__,
+        instructions=description(runtime),
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+    )
+
+
+async def serve_stdio(runtime: Runtime) -> None:
+    from mcp.server.stdio import stdio_server
+
+    server = build(runtime)
+    async with stdio_server() as (read, write):
+        await server.run(read, write, server.create_initialization_options())
+
+
+async def serve_http(runtime: Runtime, host: str = "127.0.0.1", port: int = 8000) -> None:
+    """Streamable HTTP at http://HOST:PORT/mcp. Logs (uvicorn's too) go to stderr."""
+    import uvicorn
+
+    server = build(runtime)
+    app = server.streamable_http_app(host=host)
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False, log_config=None)
+    log.warning("serving %s over streamable HTTP at http://%s:%d/mcp", runtime.tree.name, host, port)
+    await uvicorn.Server(config).serve()
+
+
+def serve(runtime: Runtime, http: tuple[str, int] | None = None) -> None:
+    """Serve until the client goes away (stdio) or the process is stopped (HTTP)."""
+    logging.basicConfig(level=logging.WARNING, format="%(name)s: %(message)s")  # stderr
+    if http:
+        anyio.run(serve_http, runtime, *http)
+    else:
+        anyio.run(serve_stdio, runtime)

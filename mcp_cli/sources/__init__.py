@@ -1,0 +1,48 @@
+"""Sources produce trees. `load` picks the source from what TREE names."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import sys
+from pathlib import Path
+
+from ..tree import Tree
+
+
+class SourceError(Exception):
+    """TREE could not be loaded; the message names the file or module and the problem."""
+
+
+def load(source: str) -> Tree:
+    """A tree from a tree JSON file or a Python `module:attribute` (a Tree, or a function returning one)."""
+    path = Path(source)
+    if path.is_file():
+        try:
+            return Tree.load(path)
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            kind = "invalid JSON" if isinstance(exc, json.JSONDecodeError) else "not a valid tree"
+            raise SourceError(f"{path}: {kind}: {exc}") from None
+    if ":" in source and not path.exists():
+        return _from_python(source)
+    raise SourceError(f"{source}: no such file, and not a Python module:attribute")
+
+
+def _from_python(source: str) -> Tree:
+    module_name, _, attr = source.partition(":")
+    if "" not in sys.path and "." not in sys.path:
+        sys.path.insert(0, "")
+    try:
+        obj = importlib.import_module(module_name)
+        for part in attr.split("."):
+            obj = getattr(obj, part)
+    except (ImportError, AttributeError) as exc:
+        raise SourceError(f"{source}: cannot import: {exc}") from None
+    if callable(obj) and not isinstance(obj, Tree):
+        obj = obj()
+    if not isinstance(obj, Tree):
+        raise SourceError(f"{source}: is a {type(obj).__name__}, not an mcp_cli Tree")
+    if obj.base_dir is None:
+        module_file = getattr(sys.modules.get(module_name), "__file__", None)
+        obj.base_dir = Path(module_file).resolve().parent if module_file else Path.cwd()
+    return obj

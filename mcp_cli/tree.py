@@ -1,0 +1,205 @@
+"""The command tree (IR): groups, commands, typed parameters and doc topics, as plain data.
+
+A tree serialises to JSON losslessly (`Tree.to_dict` / `Tree.from_dict`); fields that hold
+their default value are left out of the JSON, so frozen trees stay small and diffable.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Union
+
+FORMAT = "mcp-cli/tree"
+FORMAT_VERSION = 1
+
+TYPES = ("string", "integer", "number", "boolean", "path", "json")
+ACTIONS = ("store", "store_true", "store_false", "negatable", "count", "append")
+
+
+@dataclass
+class Param:
+    """One parameter of a command: a positional (no `flags`) or an option (`flags` like `["-p", "--pages"]`).
+
+    `type` is the value type of one item; an array is a positional with `nargs` ("+", "*", a count) or an
+    option with `action="append"` (repeatable). `nargs="..."` takes every remaining token verbatim.
+    """
+
+    name: str
+    type: str = "string"
+    flags: list[str] = field(default_factory=list)
+    help: str = ""
+    required: bool = False
+    default: Any = None
+    choices: list[Any] | None = None
+    nargs: str | int | None = None
+    action: str = "store"
+    metavar: str | None = None
+
+    @property
+    def positional(self) -> bool:
+        return not self.flags
+
+    @property
+    def takes_value(self) -> bool:
+        return self.action in ("store", "append")
+
+
+@dataclass
+class Exclusive:
+    """Parameters of one command that may not be given together (`required`: exactly one must be)."""
+
+    params: list[str]
+    required: bool = False
+
+
+@dataclass
+class Command:
+    """A leaf that runs a handler. `handler` is a reference (plain data), resolved by the runtime.
+
+    A `passthrough` command accepts any tokens and hands them to its handler unparsed; its help is `usage`.
+    """
+
+    name: str
+    summary: str = ""
+    description: str = ""
+    params: list[Param] = field(default_factory=list)
+    exclusive: list[Exclusive] = field(default_factory=list)
+    handler: dict[str, Any] = field(default_factory=dict)
+    aliases: list[str] = field(default_factory=list)
+    examples: list[str] = field(default_factory=list)
+    passthrough: bool = False
+    usage: str = ""
+    kind: str = field(default="command", init=False, repr=False)
+
+
+@dataclass
+class Topic:
+    """A document reachable through argv (`pdf docs forms`); markdown `text`, shown by section when long."""
+
+    name: str
+    summary: str = ""
+    text: str = ""
+    aliases: list[str] = field(default_factory=list)
+    kind: str = field(default="topic", init=False, repr=False)
+
+
+@dataclass
+class Group:
+    """An inner node: a domain at the root, a group below it. Children keep their order."""
+
+    name: str
+    summary: str = ""
+    description: str = ""
+    children: list[Node] = field(default_factory=list)
+    aliases: list[str] = field(default_factory=list)
+    kind: str = field(default="group", init=False, repr=False)
+
+    def child(self, token: str) -> Node | None:
+        """The child named or aliased `token`, or None."""
+        for node in self.children:
+            if token == node.name or token in node.aliases:
+                return node
+        return None
+
+
+Node = Union[Group, Command, Topic]
+_NODE_TYPES: dict[str, type] = {"group": Group, "command": Command, "topic": Topic}
+
+
+@dataclass
+class Settings:
+    """Limits that apply to every call of a tree: output cap (characters), handler timeout (seconds), help budget."""
+
+    max_output: int = 20_000
+    timeout: float = 60.0
+    help_budget: int = 4_000
+
+
+@dataclass
+class Tree:
+    """A root group plus settings. `base_dir` (not serialised) anchors relative paths in handler references."""
+
+    root: Group
+    settings: Settings = field(default_factory=Settings)
+    base_dir: Path | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def name(self) -> str:
+        return self.root.name
+
+    def walk(self) -> list[tuple[list[str], Node]]:
+        """Every node below the root with its path of names (root name excluded), depth first, in order."""
+        out: list[tuple[list[str], Node]] = []
+
+        def visit(group: Group, prefix: list[str]) -> None:
+            for node in group.children:
+                out.append((prefix + [node.name], node))
+                if isinstance(node, Group):
+                    visit(node, prefix + [node.name])
+
+        visit(self.root, [])
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "format": FORMAT,
+            "version": FORMAT_VERSION,
+            "settings": _to_data(self.settings),
+            "root": _to_data(self.root),
+        }
+
+    def to_json(self, indent: int | None = 1) -> str:
+        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False, sort_keys=False) + "\n"
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], base_dir: Path | None = None) -> Tree:
+        if data.get("format") != FORMAT:
+            raise ValueError(f"not an mcp-cli tree (expected \"format\": \"{FORMAT}\")")
+        if data.get("version") != FORMAT_VERSION:
+            raise ValueError(f"unsupported tree version {data.get('version')!r} (this mcp-cli reads {FORMAT_VERSION})")
+        root = _node_from(data["root"])
+        if not isinstance(root, Group):
+            raise ValueError("the root of a tree must be a group")
+        return cls(root=root, settings=Settings(**data.get("settings", {})), base_dir=base_dir)
+
+    @classmethod
+    def load(cls, path: str | Path) -> Tree:
+        path = Path(path)
+        return cls.from_dict(json.loads(path.read_text(encoding="utf-8")), base_dir=path.resolve().parent)
+
+
+def _to_data(obj: Any) -> Any:
+    """Dataclass -> dict without default-valued fields (but always with a node's `kind`)."""
+    if isinstance(obj, list):
+        return [_to_data(x) for x in obj]
+    if not dataclasses.is_dataclass(obj):
+        return obj
+    out: dict[str, Any] = {}
+    for f in dataclasses.fields(obj):
+        if f.name == "base_dir":
+            continue
+        value = getattr(obj, f.name)
+        default = f.default_factory() if f.default_factory is not dataclasses.MISSING else f.default
+        if f.name == "kind" or value != default:
+            out[f.name] = _to_data(value)
+    return out
+
+
+def _node_from(data: dict[str, Any]) -> Node:
+    kind = data.get("kind", "command")
+    node_type = _NODE_TYPES.get(kind)
+    if node_type is None:
+        raise ValueError(f"unknown node kind {kind!r} in {data.get('name', '?')!r}")
+    args = {k: v for k, v in data.items() if k != "kind"}
+    if node_type is Group:
+        args["children"] = [_node_from(c) for c in args.get("children", [])]
+    elif node_type is Command:
+        args["params"] = [Param(**p) for p in args.get("params", [])]
+        args["exclusive"] = [Exclusive(**e) for e in args.get("exclusive", [])]
+    try:
+        return node_type(**args)
+    except TypeError as exc:
+        raise ValueError(f"bad {kind} {data.get('name', '?')!r}: {exc}") from None
