@@ -185,7 +185,9 @@ def command_help(prog: str, cmd: Command) -> str:
         ("Options", [p for p in cmd.params if not p.positional]),
     ):
         if params:
-            rows = [(_invocation(p, long_only=False), " ".join(x for x in (p.help, _notes(p, cmd)) if x)) for p in params]
+            rows = [
+                (_invocation(p, long_only=False), " ".join(x for x in (p.help, _notes(p, cmd)) if x)) for p in params
+            ]
             lines += [f"{heading}:"] + _rows(rows) + [""]
     if cmd.examples:
         lines += ["Examples:"] + [f"  {e}" for e in cmd.examples] + [""]

@@ -45,7 +45,9 @@ class Runtime:
             try:
                 tokens = shlex.split(command, posix=True)
             except ValueError as exc:
-                raise BadRequest(f"cannot split `command` like a shell would: {exc}. Quote it, or use `argv`.") from None
+                raise BadRequest(
+                    f"cannot split `command` like a shell would: {exc}. Quote it, or use `argv`."
+                ) from None
         else:
             tokens = list(argv)
         # Agents often repeat the tool's own name ("pdf text extract"); drop it unless it names a child.

@@ -24,7 +24,7 @@ INPUT_SCHEMA: dict[str, Any] = {
         "argv": {
             "type": "array",
             "items": {"type": "string"},
-            "description": "Tokens after the tool name, e.g. [\"--help\"].",
+            "description": 'Tokens after the tool name, e.g. ["--help"].',
         },
         "command": {"type": "string", "description": "The same as one string, split like a POSIX shell."},
     },
@@ -43,7 +43,7 @@ def description(runtime: Runtime) -> str:
         parts.append("Domains: " + ", ".join(groups) + ".")
     if others:
         parts.append("Commands: " + ", ".join(others) + ".")
-    parts.append(f"Run with --help first (argv [\"--help\"]), then `<{'domain' if groups else 'command'}> --help`.")
+    parts.append(f'Run with --help first (argv ["--help"]), then `<{"domain" if groups else "command"}> --help`.')
     return " ".join(parts)
 
 

@@ -10,7 +10,7 @@ import dataclasses
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Union
+from typing import Any
 
 FORMAT = "mcp-cli/tree"
 FORMAT_VERSION = 1
@@ -105,7 +105,7 @@ class Group:
         return None
 
 
-Node = Union[Group, Command, Topic]
+Node = Group | Command | Topic
 _NODE_TYPES: dict[str, type] = {"group": Group, "command": Command, "topic": Topic}
 
 
@@ -157,7 +157,7 @@ class Tree:
     @classmethod
     def from_dict(cls, data: dict[str, Any], base_dir: Path | None = None) -> Tree:
         if data.get("format") != FORMAT:
-            raise ValueError(f"not an mcp-cli tree (expected \"format\": \"{FORMAT}\")")
+            raise ValueError(f'not an mcp-cli tree (expected "format": "{FORMAT}")')
         if data.get("version") != FORMAT_VERSION:
             raise ValueError(f"unsupported tree version {data.get('version')!r} (this mcp-cli reads {FORMAT_VERSION})")
         root = _node_from(data["root"])

@@ -1,6 +1,6 @@
 """Subprocess commands: an argument list (never a shell), cwd, env, timeout; stdout, stderr and status captured.
 
-The reference is `{"kind": "subprocess", "command": ["{python}", "scripts/x.py"], "cwd": ".", "env": {}, "timeout": 60}`.
+Reference: `{"kind": "subprocess", "command": ["{python}", "x.py"], "cwd": ".", "env": {}, "timeout": 60}`.
 The call's tokens (already parsed and validated) are appended verbatim. `{python}` is this interpreter and
 `{base}` the tree's folder; `cwd` is relative to that folder, and without it the server's own.
 """
