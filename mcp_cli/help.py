@@ -121,7 +121,7 @@ def _invocation(p: Param, long_only: bool = True) -> str:
 def usage(prog: str, cmd: Command) -> str:
     """argparse-style usage: options first (exclusive ones joined with `|`), then positionals; wrapped."""
     if cmd.passthrough:
-        return f"{prog} [ARGS ...]"
+        return f"  {prog} [ARGS ...]"
     pieces: list[str] = []
     seen: set[str] = set()
     by_name = {p.name: p for p in cmd.params}

@@ -1,4 +1,7 @@
-"""Python callables run in-process: sync ones in a worker thread, async ones on the loop; both under a timeout.
+"""Python callables run in-process: sync ones in a daemon thread, async ones on the loop; both under a timeout.
+
+A sync callable that hangs cannot be killed; it is abandoned, and being a daemon thread it never keeps the
+process from exiting.
 
 What the callable prints is captured into the result (stdout is the protocol's on stdio, never the handler's).
 """
@@ -14,8 +17,11 @@ import json
 import sys
 from typing import Any
 
+import threading
+
 import anyio
-import anyio.to_thread
+import anyio.from_thread
+import anyio.lowlevel
 
 from ..errors import CallError, HandlerError, HandlerTimeout
 from ..result import Result
@@ -38,6 +44,28 @@ class _Stdout(io.TextIOBase):
     def flush(self) -> None:
         if _capture.get() is None:
             self.real.flush()
+
+
+async def _in_daemon_thread(func: Any) -> Any:
+    """Run `func` in a new daemon thread (with this context) and wait for it; cancellation abandons it."""
+    done, box = anyio.Event(), {}
+    token, context = anyio.lowlevel.current_token(), contextvars.copy_context()
+
+    def target() -> None:
+        try:
+            box["value"] = context.run(func)
+        except BaseException as exc:  # handed to the waiting task
+            box["error"] = exc
+        try:
+            anyio.from_thread.run_sync(done.set, token=token)
+        except RuntimeError:  # the loop is gone: nobody waits any more
+            pass
+
+    threading.Thread(target=target, name="mcp-cli-handler", daemon=True).start()
+    await done.wait()
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
 
 
 def load(target: str, tree: Tree) -> Any:
@@ -98,8 +126,7 @@ class PythonHandler:
                 if inspect.iscoroutinefunction(func):
                     value = await func(**call.values)
                 else:
-                    bound = functools.partial(func, **call.values)
-                    value = await anyio.to_thread.run_sync(bound, abandon_on_cancel=True)
+                    value = await _in_daemon_thread(functools.partial(func, **call.values))
         except CallError:
             raise
         except Exception as exc:

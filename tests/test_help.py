@@ -1,0 +1,74 @@
+"""Help at root, group and command level: golden files, determinism, every way to ask, the size budget."""
+
+import os
+
+import anyio
+import pytest
+
+from mcp_cli.help import one_line
+from mcp_cli.runtime import Runtime
+from mcp_cli.tree import Command, Group, Tree
+
+from .conftest import DEMO, FAULTS, ROOT
+
+GOLDEN = ROOT / "tests" / "golden"
+CASES = {
+    "demo_root": (DEMO, ["--help"]),
+    "demo_text": (DEMO, ["text", "--help"]),
+    "demo_text_stats": (DEMO, ["text", "stats", "--help"]),
+    "demo_files_list": (DEMO, ["files", "list", "--help"]),
+    "faults_py_typed": (FAULTS, ["py", "typed", "--help"]),
+    "faults_sh_echo": (FAULTS, ["sh", "echo", "--help"]),
+}
+
+
+def run(tree: Tree, argv: list[str]):
+    return anyio.run(Runtime(tree).call, argv)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_help_matches_golden_file(name):
+    path, argv = CASES[name]
+    result = run(Tree.load(path), argv)
+    assert result.ok
+    golden = GOLDEN / f"{name}.txt"
+    if os.environ.get("UPDATE_GOLDEN"):
+        golden.write_text(result.output, encoding="utf-8")
+    assert result.output == golden.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("argv", [[], ["--help"], ["-h"]])
+def test_root_help_three_ways(argv):
+    assert run(Tree.load(DEMO), argv).output == (GOLDEN / "demo_root.txt").read_text()
+
+
+@pytest.mark.parametrize("argv", [["text"], ["text", "-h"], ["text", "--help"]])
+def test_group_help_three_ways(argv):
+    assert run(Tree.load(DEMO), argv).output == (GOLDEN / "demo_text.txt").read_text()
+
+
+def test_help_is_deterministic_across_round_trips():
+    tree = Tree.load(DEMO)
+    again = Tree.from_dict(tree.to_dict(), base_dir=tree.base_dir)
+    for _, argv in CASES.values():
+        assert run(tree, argv).output == run(again, argv).output
+
+
+def test_help_after_other_tokens_still_shows_help():
+    assert run(Tree.load(DEMO), ["math", "add", "1", "--help"]).output.startswith("demo math add - Add two integers.")
+
+
+def test_listing_over_budget_keeps_every_name_and_says_so():
+    commands = [Command(f"command-{i:03d}", summary=f"Does thing number {i} with some detail.") for i in range(120)]
+    tree = Tree(Group("big", summary="Many commands.", children=commands))
+    tree.settings.help_budget = 1500
+    out = run(tree, ["--help"]).output
+    assert "summaries left out to fit" in out
+    assert all(f"command-{i:03d}" in out for i in range(120))
+    assert len(out) < 2 * 1500
+
+
+def test_one_line_takes_the_first_sentence():
+    assert one_line("Extract text. Then more.\nAnd more.") == "Extract text."
+    assert one_line("First paragraph\ncontinues here.\n\nSecond.") == "First paragraph continues here."
+    assert len(one_line("word " * 100)) <= 90
