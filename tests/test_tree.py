@@ -52,7 +52,11 @@ def test_round_trip_is_lossless():
 
 def test_defaults_are_left_out_of_json():
     data = Tree(Group("x", children=[Command("y", handler={"kind": "python", "target": "m:f"})])).to_dict()
-    assert data["root"]["children"][0] == {"name": "y", "handler": {"kind": "python", "target": "m:f"}, "kind": "command"}
+    assert data["root"]["children"][0] == {
+        "name": "y",
+        "handler": {"kind": "python", "target": "m:f"},
+        "kind": "command",
+    }
     assert data["settings"] == {}
 
 

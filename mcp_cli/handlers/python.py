@@ -15,9 +15,8 @@ import inspect
 import io
 import json
 import sys
-from typing import Any
-
 import threading
+from typing import Any
 
 import anyio
 import anyio.from_thread

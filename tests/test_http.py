@@ -1,0 +1,59 @@
+"""The same tool over streamable HTTP: a real server process on loopback and a real MCP client."""
+
+import socket
+import subprocess
+import sys
+import time
+
+import pytest
+from mcp import Client
+
+from .conftest import DEMO, ROOT, text
+
+pytestmark = pytest.mark.anyio
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def http_server():
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mcp_cli", "serve", str(DEMO), "--http", f"127.0.0.1:{port}"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            break
+        except OSError:
+            assert proc.poll() is None, proc.stderr.read().decode()
+            time.sleep(0.1)
+    yield f"http://127.0.0.1:{port}/mcp", proc
+    proc.terminate()
+    proc.wait(timeout=10)
+
+
+async def test_streamable_http_serves_the_one_tool(http_server):
+    url, proc = http_server
+    async with Client(url) as client:
+        tools = (await client.list_tools()).tools
+        assert [t.name for t in tools] == ["demo"]
+        root = await client.call_tool("demo", {"argv": ["--help"]})
+        assert text(root).startswith("demo - ")
+        added = await client.call_tool("demo", {"command": "math add 20 22"})
+        assert added.structured_content["data"] == 42
+        bad = await client.call_tool("demo", {"argv": ["math", "ad"]})
+        assert bad.is_error and "Did you mean `add`?" in text(bad)
+        again = await client.call_tool("demo", {"argv": ["text", "upper", "still", "here"]})
+        assert text(again).strip() == "STILL HERE"
+    proc.terminate()
+    out, _ = proc.communicate(timeout=10)
+    assert out == b""  # logs go to stderr only

@@ -1,0 +1,260 @@
+"""End to end: the server as a subprocess, driven by a real MCP client session over stdio."""
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from .conftest import DEMO, FAULTS, served, text
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture(scope="module")
+async def faults():
+    async with served("serve", str(FAULTS)) as client:
+        yield client
+
+
+@pytest.fixture(scope="module")
+async def demo():
+    async with served("serve", str(DEMO)) as client:
+        yield client
+
+
+async def test_exactly_one_tool_named_after_the_root(demo):
+    tools = (await demo.list_tools()).tools
+    assert [t.name for t in tools] == ["demo"]
+    tool = tools[0]
+    assert set(tool.input_schema["properties"]) == {"argv", "command"}
+    assert "text, math, files" in tool.description and "--help" in tool.description
+
+
+@pytest.mark.parametrize(
+    "argv, first_line, listed",
+    [
+        (["--help"], "demo - A small toolkit", ["text", "math", "files"]),
+        (["text"], "demo text - Transform and measure text.", ["upper", "stats", "repeat"]),
+        (["files", "list", "--help"], "demo files list - List the entries", ["--pattern GLOB", "--kind"]),
+    ],
+)
+async def test_help_at_every_level(demo, argv, first_line, listed):
+    result = await demo.call_tool("demo", {"argv": argv})
+    assert not result.is_error
+    out = text(result)
+    assert out.startswith(first_line)
+    assert all(word in out for word in listed)
+    assert result.structured_content["ok"] is True
+
+
+async def test_python_handler_runs(demo):
+    result = await demo.call_tool("demo", {"command": "math add 40 2"})
+    assert not result.is_error
+    assert result.structured_content["data"] == 42
+    assert result.structured_content["command"] == "demo math add"
+
+
+async def test_python_handler_output_and_prints_are_captured(faults):
+    result = await faults.call_tool("faults", {"argv": ["py", "chatty", "ada"]})
+    assert not result.is_error
+    assert text(result).startswith("hello ada\n")
+    assert result.structured_content["data"] == {"greeted": "ada"}
+
+
+async def test_subprocess_handler_runs(demo, tmp_path):
+    (tmp_path / "b.txt").write_text("b")
+    (tmp_path / "a.txt").write_text("a")
+    (tmp_path / "sub").mkdir()
+    result = await demo.call_tool("demo", {"argv": ["files", "ls", str(tmp_path), "--kind", "file"]})
+    assert not result.is_error
+    assert text(result).split() == ["a.txt", "b.txt"]
+    assert result.structured_content["exit_code"] == 0
+
+
+async def test_typed_values_reach_the_handler(faults):
+    argv = [
+        "py",
+        "typed",
+        "--count",
+        "3",
+        "--ratio",
+        "2.5",
+        "--mode",
+        "slow",
+        "--tag",
+        "a",
+        "--tag",
+        "b",
+        "--config",
+        '{"k": [1, 2]}',
+        "-vv",
+        "--dry-run",
+        "--no-color",
+    ]
+    result = await faults.call_tool("faults", {"argv": argv})
+    assert not result.is_error, text(result)
+    assert result.structured_content["data"] == {
+        "count": 3,
+        "ratio": 2.5,
+        "mode": "slow",
+        "tags": ["a", "b"],
+        "config": {"k": [1, 2]},
+        "verbose": 2,
+        "dry_run": True,
+        "color": False,
+    }
+
+
+ERRORS = [
+    # (arguments, error kind, words the message must contain, usage marker that must be shown)
+    ({"argv": ["nope"]}, "not_found", ["has no domain `nope`"], "Domains:"),
+    ({"argv": ["txt", "upper", "a"]}, "not_found", ["Did you mean `text`?"], "Domains:"),
+    ({"argv": ["text", "uper", "a"]}, "not_found", ["has no command `uper`", "Did you mean `upper`?"], "Commands:"),
+    ({"argv": ["files", "list", "--knd", "dir"]}, "usage", ["unknown option --knd", "`--kind`"], "Usage:"),
+    ({"argv": ["text", "repeat"]}, "usage", ["required", "TEXT"], "Usage:"),
+    ({"argv": ["math", "add", "1", "two"]}, "usage", ["invalid integer value: 'two'"], "Usage:"),
+    ({"argv": ["files", "list", "--kind", "pipe"]}, "usage", ["invalid choice: 'pipe'"], "--kind {file,dir,any}"),
+    ({"argv": ["--help"], "command": "--help"}, "bad_request", ["not both"], '{"argv": ["--help"]}'),
+    ({}, "bad_request", ["give `argv`"], '{"command": "--help"}'),
+    ({"command": "text upper 'unclosed"}, "bad_request", ["cannot split"], "use `argv`"),
+    ({"argv": "text"}, "bad_request", ["is not of type 'array'"], '{"argv": ["--help"]}'),
+    ({"argv": ["text"], "extra": 1}, "bad_request", ["Additional properties"], '{"argv": ["--help"]}'),
+]
+
+
+@pytest.mark.parametrize("arguments, kind, words, usage", ERRORS)
+async def test_errors_teach_and_the_server_keeps_serving(demo, arguments, kind, words, usage):
+    result = await demo.call_tool("demo", arguments)
+    assert result.is_error
+    out = text(result)
+    assert out.startswith("Error: ")
+    assert all(w in out for w in words), out
+    assert usage in out
+    assert result.structured_content["error"] == kind
+    again = await demo.call_tool("demo", {"argv": ["math", "add", "1", "1"]})
+    assert not again.is_error and text(again).strip() == "2"
+
+
+FAULTS_CASES = [
+    (["py", "boom", "--reason", "disk on fire"], "handler", ["`faults py boom` failed", "RuntimeError: disk on fire"]),
+    (["py", "hang"], "timeout", ["did not finish within 2 s"]),
+    (["py", "missing"], "handler", ["cannot load handler no_such_module:nothing"]),
+    (["sh", "hang"], "timeout", ["did not finish within 2 s", "stopped"]),
+    (["sh", "fail"], "exit", ["exited with status 1", "it broke", "partial"]),
+    (["sh", "absent"], "handler", ["cannot start", "no-such-program-here"]),
+]
+
+
+@pytest.mark.parametrize("argv, kind, words", FAULTS_CASES)
+async def test_failing_handlers_give_clear_errors(faults, argv, kind, words):
+    result = await faults.call_tool("faults", {"argv": argv})
+    assert result.is_error
+    out = text(result)
+    assert "Traceback" not in out
+    assert all(w in out for w in words), out
+    assert result.structured_content["error"] == kind
+    again = await faults.call_tool("faults", {"argv": ["py", "chatty", "x"]})
+    assert not again.is_error
+
+
+@pytest.mark.parametrize("group", ["py", "sh"])
+async def test_output_over_the_cap_is_cut_with_a_note(faults, group):
+    result = await faults.call_tool("faults", {"argv": [group, "flood"]})
+    assert not result.is_error
+    out = result.structured_content["output"]
+    assert "[output cut: showed 1,000 of 5,000,000 characters, 4,999,000 not shown." in out
+    assert len(out) < 1500
+
+
+async def test_hung_subprocess_and_its_children_are_killed(faults):
+    import subprocess
+
+    await faults.call_tool("faults", {"argv": ["sh", "hang"]})
+    left = subprocess.run(["pgrep", "-f", "sleep 300"], capture_output=True, text=True).stdout.split()
+    assert left == []
+
+
+async def test_shell_metacharacters_arrive_as_literal_tokens(faults, tmp_path):
+    marker = tmp_path / "pwned"
+    command = (
+        f"sh echo 'a;b' '$(touch {marker})' '`touch {marker}`' 'x|y' \"line1\nline2\" "
+        f"; touch {marker} | cat && touch {marker}"
+    )
+    result = await faults.call_tool("faults", {"command": command})
+    assert not result.is_error, text(result)
+    assert json.loads(text(result)) == [
+        "a;b",
+        f"$(touch {marker})",
+        f"`touch {marker}`",
+        "x|y",
+        "line1\nline2",
+        ";",
+        "touch",
+        str(marker),
+        "|",
+        "cat",
+        "&&",
+        "touch",
+        str(marker),
+    ]
+    assert not marker.exists()
+
+
+async def test_argv_tokens_are_passed_verbatim(faults):
+    tokens = ["--weird", "$HOME", "*", "'quoted'", ""]
+    result = await faults.call_tool("faults", {"argv": ["sh", "echo", *tokens]})
+    assert json.loads(text(result)) == tokens
+
+
+async def test_the_tool_name_repeated_in_argv_is_accepted(demo):
+    result = await demo.call_tool("demo", {"command": "demo math add 1 2"})
+    assert text(result).strip() == "3"
+
+
+async def test_unknown_tool_name_is_an_error(demo):
+    result = await demo.call_tool("pdf", {"argv": ["--help"]})
+    assert result.is_error and "this server has one tool, 'demo'" in text(result)
+
+
+async def test_subprocess_cwd_is_relative_to_the_tree(faults):
+    result = await faults.call_tool("faults", {"argv": ["sh", "pwd"]})
+    assert Path(text(result).strip()) == FAULTS.parent
+
+
+def test_stdout_stays_clean_for_the_protocol():
+    """Everything the server prints on stdout must be JSON-RPC: a handler's print goes into its result."""
+    import subprocess
+
+    init = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}},
+    }
+    call = {
+        "jsonrpc": "2.0",
+        "id": 2,
+        "method": "tools/call",
+        "params": {"name": "faults", "arguments": {"argv": ["py", "chatty", "zed"]}},
+    }
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mcp_cli", "serve", str(FAULTS)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        for message in (init, {"jsonrpc": "2.0", "method": "notifications/initialized"}, call):
+            proc.stdin.write(json.dumps(message) + "\n")
+            proc.stdin.flush()
+        replies = []
+        while not any(r.get("id") == 2 for r in replies):
+            replies.append(json.loads(proc.stdout.readline()))  # every stdout line must be JSON-RPC
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=30)
+    reply = replies[-1]
+    assert reply["result"]["structuredContent"]["output"].startswith("hello zed")
+    assert proc.stdout.read() == ""
