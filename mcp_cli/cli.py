@@ -79,11 +79,13 @@ def run(
     tokens = list(argv or [])
     if tokens[:1] == ["--"]:
         tokens = tokens[1:]
+    from .handlers.python import exit_process
+
     result = anyio.run(Runtime(_load(tree)).call, tokens)
     (sys.stdout if result.ok else sys.stderr).write(result.text())
     if result.exit_code is not None:
-        raise typer.Exit(result.exit_code if 0 <= result.exit_code < 256 else 1)
-    raise typer.Exit(0 if result.ok else 2 if result.error in ("usage", "not_found", "bad_request") else 1)
+        exit_process(result.exit_code if 0 <= result.exit_code < 256 else 1)
+    exit_process(0 if result.ok else 2 if result.error in ("usage", "not_found", "bad_request") else 1)
 
 
 @app.command()

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 from typing import Any
 
 import anyio
-import jsonschema
 from mcp import types
 from mcp.server.lowlevel import Server
 
 from . import __version__
+from .handlers.python import exit_process
 from .help import one_line
 from .result import Result
 from .runtime import Runtime
@@ -30,7 +31,14 @@ INPUT_SCHEMA: dict[str, Any] = {
     },
     "additionalProperties": False,
 }
-_validator = jsonschema.Draft202012Validator(INPUT_SCHEMA)
+
+
+@functools.cache
+def _validator() -> Any:
+    """The input validator, built on first use: importing jsonschema would slow every cold start."""
+    import jsonschema
+
+    return jsonschema.Draft202012Validator(INPUT_SCHEMA)
 
 
 def description(runtime: Runtime) -> str:
@@ -77,7 +85,7 @@ def build(runtime: Runtime) -> Server:
             text = f"Error: no tool named {params.name!r}; this server has one tool, {the_tool.name!r}."
             return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=True)
         arguments = params.arguments or {}
-        errors = sorted(_validator.iter_errors(arguments), key=lambda e: list(e.path))
+        errors = sorted(_validator().iter_errors(arguments), key=lambda e: list(e.path))
         if errors:
             where = "/".join(map(str, errors[0].path)) or "arguments"
             text = (
@@ -123,3 +131,4 @@ def serve(runtime: Runtime, http: tuple[str, int] | None = None) -> None:
         anyio.run(serve_http, runtime, *http)
     else:
         anyio.run(serve_stdio, runtime)
+    exit_process(0)

@@ -258,3 +258,36 @@ def test_stdout_stays_clean_for_the_protocol():
     reply = replies[-1]
     assert reply["result"]["structuredContent"]["output"].startswith("hello zed")
     assert proc.stdout.read() == ""
+
+
+def test_server_exits_when_the_client_leaves_even_with_a_hung_handler():
+    import subprocess
+
+    init = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}},
+    }
+    call = {
+        "jsonrpc": "2.0",
+        "id": 2,
+        "method": "tools/call",
+        "params": {"name": "faults", "arguments": {"argv": ["py", "hang"]}},
+    }
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mcp_cli", "serve", str(FAULTS)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    for message in (init, {"jsonrpc": "2.0", "method": "notifications/initialized"}, call):
+        proc.stdin.write(json.dumps(message) + "\n")
+        proc.stdin.flush()
+    replies = []
+    while not any(r.get("id") == 2 for r in replies):
+        replies.append(json.loads(proc.stdout.readline()))
+    assert replies[-1]["result"]["isError"] is True
+    proc.stdin.close()
+    assert proc.wait(timeout=10) == 0  # the abandoned thread (sleeping 30 s) does not hold the process

@@ -1,7 +1,7 @@
-"""Python callables run in-process: sync ones in a daemon thread, async ones on the loop; both under a timeout.
+"""Python callables run in-process: sync ones in a worker thread, async ones on the loop; both under a timeout.
 
-A sync callable that hangs cannot be killed; it is abandoned, and being a daemon thread it never keeps the
-process from exiting.
+A sync callable that hangs cannot be killed; it is abandoned, and the process exits without waiting for it
+(`exit_process`).
 
 What the callable prints is captured into the result (stdout is the protocol's on stdio, never the handler's).
 """
@@ -14,13 +14,12 @@ import importlib
 import inspect
 import io
 import json
+import os
 import sys
-import threading
-from typing import Any
+from typing import Any, NoReturn
 
 import anyio
-import anyio.from_thread
-import anyio.lowlevel
+import anyio.to_thread
 
 from ..errors import CallError, HandlerError, HandlerTimeout
 from ..result import Result
@@ -45,26 +44,14 @@ class _Stdout(io.TextIOBase):
             self.real.flush()
 
 
-async def _in_daemon_thread(func: Any) -> Any:
-    """Run `func` in a new daemon thread (with this context) and wait for it; cancellation abandons it."""
-    done, box = anyio.Event(), {}
-    token, context = anyio.lowlevel.current_token(), contextvars.copy_context()
-
-    def target() -> None:
+def exit_process(code: int = 0) -> NoReturn:
+    """Flush and exit without joining worker threads, which an abandoned (hung) handler may still occupy."""
+    for stream in (sys.stdout, sys.stderr):
         try:
-            box["value"] = context.run(func)
-        except BaseException as exc:  # handed to the waiting task
-            box["error"] = exc
-        try:
-            anyio.from_thread.run_sync(done.set, token=token)
-        except RuntimeError:  # the loop is gone: nobody waits any more
+            stream.flush()
+        except (OSError, ValueError):
             pass
-
-    threading.Thread(target=target, name="mcp-cli-handler", daemon=True).start()
-    await done.wait()
-    if "error" in box:
-        raise box["error"]
-    return box["value"]
+    os._exit(code)
 
 
 def load(target: str, tree: Tree) -> Any:
@@ -125,7 +112,8 @@ class PythonHandler:
                 if inspect.iscoroutinefunction(func):
                     value = await func(**call.values)
                 else:
-                    value = await _in_daemon_thread(functools.partial(func, **call.values))
+                    bound = functools.partial(func, **call.values)
+                    value = await anyio.to_thread.run_sync(bound, abandon_on_cancel=True)
         except CallError:
             raise
         except Exception as exc:

@@ -1,0 +1,1 @@
+"""mcp-cli benchmarks. `python -m bench` runs them and writes bench/RESULTS.md."""
