@@ -136,6 +136,13 @@ async def test_errors_teach_and_the_server_keeps_serving(demo, arguments, kind, 
     assert not again.is_error and text(again).strip() == "2"
 
 
+async def test_missing_required_option_names_it(faults):
+    result = await faults.call_tool("faults", {"argv": ["py", "typed", "--ratio", "1"]})
+    assert result.is_error and result.structured_content["error"] == "usage"
+    assert "the following arguments are required: --count" in text(result)
+    assert "faults py typed --count INT" in text(result)
+
+
 FAULTS_CASES = [
     (["py", "boom", "--reason", "disk on fire"], "handler", ["`faults py boom` failed", "RuntimeError: disk on fire"]),
     (["py", "hang"], "timeout", ["did not finish within 2 s"]),
