@@ -18,12 +18,15 @@ app = typer.Typer(
     rich_markup_mode=None,
 )
 
-TREE_HELP = "A tree JSON file, or a Python module:attribute holding a Tree."
+TREE_HELP = "A skill folder, a tree JSON file, or a Python module:attribute holding a Tree."
 
 
 def _load(source: str):
+    import logging
+
     from .sources import SourceError, load
 
+    logging.basicConfig(level=logging.WARNING, format="warning: %(message)s")
     try:
         return load(source)
     except SourceError as exc:
@@ -86,6 +89,34 @@ def run(
     if result.exit_code is not None:
         exit_process(result.exit_code if 0 <= result.exit_code < 256 else 1)
     exit_process(0 if result.ok else 2 if result.error in ("usage", "not_found", "bad_request") else 1)
+
+
+@app.command()
+def build(
+    skill: str = typer.Argument(..., help="A skill folder (with SKILL.md)."),
+    out: Optional[str] = typer.Option(None, "-o", "--out", help="Output folder; default ./NAME-mcp."),  # noqa: UP045
+) -> None:
+    """Build an installable MCP server package from a skill folder."""
+    from pathlib import Path
+
+    import generators
+
+    from . import __version__
+    from .sources.skill import is_skill
+
+    if not is_skill(Path(skill)):
+        typer.echo(f"mcp-cli: {skill}: not a skill folder (no SKILL.md in it)", err=True)
+        raise typer.Exit(2)
+    tree = _load(skill)
+    target = Path(out or f"{tree.name}-mcp")
+    try:
+        files = generators.server_package(tree, Path(skill), target, f"mcp-cli-tree>={__version__}")
+    except (FileExistsError, OSError) as exc:
+        typer.echo(f"mcp-cli: {exc}", err=True)
+        raise typer.Exit(1) from None
+    commands = sum(1 for _, node in tree.walk() if node.kind == "command")
+    typer.echo(f"built {target}/ ({len(files)} files): tool {tree.name!r}, {commands} commands")
+    typer.echo(f"install: pip install {target}    then: claude mcp add {tree.name} -- {tree.name}-mcp")
 
 
 @app.command()

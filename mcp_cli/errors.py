@@ -55,3 +55,7 @@ def did_you_mean(word: str, candidates: list[str]) -> str:
     if not close:
         return ""
     return " Did you mean " + " or ".join(f"`{c}`" for c in close) + "?"
+
+
+class SourceError(Exception):
+    """A source (tree file, module, skill folder, MCP config) could not be loaded; the message names it."""

@@ -9,6 +9,7 @@ from .tree import Command, Group, Node, Param, Topic
 WIDTH = 100
 _METAVARS = {"string": "TEXT", "integer": "INT", "number": "NUM", "path": "PATH", "json": "JSON"}
 _FIRST_SENTENCE = re.compile(r"(.+?[.!?])(?:\s|$)")
+_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 
 
 def one_line(text: str, limit: int = 90) -> str:
@@ -17,6 +18,15 @@ def one_line(text: str, limit: int = 90) -> str:
     m = _FIRST_SENTENCE.match(text)
     line = m.group(1) if m else text
     return line if len(line) <= limit else line[: limit - 3].rstrip() + "..."
+
+
+def body(node: Node, text: str) -> str:
+    """A description without a first paragraph that only repeats the node's summary."""
+    text = text.strip()
+    first, _, rest = text.partition("\n\n")
+    if node.summary and one_line(first, 10_000) == one_line(node.summary, 10_000):
+        return rest.strip()
+    return text
 
 
 def title(prog: str, node: Node) -> str:
@@ -68,8 +78,8 @@ def group_help(prog: str, group: Group, is_root: bool, budget: int) -> str:
     else:
         usage, nxt = f"{prog} <name> ...", f"Run `{prog} <name> --help` for more."
     lines = [title(prog, group), "", "Usage:", f"  {usage}", ""]
-    if group.description:
-        lines += [group.description.strip(), ""]
+    if body(group, group.description):
+        lines += [body(group, group.description), ""]
     share = max(budget - sum(len(x) + 1 for x in lines), 200) // max(bool(groups) + bool(commands) + bool(topics), 1)
     for heading, nodes in (("Domains" if is_root else "Groups", groups), ("Commands", commands), ("Topics", topics)):
         if nodes:
@@ -161,7 +171,7 @@ def _notes(p: Param, cmd: Command) -> str:
         notes.append("repeatable")
     if p.action == "count":
         notes.append("repeatable, counts")
-    if p.default is not None and p.default is not False and p.default != [] and p.action != "store_false":
+    if p.default not in (None, False, []) and p.action != "store_false" and "default" not in p.help.lower():
         notes.append(f"default: {p.default}")
     others = [n for e in cmd.exclusive if p.name in e.params for n in e.params if n != p.name]
     if others:
@@ -173,13 +183,13 @@ def _notes(p: Param, cmd: Command) -> str:
 def command_help(prog: str, cmd: Command) -> str:
     """Full help of a command: title, usage, description, every parameter with type, default, required."""
     if cmd.passthrough:
-        body = cmd.usage.strip() or cmd.description.strip() or "(no usage text; arguments are passed to it as given)"
-        lines = [title(prog, cmd), "", "Usage:", usage(prog, cmd), "", body, ""]
+        text = body(cmd, cmd.usage) or body(cmd, cmd.description)
+        lines = [title(prog, cmd), "", "Usage:", usage(prog, cmd), ""] + ([text, ""] if text else [])
         lines.append("Arguments are passed to the command unchanged.")
         return "\n".join(lines) + "\n"
     lines = [title(prog, cmd), "", "Usage:", usage(prog, cmd), ""]
-    if cmd.description:
-        lines += [cmd.description.strip(), ""]
+    if body(cmd, cmd.description):
+        lines += [body(cmd, cmd.description), ""]
     for heading, params in (
         ("Arguments", [p for p in cmd.params if p.positional]),
         ("Options", [p for p in cmd.params if not p.positional]),
@@ -196,5 +206,59 @@ def command_help(prog: str, cmd: Command) -> str:
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
-def topic_help(prog: str, topic: Topic) -> str:
-    return f"{title(prog, topic)}\n\n{topic.text.strip()}\n"
+def sections(text: str) -> tuple[str, list[tuple[str, str, str]]]:
+    """Markdown split at its top section level, outside code fences: (intro, [(slug, heading, text)])."""
+    lines, heads, fence = text.splitlines(), [], False
+    for i, line in enumerate(lines):
+        if line.lstrip().startswith(("```", "~~~")):
+            fence = not fence
+        m = None if fence else _HEADING.match(line)
+        if m:
+            heads.append((i, len(m.group(1)), m.group(2).strip()))
+    if heads and heads[0][0] == next((i for i, x in enumerate(lines) if x.strip()), 0):
+        heads = heads[1:]  # the document's own title
+    if not heads:
+        return text, []
+    level = min(h[1] for h in heads)
+    cuts = [h for h in heads if h[1] == level]
+    out, seen = [], set()
+    for k, (i, _, heading) in enumerate(cuts):
+        end = cuts[k + 1][0] if k + 1 < len(cuts) else len(lines)
+        slug = re.sub(r"[^a-z0-9]+", "-", heading.lower()).strip("-")[:40].strip("-") or f"section-{k + 1}"
+        slug = slug if slug not in seen else f"{slug}-{k + 1}"
+        seen.add(slug)
+        out.append((slug, heading, "\n".join(lines[i:end]).strip()))
+    return "\n".join(lines[: cuts[0][0]]).strip(), out
+
+
+def topic_help(prog: str, topic: Topic, rest: list[str], budget: int) -> str:
+    """A topic in full when it fits the budget; else its start and its sections, each readable by name."""
+    intro, parts = sections(topic.text)
+    wanted = [t for t in rest if t not in ("-h", "--help")]
+    if wanted and parts:
+        slugs = [slug for slug, _, _ in parts]
+        key = "-".join(wanted).lower()
+        hits = [p for p in parts if p[0] == key] or [p for p in parts if p[0].startswith(key)]
+        if len(hits) != 1:
+            from .errors import NotFound, did_you_mean
+
+            hint = did_you_mean(key, slugs) or (
+                " It could be " + ", ".join(f"`{p[0]}`" for p in hits) + "." if hits else ""
+            )
+            raise NotFound(f"`{prog}` has no section `{key}`.{hint}", topic_help(prog, topic, [], budget))
+        return hits[0][2] + "\n"
+    if wanted:
+        from .errors import UsageError
+
+        raise UsageError(f"`{prog}` has no sections; run `{prog}` to read it.")
+    text = topic.text.strip()
+    if len(text) <= budget or not parts:
+        return f"{title(prog, topic)}\n\n{text}\n"
+    if len(intro) > budget // 2:
+        intro = intro[: budget // 2].rsplit(" ", 1)[0] + " ..."
+    rows = [(slug, f"{heading} ({len(body):,} chars)") for slug, heading, body in parts]
+    lines = [title(prog, topic), "", intro, ""] if intro else [title(prog, topic), ""]
+    lines += (
+        [f"Sections ({len(text):,} characters in all):"] + _rows(rows) + ["", f"Run `{prog} <section>` to read one."]
+    )
+    return "\n".join(lines) + "\n"

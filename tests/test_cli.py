@@ -86,7 +86,7 @@ def test_python_module_attribute_source(tmp_path):
 @pytest.mark.parametrize(
     "source, words",
     [
-        ("no/such/tree.json", "no such file"),
+        ("no/such/tree.json", "no such file or folder"),
         ("nosuchmodule:TREE", "cannot import"),
         (str(ROOT / "pyproject.toml"), "invalid JSON"),
     ],

@@ -4,19 +4,30 @@ from __future__ import annotations
 
 import importlib
 import json
+import logging
 import sys
 from pathlib import Path
 
+from ..errors import SourceError
 from ..tree import Tree
 
+__all__ = ["SourceError", "load"]
 
-class SourceError(Exception):
-    """TREE could not be loaded; the message names the file or module and the problem."""
+
+log = logging.getLogger("mcp_cli")
 
 
 def load(source: str) -> Tree:
-    """A tree from a tree JSON file or a Python `module:attribute` (a Tree, or a function returning one)."""
+    """A tree from a skill folder, a tree JSON file, or a Python `module:attribute` (a Tree or a function
+    returning one). Warnings (a skill that breaks the spec) are logged."""
     path = Path(source)
+    if path.is_dir():
+        from . import skill
+
+        tree, warnings = skill.load(path)
+        for warning in warnings:
+            log.warning("%s", warning)
+        return tree
     if path.is_file():
         try:
             return Tree.load(path)
@@ -25,7 +36,7 @@ def load(source: str) -> Tree:
             raise SourceError(f"{path}: {kind}: {exc}") from None
     if ":" in source and not path.exists():
         return _from_python(source)
-    raise SourceError(f"{source}: no such file, and not a Python module:attribute")
+    raise SourceError(f"{source}: no such file or folder, and not a Python module:attribute")
 
 
 def _from_python(source: str) -> Tree:

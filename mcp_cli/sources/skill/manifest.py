@@ -1,0 +1,118 @@
+"""The optional skill manifest, `mcp-cli.yaml` in the skill folder: reshape the default tree.
+
+    name: pdf                  # the tool (root) name; default: the skill's name
+    summary: PDF toolkit.      # the root summary; default: the skill's description
+    docs: docs                 # the name of the doc-topics group; false leaves the documents out
+    steps:                     # applied in order, each on the tree the previous one left
+      - move: {from: extract-text, to: text extract}   # rename and/or regroup (groups made as needed)
+      - hide: debug-dump                              # drop a node
+      - flatten: misc                                 # a group's children take its place
+      - summary: {text: Extract text from PDFs.}      # set summaries by path
+      - order: [documents, text]                      # children of the root first, in this order
+      - order: {text: [extract, search]}              # or of any group
+
+Paths are space-separated names from the root. A step that names a missing path is a warning, not an error.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ...errors import SourceError
+from ...tree import Group, Node
+
+FILE = "mcp-cli.yaml"
+KEYS = ("name", "summary", "docs", "steps")
+
+
+def read(skill_dir: Path, warnings: list[str]) -> dict[str, Any]:
+    path = skill_dir / FILE
+    if not path.is_file():
+        return {}
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except yaml.YAMLError as exc:
+        raise SourceError(f"{path}: not valid YAML: {str(exc).splitlines()[0]}") from None
+    if not isinstance(data, dict):
+        raise SourceError(f"{path}: must be a YAML mapping (keys: {', '.join(KEYS)})")
+    for key in data:
+        if key not in KEYS:
+            warnings.append(f"{FILE}: unknown key {key!r} ignored (keys: {', '.join(KEYS)})")
+    return data
+
+
+def _split(path: Any) -> list[str]:
+    return str(path).split() if path is not None else []
+
+
+def _find(root: Group, names: list[str]) -> tuple[Group | None, Node | None]:
+    """(parent, node) at a path; (None, None) when the path is missing."""
+    parent: Group = root
+    node: Node = root
+    for name in names:
+        if not isinstance(node, Group):
+            return None, None
+        parent, node = node, node.child(name)
+        if node is None:
+            return None, None
+    return parent, node
+
+
+def _group_at(root: Group, names: list[str]) -> Group | None:
+    node: Group = root
+    for name in names:
+        child = node.child(name)
+        if child is None:
+            child = Group(name=name)
+            node.children.append(child)
+        if not isinstance(child, Group):
+            return None
+        node = child
+    return node
+
+
+def apply(root: Group, steps: list[Any], warnings: list[str]) -> None:
+    for i, step in enumerate(steps or [], 1):
+        if not isinstance(step, dict) or len(step) != 1:
+            warnings.append(f"{FILE}: step {i} must be a mapping with one of move, hide, flatten, summary, order")
+            continue
+        ((op, arg),) = step.items()
+        where = f"{FILE}: step {i} ({op})"
+        if op == "move" and isinstance(arg, dict):
+            src, dst = _split(arg.get("from")), _split(arg.get("to"))
+            parent, node = _find(root, src)
+            target = _group_at(root, dst[:-1]) if dst else None
+            if node is None or parent is None or target is None or not src:
+                warnings.append(f"{where}: cannot move {arg.get('from')!r} to {arg.get('to')!r}")
+                continue
+            parent.children.remove(node)
+            node.name = dst[-1]
+            target.children.append(node)
+        elif op in ("hide", "flatten"):
+            for path in arg if isinstance(arg, list) else [arg]:
+                parent, node = _find(root, _split(path))
+                if node is None or parent is None or (op == "flatten" and not isinstance(node, Group)):
+                    warnings.append(f"{where}: no {'group' if op == 'flatten' else 'node'} at {path!r}")
+                    continue
+                at = parent.children.index(node)
+                parent.children[at : at + 1] = node.children if op == "flatten" else []
+        elif op == "summary" and isinstance(arg, dict):
+            for path, text in arg.items():
+                _, node = _find(root, _split(path))
+                if node is None:
+                    warnings.append(f"{where}: no node at {path!r}")
+                else:
+                    node.summary = str(text)
+        elif op == "order":
+            for path, names in arg.items() if isinstance(arg, dict) else [("", arg)]:
+                _, group = _find(root, _split(path))
+                if not isinstance(group, Group) or not isinstance(names, list):
+                    warnings.append(f"{where}: no group at {path!r}, or the order is not a list")
+                    continue
+                rank = {str(n): k for k, n in enumerate(names)}
+                group.children.sort(key=lambda n: rank.get(n.name, len(rank)))
+        else:
+            warnings.append(f"{where}: unknown step or bad argument")

@@ -1,0 +1,237 @@
+"""argparse interfaces read from the syntax tree: parsers, arguments, groups, mutually exclusive groups, subparsers.
+
+Statements are followed in source order, with variables tracked by name (`parser`, `sub`, `self.parser`).
+What cannot be read statically (a computed default, a custom type) degrades to a plain string parameter.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...tree import Command, Exclusive, Group, Node, Param
+from .pyast import UNKNOWN, Module, kebab, string
+
+_TYPES = {
+    "int": "integer",
+    "float": "number",
+    "str": "string",
+    "pathlib.Path": "path",
+    "Path": "path",
+    "os.fspath": "path",
+    "argparse.FileType": "path",
+}
+_ACTIONS = {
+    "store": "store",
+    "store_true": "store_true",
+    "store_false": "store_false",
+    "store_const": "store_true",
+    "append_const": "count",
+    "count": "count",
+    "append": "append",
+    "extend": "append",
+    "argparse.BooleanOptionalAction": "negatable",
+    "BooleanOptionalAction": "negatable",
+}
+
+
+@dataclass
+class _Parser:
+    name: str = ""
+    summary: str = ""
+    description: str = ""
+    params: list[Param] = field(default_factory=list)
+    exclusive: list[Exclusive] = field(default_factory=list)
+    children: list[_Parser] = field(default_factory=list)
+    aliases: list[str] = field(default_factory=list)
+    parents: list[str] = field(default_factory=list)
+    has_subparsers: bool = False
+
+
+@dataclass
+class _Group:
+    parser: _Parser
+    exclusive: Exclusive | None = None
+
+
+def _help_text(text: str, default: Any, choices: Any) -> str:
+    if "%(" not in text:
+        return text
+    values = {"default": default, "choices": ", ".join(map(str, choices or [])), "prog": "", "dest": ""}
+    try:
+        return text % values
+    except (KeyError, ValueError, TypeError):
+        return text
+
+
+def _param(mod: Module, call: ast.Call) -> Param | None:
+    args = [mod.literal(a) for a in call.args]
+    if not args or not all(isinstance(a, str) for a in args):
+        return None
+    kw = mod.kwargs(call)
+    action_node = kw.get("action")
+    action_name = mod.literal(action_node) if action_node is not None else "store"
+    if action_name is UNKNOWN:
+        action_name = mod.dotted(action_node)
+    if action_name in ("help", "version"):
+        return None
+    action = _ACTIONS.get(action_name, "store")
+    flags = [a for a in args if a.startswith("-")]
+    dest = string(mod.literal(kw.get("dest")))
+    if flags:
+        long = next((f for f in flags if f.startswith("--")), flags[0])
+        name = dest or long.lstrip("-").replace("-", "_")
+    else:
+        name = args[0]
+    type_name = mod.dotted(kw["type"].func if isinstance(kw.get("type"), ast.Call) else kw.get("type", ast.Name("str")))
+    ptype = _TYPES.get(type_name, "string")
+    if action in ("store_true", "store_false", "negatable"):
+        ptype = "boolean"
+    if action == "count":
+        ptype = "integer"
+    choices = mod.literal(kw.get("choices"))
+    default = mod.literal(kw.get("default"))
+    default = None if default is UNKNOWN else default
+    if action in ("store_true", "store_false") and default in (False, True):
+        default = None
+    nargs = mod.literal(kw.get("nargs"))
+    if nargs is UNKNOWN and kw.get("nargs") is not None:
+        nargs = "..." if "REMAINDER" in ast.unparse(kw["nargs"]) else "*"
+    elif isinstance(nargs, str) and nargs not in ("?", "*", "+", "..."):
+        nargs = "..." if nargs == "A..." else "*"
+    required = mod.literal(kw.get("required")) is True
+    if not flags:
+        required = nargs not in ("?", "*", "...") and default is None
+    metavar = mod.literal(kw.get("metavar"))
+    if isinstance(metavar, (list, tuple)):
+        metavar = " ".join(map(str, metavar))
+    help_value = mod.literal(kw.get("help"))
+    help_text = "" if help_value is UNKNOWN or help_value == "==SUPPRESS==" else string(help_value)
+    return Param(
+        name=name,
+        type=ptype,
+        flags=flags,
+        help=" ".join(_help_text(help_text, default, choices).split()),
+        required=required,
+        default=default,
+        choices=choices if isinstance(choices, list) and choices else None,
+        nargs=None if nargs is UNKNOWN or nargs is None else nargs,
+        action=action,
+        metavar=metavar if isinstance(metavar, str) and metavar else None,
+    )
+
+
+def _parser_from(mod: Module, call: ast.Call, name: str = "") -> _Parser:
+    kw = mod.kwargs(call)
+    description = string(mod.literal(kw.get("description")))
+    epilog = string(mod.literal(kw.get("epilog")))
+    summary = string(mod.literal(kw.get("help"))) or description
+    aliases = mod.literal(kw.get("aliases"))
+    parents = [ast.unparse(p) for p in kw["parents"].elts] if isinstance(kw.get("parents"), ast.List) else []
+    text = "\n\n".join(t.strip() for t in (description, epilog) if t.strip())
+    return _Parser(
+        name=name,
+        summary=summary,
+        description=text,
+        aliases=aliases if isinstance(aliases, list) else [],
+        parents=parents,
+    )
+
+
+def read(mod: Module) -> tuple[Node | None, list[str]]:
+    """The interface of an argparse script as a node (a group when it has subcommands), or None if none is found."""
+    objects: dict[str, Any] = {}
+    parsers: list[tuple[str, _Parser]] = []
+    parsed_names: set[str] = set()
+    calls: list[tuple[ast.Call, str]] = []  # (call, target variable or "")
+    for node in ast.walk(mod.tree):
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Call):
+            target = node.targets[0] if isinstance(node, ast.Assign) else node.target
+            calls.append((node.value, ast.unparse(target)))
+        elif isinstance(node, ast.Call):
+            calls.append((node, ""))
+    seen: set[int] = set()
+    for call, target in sorted(calls, key=lambda c: (c[0].lineno, c[0].col_offset, c[1] == "")):
+        if id(call) in seen:
+            continue
+        seen.add(id(call))
+        func = mod.dotted(call.func)
+        owner_name, _, method = func.rpartition(".")
+        owner = objects.get(owner_name) or objects.get(
+            ast.unparse(call.func.value) if isinstance(call.func, ast.Attribute) else ""
+        )
+        if func in ("argparse.ArgumentParser", "ArgumentParser"):
+            parser = _parser_from(mod, call)
+            parsers.append((target, parser))
+            if target:
+                objects[target] = parser
+        elif isinstance(owner, (_Parser, _Group)):
+            parser = owner if isinstance(owner, _Parser) else owner.parser
+            if method == "add_argument":
+                param = _param(mod, call)
+                if param is not None:
+                    parser.params.append(param)
+                    if isinstance(owner, _Group) and owner.exclusive is not None:
+                        owner.exclusive.params.append(param.name)
+            elif method == "add_argument_group" and target:
+                objects[target] = _Group(parser)
+            elif method == "add_mutually_exclusive_group":
+                ex = Exclusive([], required=mod.literal(mod.kwargs(call).get("required")) is True)
+                parser.exclusive.append(ex)
+                if target:
+                    objects[target] = _Group(parser, ex)
+            elif method == "add_subparsers":
+                parser.has_subparsers = True
+                if target:
+                    objects[target] = ("subparsers", parser)
+            elif method in ("parse_args", "parse_known_args", "parse_intermixed_args"):
+                parsed_names.add(owner_name)
+        elif isinstance(owner, tuple) and method == "add_parser" and call.args:
+            name = string(mod.literal(call.args[0]))
+            if name:
+                child = _parser_from(mod, call, name)
+                owner[1].children.append(child)
+                if target:
+                    objects[target] = child
+    if not parsers:
+        return None, []
+    named = {t: p for t, p in parsers if t}
+    for _, p in parsers:
+        for parent in p.parents:
+            if parent in named:
+                p.params = named[parent].params + p.params
+    used_as_parent = {name for _, p in parsers for name in p.parents}
+    roots = [(t, p) for t, p in parsers if t not in used_as_parent]
+    root = next((p for t, p in roots if t in parsed_names), roots[0][1] if roots else parsers[0][1])
+    warnings: list[str] = []
+    return _to_node(root, [], warnings), warnings
+
+
+def _to_node(p: _Parser, prefix: list[str], warnings: list[str]) -> Node:
+    handler = {"args": prefix}
+    if not p.children:
+        return Command(
+            name=kebab(p.name) if p.name else "",
+            summary=p.summary,
+            description=p.description if p.description != p.summary else "",
+            params=p.params,
+            exclusive=[e for e in p.exclusive if e.params],
+            handler=handler,
+            aliases=p.aliases,
+        )
+    if any(q.required for q in p.params):
+        names = ", ".join(q.flags[0] if q.flags else q.name for q in p.params if q.required)
+        warnings.append(f"required arguments before the subcommand ({names}) cannot be modelled; passing argv through")
+        return Command(
+            name=kebab(p.name) if p.name else "",
+            summary=p.summary,
+            description=p.description,
+            handler=handler,
+            passthrough=True,
+        )
+    if p.params:
+        names = ", ".join(q.flags[0] if q.flags else q.name for q in p.params)
+        warnings.append(f"options before the subcommand ({names}) are not exposed")
+    children = [_to_node(c, prefix + [c.name], warnings) for c in p.children]
+    return Group(name=kebab(p.name) if p.name else "", summary=p.summary, description=p.description, children=children)

@@ -1,0 +1,149 @@
+"""click interfaces read from the syntax tree: groups, commands, arguments, options, flags, choices, multiple."""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from ...tree import Command, Group, Node, Param
+from .pyast import UNKNOWN, Module, kebab, string
+
+_TYPES = {
+    "int": "integer", "click.INT": "integer", "click.IntRange": "integer",
+    "float": "number", "click.FLOAT": "number", "click.FloatRange": "number",
+    "click.Path": "path", "click.File": "path", "pathlib.Path": "path", "Path": "path",
+    "bool": "boolean", "click.BOOL": "boolean",
+}  # fmt: skip
+
+
+def command_name(func_name: str) -> str:
+    """click's default command name: underscores to dashes, `_command`/`_cmd`/`_group`/`_grp` suffixes dropped."""
+    name = re.sub(r"_(command|cmd|group|grp)$", "", func_name.lower()) or func_name.lower()
+    return kebab(name)
+
+
+def _type(mod: Module, node: ast.AST | None) -> tuple[str, list | None]:
+    if node is None:
+        return "string", None
+    func = mod.dotted(node.func) if isinstance(node, ast.Call) else mod.dotted(node)
+    if func == "click.Choice" and isinstance(node, ast.Call) and node.args:
+        choices = mod.literal(node.args[0])
+        return "string", choices if isinstance(choices, list) else None
+    return _TYPES.get(func, "string"), None
+
+
+def _param(mod: Module, deco: ast.Call, kind: str) -> Param | None:
+    decls = [mod.literal(a) for a in deco.args]
+    if not all(isinstance(d, str) for d in decls) or not decls:
+        return None
+    kw = mod.kwargs(deco)
+    lit = {k: mod.literal(v) for k, v in kw.items()}
+    ptype, choices = _type(mod, kw.get("type"))
+    default = lit.get("default", None)
+    default = None if default is UNKNOWN else default
+    help_text = " ".join(string(lit.get("help")).split())
+    if kind == "argument":
+        nargs = lit.get("nargs")
+        required = lit.get("required", default is None and nargs != -1) is True
+        return Param(
+            name=decls[0].replace("-", "_"), type=ptype, help=help_text, required=required, default=default,
+            choices=choices, nargs=("+" if required else "*") if nargs == -1 else (nargs if isinstance(nargs, int)
+                                                                                  and nargs > 1 else None),
+        )  # fmt: skip
+    flags, negatable, name = [], False, ""
+    for d in decls:
+        if "/" in d and d.startswith("-"):
+            flags.append(d.split("/")[0].strip())
+            negatable = True
+        elif d.startswith("-"):
+            flags.append(d)
+        elif d.isidentifier():
+            name = d
+    if not flags:
+        return None
+    long = next((f for f in flags if f.startswith("--")), flags[0])
+    name = name or long.lstrip("-").replace("-", "_")
+    action = "store"
+    if negatable:
+        action, ptype = "negatable", "boolean"
+    elif lit.get("is_flag") is True or (ptype == "boolean" and "type" not in kw and isinstance(default, bool)):
+        action, ptype = "store_true", "boolean"
+        default = None if default in (False, None) else default
+    elif lit.get("count") is True:
+        action, ptype = "count", "integer"
+    elif lit.get("multiple") is True:
+        action = "append"
+    required = lit.get("required") is True or ("prompt" in kw and default is None)
+    nargs = lit.get("nargs")
+    return Param(
+        name=name, type=ptype, flags=flags, help=help_text, required=required, default=default, choices=choices,
+        nargs=nargs if isinstance(nargs, int) and nargs > 1 else None, action=action,
+        metavar=lit.get("metavar") if isinstance(lit.get("metavar"), str) else None,
+    )  # fmt: skip
+
+
+def read(mod: Module) -> tuple[Node | None, list[str]]:
+    """The interface of a click script, or None when it defines no click command."""
+    nodes: dict[str, Node] = {}
+    raw: dict[int, str] = {}  # node -> the name click itself knows it by (the argv token)
+    parent_of: dict[str, str] = {}
+    order: list[str] = []
+    for fn in [n for n in mod.tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]:
+        kind, name, help_text, params = None, "", "", []
+        for deco in fn.decorator_list:
+            if not isinstance(deco, ast.Call):
+                deco = ast.Call(func=deco, args=[], keywords=[])
+            func = mod.dotted(deco.func)
+            owner, _, method = func.rpartition(".")
+            if method in ("command", "group") and (owner == "click" or owner in nodes):
+                kind = method
+                name = mod.name_arg(deco)
+                help_text = string(mod.literal(mod.kwargs(deco).get("help")))
+                if owner in nodes:
+                    parent_of[fn.name] = owner
+            elif func in ("click.option", "click.argument"):
+                p = _param(mod, deco, method)
+                if p is not None:
+                    params.append(p)
+        if kind is None:
+            continue
+        doc = (help_text or ast.get_docstring(fn) or "").split("\f")[0].strip()
+        summary = doc.split("\n\n")[0]
+        cname = name or command_name(fn.name)
+        if kind == "group":
+            nodes[fn.name] = Group(name=cname, summary=summary, description=doc if doc != summary else "")
+        else:
+            nodes[fn.name] = Command(
+                name=cname, summary=summary, description=doc if doc != summary else "", params=params
+            )
+        raw[id(nodes[fn.name])] = cname
+        nodes[fn.name].name = kebab(cname)
+        order.append(fn.name)
+    for call in (n for n in ast.walk(mod.tree) if isinstance(n, ast.Call)):
+        func = mod.dotted(call.func)
+        owner, _, method = func.rpartition(".")
+        if method == "add_command" and owner in nodes and call.args and isinstance(call.args[0], ast.Name):
+            child = call.args[0].id
+            if child in nodes:
+                parent_of[child] = owner
+                alias = string(mod.literal(call.args[1])) if len(call.args) > 1 else ""
+                if alias:
+                    raw[id(nodes[child])], nodes[child].name = alias, kebab(alias)
+    if not nodes:
+        return None, []
+    for fn_name in order:
+        if fn_name in parent_of and isinstance(nodes[parent_of[fn_name]], Group):
+            nodes[parent_of[fn_name]].children.append(nodes[fn_name])
+    roots = [n for n in order if n not in parent_of]
+    invoked = [c.split(".")[0] for c in mod.main_calls() + mod.top_level_calls()]
+    root = next((r for r in roots if r in invoked), roots[0] if roots else order[0])
+    _set_prefixes(nodes[root], [], raw)
+    return nodes[root], []
+
+
+def _set_prefixes(node: Node, prefix: list[str], raw: dict[int, str]) -> None:
+    if isinstance(node, Group):
+        for child in node.children:
+            _set_prefixes(child, prefix + [raw[id(child)]], raw)
+    else:
+        node.handler = {"args": prefix}

@@ -1,0 +1,189 @@
+"""typer interfaces read from the syntax tree: apps, commands, sub-apps, and parameters from signatures."""
+
+from __future__ import annotations
+
+import ast
+
+from ...tree import Command, Group, Node, Param
+from .pyast import UNKNOWN, Module, kebab, string
+
+_TYPES = {"int": "integer", "float": "number", "bool": "boolean", "Path": "path", "pathlib.Path": "path"}
+_SKIP_TYPES = ("typer.Context", "Context", "click.Context")
+
+
+def _unwrap(mod: Module, ann: ast.AST | None) -> tuple[ast.AST | None, ast.Call | None, bool]:
+    """(inner type, typer.Option/Argument call inside Annotated, is a list)."""
+    info, is_list = None, False
+    while isinstance(ann, ast.Subscript):
+        outer = mod.dotted(ann.value)
+        if outer.endswith("Annotated") and isinstance(ann.slice, ast.Tuple):
+            elts = ann.slice.elts
+            info = next(
+                (e for e in elts[1:] if isinstance(e, ast.Call) and mod.dotted(e.func).startswith("typer.")), info
+            )
+            ann = elts[0]
+        elif outer.endswith("Optional"):
+            ann = ann.slice
+        elif outer.split(".")[-1] in ("List", "list", "Sequence", "Tuple", "tuple", "Set", "set"):
+            is_list = True
+            ann = ann.slice.elts[0] if isinstance(ann.slice, ast.Tuple) else ann.slice
+        else:
+            break
+    if isinstance(ann, ast.BinOp) and isinstance(ann.op, ast.BitOr):  # X | None
+        ann = ann.left if not (isinstance(ann.left, ast.Constant) and ann.left.value is None) else ann.right
+        return _unwrap(mod, ann)[0], info, is_list
+    return ann, info, is_list
+
+
+def _enum_values(mod: Module, name: str) -> list | None:
+    cls = mod.classes.get(name)
+    if cls is None or not any("Enum" in mod.dotted(b) for b in cls.bases):
+        return None
+    values = [mod.literal(s.value) for s in cls.body if isinstance(s, ast.Assign)]
+    return [v for v in values if v is not UNKNOWN] or None
+
+
+def _param(mod: Module, arg: ast.arg, default: ast.AST | None) -> Param | None:
+    type_node, info, is_list = _unwrap(mod, arg.annotation)
+    type_name = mod.dotted(type_node) if type_node is not None else "str"
+    if type_name in _SKIP_TYPES:
+        return None
+    if isinstance(default, ast.Call) and mod.dotted(default.func) in ("typer.Option", "typer.Argument"):
+        info, default = default, (default.args[0] if default.args else None)
+        if info.args:
+            default = info.args[0]
+            decl_nodes = info.args[1:]
+        else:
+            default = mod.kwargs(info).get("default")
+            decl_nodes = []
+    else:
+        decl_nodes = [a for a in info.args if isinstance(mod.literal(a), str)] if info is not None else []
+    is_option = (mod.dotted(info.func) == "typer.Option") if info is not None else default is not None
+    kw = {k: mod.literal(v) for k, v in mod.kwargs(info).items()} if info is not None else {}
+    value = mod.literal(default) if default is not None else UNKNOWN
+    required = default is None or value is Ellipsis
+    value = None if value in (UNKNOWN, Ellipsis) else value
+    ptype = _TYPES.get(type_name, "string")
+    choices = _enum_values(mod, type_name)
+    if choices and isinstance(default, ast.Attribute) and mod.dotted(default.value) == type_name:
+        member = next(
+            (
+                a
+                for a in mod.classes[type_name].body
+                if isinstance(a, ast.Assign) and ast.unparse(a.targets[0]) == default.attr
+            ),
+            None,
+        )
+        value = mod.literal(member.value) if member is not None else None
+    help_text = " ".join(string(kw.get("help")).split())
+    if not is_option:
+        nargs = ("+" if required else "*") if is_list else None
+        return Param(
+            name=arg.arg,
+            type=ptype,
+            help=help_text,
+            required=required and not is_list or nargs == "+",
+            default=value,
+            choices=choices,
+            nargs=nargs,
+        )
+    decls = [mod.literal(d) for d in decl_nodes]
+    decls = [d for d in decls if isinstance(d, str)]
+    flags, negatable = [], ptype == "boolean"
+    for d in decls:
+        first = d.split("/")[0].strip()
+        flags += [f.strip() for f in first.split(",")]
+        if ptype == "boolean" and "/" not in d:
+            negatable = False
+    flags = flags or ["--" + arg.arg.replace("_", "-")]
+    if ptype == "boolean":
+        action = "negatable" if negatable else "store_true"
+        value = None if value is False and action == "store_true" else value
+    else:
+        action = "append" if is_list else "store"
+    return Param(
+        name=arg.arg,
+        type=ptype,
+        flags=flags,
+        help=help_text,
+        required=required,
+        default=value,
+        choices=choices,
+        action=action,
+    )
+
+
+def _command(mod: Module, fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str, help_text: str) -> Command:
+    args = fn.args.args + fn.args.kwonlyargs
+    defaults: list[ast.AST | None] = [None] * (len(fn.args.args) - len(fn.args.defaults)) + list(fn.args.defaults)
+    defaults += list(fn.args.kw_defaults)
+    params = [p for a, d in zip(args, defaults, strict=True) if (p := _param(mod, a, d)) is not None]
+    doc = (help_text or ast.get_docstring(fn) or "").split("\f")[0].strip()
+    summary = doc.split("\n\n")[0]
+    return Command(
+        name=name, summary=" ".join(summary.split()), description=doc if doc != summary else "", params=params
+    )
+
+
+def read(mod: Module) -> tuple[Node | None, list[str]]:
+    """The interface of a typer script, or None when it defines no typer app or `typer.run`."""
+    apps: dict[str, dict] = {}
+    for node in ast.walk(mod.tree):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+            if mod.dotted(node.value.func) == "typer.Typer":
+                kw = mod.kwargs(node.value)
+                apps[ast.unparse(node.targets[0])] = {
+                    "help": string(mod.literal(kw.get("help"))), "commands": [], "subapps": [], "callback": None,
+                }  # fmt: skip
+    functions = {n.name: n for n in mod.tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    for fn in functions.values():
+        for deco in fn.decorator_list:
+            call = deco if isinstance(deco, ast.Call) else ast.Call(func=deco, args=[], keywords=[])
+            owner, _, method = mod.dotted(call.func).rpartition(".")
+            if owner in apps and method == "command":
+                name = mod.name_arg(call)
+                help_text = string(mod.literal(mod.kwargs(call).get("help")))
+                apps[owner]["commands"].append((fn, name or kebab(fn.name), help_text))
+            elif owner in apps and method == "callback":
+                apps[owner]["callback"] = fn
+    for call in (n for n in ast.walk(mod.tree) if isinstance(n, ast.Call)):
+        func = mod.dotted(call.func)
+        owner, _, method = func.rpartition(".")
+        if method == "add_typer" and owner in apps and call.args:
+            sub = ast.unparse(call.args[0])
+            kw = mod.kwargs(call)
+            if sub in apps:
+                apps[owner]["subapps"].append(
+                    (sub, string(mod.literal(kw.get("name"))) or kebab(sub), string(mod.literal(kw.get("help"))))
+                )
+        elif func == "typer.run" and call.args and isinstance(call.args[0], ast.Name) and call.args[0].id in functions:
+            cmd = _command(mod, functions[call.args[0].id], kebab(call.args[0].id), "")
+            cmd.handler = {"args": []}
+            return cmd, []
+    if not apps:
+        return None, []
+    children = {s for a in apps.values() for s, _, _ in a["subapps"]}
+    roots = [a for a in apps if a not in children]
+    invoked = [c.split(".")[0] for c in mod.main_calls() + mod.top_level_calls()]
+    root = next((r for r in roots if r in invoked), roots[0] if roots else next(iter(apps)))
+    return _app(mod, apps, root, "", "", [], set()), []
+
+
+def _app(mod: Module, apps: dict, key: str, name: str, help_text: str, prefix: list[str], seen: set) -> Node:
+    app = apps[key]
+    seen.add(key)
+    doc = help_text or app["help"] or (ast.get_docstring(app["callback"]) or "" if app["callback"] else "")
+    if not prefix and len(app["commands"]) == 1 and not app["subapps"] and app["callback"] is None:
+        fn, cname, chelp = app["commands"][0]
+        cmd = _command(mod, fn, name or cname, chelp)
+        cmd.handler = {"args": prefix}
+        return cmd
+    group = Group(name=name, summary=" ".join(doc.split("\n\n")[0].split()), description="")
+    for fn, cname, chelp in app["commands"]:
+        cmd = _command(mod, fn, kebab(cname), chelp)
+        cmd.handler = {"args": prefix + [cname]}
+        group.children.append(cmd)
+    for sub, sname, shelp in app["subapps"]:
+        if sub not in seen:
+            group.children.append(_app(mod, apps, sub, kebab(sname), shelp, prefix + [sname], seen))
+    return group

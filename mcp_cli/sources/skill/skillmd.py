@@ -1,0 +1,88 @@
+"""SKILL.md: YAML frontmatter read and checked against the Agent Skills spec, plus the markdown body.
+
+Spec violations are warnings (real skills break the spec); a missing SKILL.md, unreadable YAML or a missing
+name/description is an error naming the file and the problem.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ...errors import SourceError
+
+FIELDS = ("name", "description", "license", "compatibility", "metadata", "allowed-tools")
+_NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+
+
+@dataclass
+class SkillMeta:
+    name: str
+    description: str
+    body: str
+    path: Path
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def find(skill_dir: Path) -> Path | None:
+    """SKILL.md in the folder; another spelling of the name (skill.md) is accepted too."""
+    exact = skill_dir / "SKILL.md"
+    if exact.is_file():
+        return exact
+    return next((p for p in sorted(skill_dir.iterdir()) if p.name.lower() == "skill.md" and p.is_file()), None)
+
+
+def read(skill_dir: Path) -> tuple[SkillMeta, list[str]]:
+    path = find(skill_dir)
+    if path is None:
+        raise SourceError(
+            f"{skill_dir}: no SKILL.md. A skill folder needs a SKILL.md with YAML frontmatter "
+            "(name, description) between --- lines."
+        )
+    warnings = [] if path.name == "SKILL.md" else [f"{path.name}: the spec names this file SKILL.md"]
+    text = path.read_text(encoding="utf-8-sig", errors="replace")
+    m = re.match(r"\A---[ \t]*\r?\n(.*?)^---[ \t]*\r?$\n?", text, re.S | re.M)
+    if not m:
+        raise SourceError(
+            f"{path}: no YAML frontmatter. Start the file with a --- line, then `name:` and "
+            "`description:`, then another --- line."
+        )
+    try:
+        data = yaml.safe_load(m.group(1))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 2}" if mark else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise SourceError(
+            f"{path}: the frontmatter is not valid YAML{where}: {problem}. Quote values that contain colons."
+        ) from None
+    if not isinstance(data, dict):
+        raise SourceError(f"{path}: the frontmatter must be a YAML mapping with name and description.")
+    for key in ("name", "description"):
+        if not isinstance(data.get(key), str) or not data[key].strip():
+            raise SourceError(f"{path}: the frontmatter has no `{key}` (a non-empty string); the spec requires it.")
+    name, description = data["name"].strip(), " ".join(data["description"].split())
+    rel = path.name
+    if not (1 <= len(name) <= 64) or not _NAME.match(name):
+        warnings.append(f"{rel}: name {name!r} breaks the spec (1-64 lowercase letters, digits and single hyphens)")
+    if name != skill_dir.resolve().name:
+        warnings.append(f"{rel}: name {name!r} does not match the folder name {skill_dir.resolve().name!r}")
+    if len(description) > 1024:
+        warnings.append(f"{rel}: description has {len(description)} characters; the spec allows 1024")
+    compat = data.get("compatibility")
+    if compat is not None and (not isinstance(compat, str) or len(compat) > 500):
+        warnings.append(f"{rel}: compatibility should be a string of at most 500 characters")
+    if "metadata" in data and not isinstance(data["metadata"], dict):
+        warnings.append(f"{rel}: metadata should be a mapping")
+    unknown = [k for k in data if k not in FIELDS]
+    if unknown:
+        warnings.append(
+            f"{rel}: unknown frontmatter field(s) {', '.join(map(str, unknown))} ignored "
+            f"(the spec has {', '.join(FIELDS)})"
+        )
+    extra = {k: v for k, v in data.items() if k in FIELDS[2:]}
+    return SkillMeta(name, description, text[m.end() :], path, extra), warnings
