@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -21,9 +22,11 @@ def anyio_backend() -> str:
 
 
 @asynccontextmanager
-async def served(*args: str, cwd: Path | None = None):
-    """A real MCP client session to `python -m mcp_cli <args>` over stdio."""
-    params = StdioServerParameters(command=sys.executable, args=["-m", "mcp_cli", *args], cwd=str(cwd or ROOT))
+async def served(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None, command: str = ""):
+    """A real MCP client session over stdio to `python -m mcp_cli <args>` (or to `command <args>`)."""
+    argv = [command, *args] if command else [sys.executable, "-m", "mcp_cli", *args]
+    full_env = {**os.environ, **env} if env else None
+    params = StdioServerParameters(command=argv[0], args=argv[1:], cwd=str(cwd or ROOT), env=full_env)
     async with Client(params) as client:
         yield client
 

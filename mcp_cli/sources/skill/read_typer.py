@@ -14,13 +14,17 @@ _SKIP_TYPES = ("typer.Context", "Context", "click.Context")
 def _unwrap(mod: Module, ann: ast.AST | None) -> tuple[ast.AST | None, ast.Call | None, bool]:
     """(inner type, typer.Option/Argument call inside Annotated, is a list)."""
     info, is_list = None, False
-    while isinstance(ann, ast.Subscript):
+    while True:
+        if isinstance(ann, ast.BinOp) and isinstance(ann.op, ast.BitOr):  # X | None
+            ann = ann.right if isinstance(ann.left, ast.Constant) and ann.left.value is None else ann.left
+            continue
+        if not isinstance(ann, ast.Subscript):
+            break
         outer = mod.dotted(ann.value)
         if outer.endswith("Annotated") and isinstance(ann.slice, ast.Tuple):
             elts = ann.slice.elts
-            info = next(
-                (e for e in elts[1:] if isinstance(e, ast.Call) and mod.dotted(e.func).startswith("typer.")), info
-            )
+            calls = [e for e in elts[1:] if isinstance(e, ast.Call) and mod.dotted(e.func).startswith("typer.")]
+            info = calls[0] if calls else info
             ann = elts[0]
         elif outer.endswith("Optional"):
             ann = ann.slice
@@ -29,9 +33,6 @@ def _unwrap(mod: Module, ann: ast.AST | None) -> tuple[ast.AST | None, ast.Call 
             ann = ann.slice.elts[0] if isinstance(ann.slice, ast.Tuple) else ann.slice
         else:
             break
-    if isinstance(ann, ast.BinOp) and isinstance(ann.op, ast.BitOr):  # X | None
-        ann = ann.left if not (isinstance(ann.left, ast.Constant) and ann.left.value is None) else ann.right
-        return _unwrap(mod, ann)[0], info, is_list
     return ann, info, is_list
 
 

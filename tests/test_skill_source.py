@@ -1,0 +1,173 @@
+"""Skill folders become trees: SKILL.md checks, scripts read statically, docs topics, the manifest."""
+
+import subprocess
+import sys
+
+import pytest
+
+from mcp_cli.errors import SourceError
+from mcp_cli.sources.skill import load
+from mcp_cli.tree import Command, Group, Topic
+
+from .conftest import ROOT
+
+SKILLS = ROOT / "tests" / "fixtures" / "skills"
+
+
+def node(tree, path: str):
+    found = tree.root
+    for name in path.split():
+        found = found.child(name)
+        assert found is not None, f"no {path!r}"
+    return found
+
+
+def params(cmd: Command) -> dict:
+    return {p.name: p for p in cmd.params}
+
+
+def test_argparse_skill_shape_and_warnings():
+    tree, warnings = load(SKILLS / "argtool")
+    assert tree.name == "argtool"
+    assert tree.root.summary.startswith("Manage notes in a small archive.")
+    paths = [" ".join(p) for p, _ in tree.walk()]
+    assert paths == [
+        "count", "notes", "notes add", "notes find", "notes export", "raw-echo",
+        "docs", "docs skill", "docs guide", "docs faq",
+    ]  # fmt: skip
+    assert "helpers" not in paths and "test-notes" not in paths  # helper module and test file skipped
+    assert any("unknown frontmatter field(s) color" in w for w in warnings)
+    assert any("references/missing.md" in w for w in warnings)
+
+
+def test_argparse_parameters_are_read_statically():
+    tree, _ = load(SKILLS / "argtool")
+    add = params(node(tree, "notes add"))
+    assert add["title"].positional and add["title"].required
+    assert add["tag"].flags == ["--tag", "-t"] and add["tag"].action == "append"
+    assert (add["priority"].type, add["priority"].choices, add["priority"].default) == ("integer", [1, 2, 3, 4, 5], 3)
+    assert add["priority"].help == "Priority (default 3)."
+    assert add["pinned"].action == "store_true"
+    find = node(tree, "notes find")
+    assert [(e.params, e.required) for e in find.exclusive] == [(["title", "regex"], True)]
+    assert params(find)["format"].choices == ["json", "csv"]  # a module-level constant
+    export = node(tree, "notes export")
+    assert export.aliases == ["dump"]
+    assert params(export)["paths"].nargs == "+"
+    assert params(export)["ratio"].type == "number"
+    assert params(export)["verbose"].action == "count"
+    assert node(tree, "notes export").handler["command"][-1] == "export"
+
+
+def test_passthrough_scripts_get_help_from_docstring_or_comments():
+    tree, _ = load(SKILLS / "argtool")
+    raw, count = node(tree, "raw-echo"), node(tree, "count")
+    assert raw.passthrough and raw.summary == "Echo the raw arguments, one per line."
+    assert "Usage: raw_echo.py" in raw.usage
+    assert count.passthrough and count.summary == "Count the arguments given."
+    assert count.handler["command"][0] == "bash"
+
+
+def test_click_skill():
+    tree, _ = load(SKILLS / "clicktool")
+    assert [" ".join(p) for p, _ in tree.walk()][:5] == [
+        "images", "images convert", "images meta", "images meta show", "images info",
+    ]  # fmt: skip
+    conv = params(node(tree, "images convert"))
+    assert (conv["sources"].nargs, conv["sources"].required) == ("+", True)
+    assert (conv["fmt"].flags, conv["fmt"].choices, conv["fmt"].default) == (["--to"], ["png", "jpeg", "webp"], "png")
+    assert conv["quality"].type == "integer" and conv["quality"].flags == ["--quality", "-q"]
+    assert conv["tag"].action == "append"
+    assert conv["overwrite"].action == "negatable"
+    assert conv["dry_run"].action == "store_true"
+    assert conv["verbose"].action == "count"
+    assert "Reads every SOURCE" in node(tree, "images convert").description
+    show = node(tree, "images meta show")
+    assert show.handler["command"][-2:] == ["meta", "show"]
+    assert (params(show)["path"].type, params(show)["scale"].type) == ("path", "number")
+    assert node(tree, "images info").handler["command"][-1] == "info"
+
+
+def test_typer_skill():
+    tree, _ = load(SKILLS / "typertool")
+    assert [" ".join(p) for p, _ in tree.walk()][:5] == [
+        "remind", "remind add", "remind list", "remind config", "remind config set",
+    ]  # fmt: skip
+    add = params(node(tree, "remind add"))
+    assert add["text"].positional and add["text"].required
+    assert (add["when"].flags, add["when"].default) == (["--when", "-w"], "tomorrow")
+    assert (add["channel"].choices, add["channel"].default) == (["email", "sms"], "email")
+    assert (add["repeat"].type, add["repeat"].default) == ("integer", 1)
+    assert add["urgent"].action == "negatable"
+    assert (add["tags"].flags, add["tags"].action) == (["--tag"], "append")
+    lst = node(tree, "remind list")
+    assert lst.handler["command"][-1] == "list"
+    assert params(lst)["out"].type == "path"
+    cfg = node(tree, "remind config set")
+    assert cfg.handler["command"][-2:] == ["config", "set"]
+    assert params(cfg)["force"].action == "store_true"
+
+
+def test_docs_topics_resolve_links_case_insensitively():
+    tree, _ = load(SKILLS / "argtool")
+    docs = node(tree, "docs")
+    assert isinstance(docs, Group) and all(isinstance(t, Topic) for t in docs.children)
+    assert node(tree, "docs guide").text.startswith("# The argtool guide")  # linked as References/GUIDE.md
+    assert node(tree, "docs faq").summary == "Frequently asked questions"  # linked as FAQ.md#top
+    assert "Add notes with" in node(tree, "docs skill").text
+
+
+def test_manifest_reshapes_the_tree(tmp_path):
+    import shutil
+
+    skill = tmp_path / "argtool"
+    shutil.copytree(SKILLS / "argtool", skill)
+    (skill / "mcp-cli.yaml").write_text(
+        "summary: Notes, reshaped.\n"
+        "docs: guides\n"
+        "steps:\n"
+        "  - move: {from: notes add, to: write note}\n"
+        "  - move: {from: raw-echo, to: echo}\n"
+        "  - hide: count\n"
+        "  - flatten: notes\n"
+        "  - summary: {write: Writing notes.}\n"
+        "  - order: [guides, write]\n"
+        "  - hide: no-such-node\n"
+        "  - colour: red\n"
+    )
+    tree, warnings = load(skill)
+    assert tree.root.summary == "Notes, reshaped."
+    assert [" ".join(p) for p, _ in tree.walk()] == [
+        "guides", "guides skill", "guides guide", "guides faq", "write", "write note",
+        "find", "export", "echo",
+    ]  # fmt: skip
+    assert node(tree, "write").summary == "Writing notes."
+    assert node(tree, "write note").handler["command"][-1] == "add"
+    assert any("step 7 (hide): no node at 'no-such-node'" in w for w in warnings)
+    assert any("step 8 (colour)" in w for w in warnings)
+
+
+def test_syntax_error_is_a_warning_and_the_rest_builds():
+    tree, warnings = load(SKILLS / "broken" / "syntax-error")
+    assert any("scripts/bad.py: syntax error at line 3" in w for w in warnings)
+    assert any("name 'Syntax_Error' breaks the spec" in w for w in warnings)
+    assert tree.name == "syntax-error"
+    assert [p for p, _ in tree.walk()][0] == ["good"]
+
+
+@pytest.mark.parametrize(
+    "folder, words",
+    [
+        ("no-skillmd", "no SKILL.md"),
+        ("bad-yaml", "not valid YAML at line 3"),
+        ("no-name", "has no `name`"),
+    ],
+)
+def test_broken_skills_are_clear_errors(folder, words):
+    with pytest.raises(SourceError, match=words):
+        load(SKILLS / "broken" / folder)
+    proc = subprocess.run([sys.executable, "-m", "mcp_cli", "build", str(SKILLS / "broken" / folder), "-o",
+                           str(ROOT / "build" / "never")], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2
+    assert words in proc.stderr and "Traceback" not in proc.stderr
+    assert not (ROOT / "build" / "never").exists()
