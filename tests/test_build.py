@@ -12,8 +12,12 @@ SKILLS = ROOT / "tests" / "fixtures" / "skills"
 
 
 def build(skill, out) -> subprocess.CompletedProcess:
-    proc = subprocess.run([sys.executable, "-m", "mcp_cli", "build", str(skill), "-o", str(out)],
-                          capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "mcp_cli", "build", str(skill), "-o", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr
     return proc
 
@@ -30,20 +34,32 @@ def test_build_output_is_complete_and_deterministic(tmp_path):
     build(SKILLS / "argtool", second)  # over its own earlier output
     files = snapshot(first)
     assert files == snapshot(second)
-    for rel in ("pyproject.toml", "README.md", "argtool_mcp/__main__.py", "argtool_mcp/skill/SKILL.md",
-                "argtool_mcp/skill/mcp-cli-tree.json", "argtool_mcp/skill/scripts/notes.py",
-                "clients/claude-code.sh", "clients/mcp.json", "clients/codex-config.toml",
-                "clients/claude-desktop.json"):
+    for rel in (
+        "pyproject.toml",
+        "README.md",
+        "argtool_mcp/__main__.py",
+        "argtool_mcp/skill/SKILL.md",
+        "argtool_mcp/skill/mcp-cli-tree.json",
+        "argtool_mcp/skill/scripts/notes.py",
+        "clients/claude-code.sh",
+        "clients/mcp.json",
+        "clients/codex-config.toml",
+        "clients/claude-desktop.json",
+    ):
         assert rel in files, rel
     assert files["clients/claude-code.sh"] == b"claude mcp add argtool -- argtool-mcp\n"
-    assert b"[mcp_servers.argtool]\ncommand = \"argtool-mcp\"" in files["clients/codex-config.toml"]
+    assert b'[mcp_servers.argtool]\ncommand = "argtool-mcp"' in files["clients/codex-config.toml"]
     assert b"claude mcp add argtool -- argtool-mcp" in files["README.md"]
 
 
 def test_build_refuses_to_overwrite_a_foreign_folder(tmp_path):
     (tmp_path / "mine.txt").write_text("precious")
-    proc = subprocess.run([sys.executable, "-m", "mcp_cli", "build", str(SKILLS / "argtool"), "-o", str(tmp_path)],
-                          capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "mcp_cli", "build", str(SKILLS / "argtool"), "-o", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 1 and "was not made by mcp-cli build" in proc.stderr
     assert (tmp_path / "mine.txt").read_text() == "precious"
 
@@ -56,8 +72,21 @@ def installed(tmp_path_factory):
     build(SKILLS / "argtool", out)
     env_dir = root / "env"
     venv.create(env_dir, with_pip=True)
-    pip = subprocess.run([str(env_dir / "bin" / "python"), "-m", "pip", "install", "-q", "--disable-pip-version-check",
-                          str(ROOT), str(out)], capture_output=True, text=True, timeout=600)
+    pip = subprocess.run(
+        [
+            str(env_dir / "bin" / "python"),
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "--disable-pip-version-check",
+            str(ROOT),
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert pip.returncode == 0, pip.stderr[-2000:]
     return env_dir / "bin" / "argtool-mcp"
 
@@ -76,10 +105,31 @@ async def test_installed_console_script_serves_over_stdio(installed, tmp_path):
 def test_inspector_strict_accepts_the_built_server(installed, tmp_path):
     inspector = NODE_BIN / "mcp-inspector"
     env = {"HOME": str(tmp_path), "PATH": "/usr/bin:/bin:/usr/local/bin"}
-    listed = subprocess.run([str(inspector), "--cli", "--strict", str(installed), "--method", "tools/list"],
-                            capture_output=True, text=True, timeout=120, env=env, cwd=tmp_path)
+    listed = subprocess.run(
+        [str(inspector), "--cli", "--strict", str(installed), "--method", "tools/list"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+        cwd=tmp_path,
+    )
     assert listed.returncode == 0, listed.stderr
-    called = subprocess.run([str(inspector), "--cli", str(installed), "--method", "tools/call", "--tool-name",
-                             "argtool", "--tool-arg", "command=count a b"], capture_output=True, text=True,
-                            timeout=120, env=env, cwd=tmp_path)
+    called = subprocess.run(
+        [
+            str(inspector),
+            "--cli",
+            str(installed),
+            "--method",
+            "tools/call",
+            "--tool-name",
+            "argtool",
+            "--tool-arg",
+            "command=count a b",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+        cwd=tmp_path,
+    )
     assert called.returncode == 0 and '"text": "2\\n"' in called.stdout, called.stdout + called.stderr

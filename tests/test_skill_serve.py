@@ -98,8 +98,15 @@ async def test_click_skill_end_to_end():
         argv = ["images", "convert", "a.png", "b.png", "--to", "webp", "--tag", "x", "--tag", "y", "--overwrite", "-vv"]
         result, out = await call(client, "clicktool", argv)
         assert not result.is_error, out
-        assert json.loads(out) == {"sources": ["a.png", "b.png"], "fmt": "webp", "quality": 90, "tag": ["x", "y"],
-                                   "overwrite": True, "dry_run": False, "verbose": 2}
+        assert json.loads(out) == {
+            "sources": ["a.png", "b.png"],
+            "fmt": "webp",
+            "quality": 90,
+            "tag": ["x", "y"],
+            "overwrite": True,
+            "dry_run": False,
+            "verbose": 2,
+        }
         _, out = await call(client, "clicktool", ["images", "meta", "show", "p.png", "--scale", "2"])
         assert json.loads(out) == {"path": "p.png", "scale": 2.0}
         _, out = await call(client, "clicktool", ["images", "info", "q.png"])
@@ -113,8 +120,14 @@ async def test_typer_skill_end_to_end():
         argv = ["remind", "add", "call mom", "-w", "now", "--channel", "sms", "--repeat", "2", "--urgent", "--tag", "a"]
         result, out = await call(client, "typertool", argv)
         assert not result.is_error, out
-        assert json.loads(out) == {"text": "call mom", "when": "now", "channel": "sms", "repeat": 2, "urgent": True,
-                                   "tags": ["a"]}
+        assert json.loads(out) == {
+            "text": "call mom",
+            "when": "now",
+            "channel": "sms",
+            "repeat": 2,
+            "urgent": True,
+            "tags": ["a"],
+        }
         _, out = await call(client, "typertool", ["remind", "config", "set", "k", "v", "--force"])
         assert json.loads(out) == {"key": "k", "value": "v", "force": True}
         _, out = await call(client, "typertool", ["remind", "list", "--limit", "3"])

@@ -166,8 +166,20 @@ def test_syntax_error_is_a_warning_and_the_rest_builds():
 def test_broken_skills_are_clear_errors(folder, words):
     with pytest.raises(SourceError, match=words):
         load(SKILLS / "broken" / folder)
-    proc = subprocess.run([sys.executable, "-m", "mcp_cli", "build", str(SKILLS / "broken" / folder), "-o",
-                           str(ROOT / "build" / "never")], capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mcp_cli",
+            "build",
+            str(SKILLS / "broken" / folder),
+            "-o",
+            str(ROOT / "build" / "never"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 2
     assert words in proc.stderr and "Traceback" not in proc.stderr
     assert not (ROOT / "build" / "never").exists()
