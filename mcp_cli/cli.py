@@ -83,8 +83,13 @@ def run(
     if tokens[:1] == ["--"]:
         tokens = tokens[1:]
     from .handlers.python import exit_process
+    from .result import Result
 
-    result = anyio.run(Runtime(_load(tree)).call, tokens)
+    async def once() -> Result:
+        async with Runtime(_load(tree)) as runtime:
+            return await runtime.call(tokens)
+
+    result = anyio.run(once)
     (sys.stdout if result.ok else sys.stderr).write(result.text())
     if result.exit_code is not None:
         exit_process(result.exit_code if 0 <= result.exit_code < 256 else 1)

@@ -52,12 +52,12 @@ class _Parser(argparse.ArgumentParser):
         return None
 
 
-def _add(target: Any, p: Param) -> None:
+def _add(target: Any, p: Param, strict: bool) -> None:
     if p.type not in TYPES:
         raise ValueError(f"parameter {p.name!r}: unknown type {p.type!r} (one of {', '.join(TYPES)})")
     if p.action not in ACTIONS:
         raise ValueError(f"parameter {p.name!r}: unknown action {p.action!r} (one of {', '.join(ACTIONS)})")
-    kw: dict[str, Any] = {"default": argparse.SUPPRESS if p.default is None else p.default}
+    kw: dict[str, Any] = {"default": argparse.SUPPRESS if p.default is None or not strict else p.default}
     if p.action in ("store", "append"):
         kw["type"] = _CONVERTERS[p.type]
         kw["metavar"] = p.metavar or p.name.upper()
@@ -76,18 +76,21 @@ def _add(target: Any, p: Param) -> None:
             kw["nargs"] = "?"
         target.add_argument(p.name, **kw)
     else:
-        target.add_argument(*p.flags, dest=p.name, required=p.required, **kw)
+        target.add_argument(*p.flags, dest=p.name, required=p.required and strict, **kw)
 
 
 def build(prog: str, cmd: Command) -> argparse.ArgumentParser:
-    """The argparse parser of a command. Raises ValueError if the command's parameters are malformed."""
+    """The argparse parser of a command. Raises ValueError if the command's parameters are malformed.
+
+    For a schema-backed command, required options and defaults are left to the schema: `--json` may carry them,
+    and the upstream applies its own defaults."""
     parser = _Parser(prog=prog, add_help=False, allow_abbrev=False)
     groups = {}
     for ex in cmd.exclusive:
         group = parser.add_mutually_exclusive_group(required=ex.required)
         groups.update({name: group for name in ex.params})
     for p in cmd.params:
-        _add(groups.get(p.name, parser), p)
+        _add(groups.get(p.name, parser), p, strict=cmd.schema is None)
     return parser
 
 

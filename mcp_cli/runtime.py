@@ -8,10 +8,12 @@ from typing import Any
 
 from . import help as helptext
 from . import parser as argparser
+from . import schema
 from .errors import BadRequest, CallError, NotFound, UsageError, did_you_mean
 from .handlers import Call, Handler, resolve
 from .result import Result, cap
 from .tree import Command, Group, Node, Topic, Tree
+from .upstream import Upstreams
 
 log = logging.getLogger("mcp_cli")
 HELP = ("-h", "--help")
@@ -22,8 +24,20 @@ class Runtime:
 
     def __init__(self, tree: Tree) -> None:
         self.tree = tree
+        self.upstreams: Upstreams | None = None
         self._parsers: dict[int, Any] = {}
         self._handlers: dict[int, Handler] = {}
+
+    async def __aenter__(self) -> Runtime:
+        """Open what calls need while serving: the pool of upstream servers (none start until called)."""
+        if self.tree.upstreams:
+            self.upstreams = await Upstreams(self.tree.upstreams).__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        if self.upstreams is not None:
+            upstreams, self.upstreams = self.upstreams, None
+            await upstreams.__aexit__(*exc)
 
     async def call_tool(self, arguments: dict[str, Any] | None) -> Result:
         """A call from the MCP tool: exactly one of `argv` (list of strings) or `command` (one string)."""
@@ -79,8 +93,9 @@ class Runtime:
             log.exception("internal error in %s", prog)
             return self._failure(CallError(f"internal error in `{prog}`: {type(exc).__name__}: {exc}"), prog)
         result.path = prog
-        limit = self.tree.settings.max_output
-        result.output = cap(result.output, limit, len(result.output) + result.omitted)
+        if result.content is None:  # passed-through content items are capped by their handler
+            limit = self.tree.settings.max_output
+            result.output = cap(result.output, limit, len(result.output) + result.omitted)
         return result
 
     async def _dispatch(self, node: Node, prog: str, rest: list[str], is_root: bool) -> Result:
@@ -111,6 +126,8 @@ class Runtime:
                 self._parsers[key] = argparser.build(prog, cmd)
             try:
                 values = argparser.parse(self._parsers[key], cmd, rest)
+                if cmd.schema is not None:
+                    values = schema.arguments(cmd, values)
             except UsageError as exc:
                 exc.usage = helptext.command_help(prog, cmd)
                 raise
@@ -120,7 +137,8 @@ class Runtime:
                 handler = self._handlers[id(cmd)] = resolve(cmd.handler, self.tree)
             except ValueError as exc:
                 raise CallError(f"`{prog}` cannot run: its handler is misconfigured ({exc}).") from None
-        return await handler.run(Call(tree=self.tree, command=cmd, path=prog, values=values, tokens=rest))
+        call = Call(tree=self.tree, command=cmd, path=prog, values=values, tokens=rest, upstreams=self.upstreams)
+        return await handler.run(call)
 
     def _failure(self, exc: CallError, prog: str) -> Result:
         return Result(ok=False, path=prog, error=exc.kind, message=exc.render())

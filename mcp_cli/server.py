@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
+from collections.abc import AsyncIterator
 from typing import Any
 
 import anyio
@@ -96,10 +98,16 @@ def build(runtime: Runtime) -> Server:
             return to_mcp(bad)
         return to_mcp(await runtime.call_tool(arguments))
 
+    @contextlib.asynccontextmanager
+    async def lifespan(_: Server) -> AsyncIterator[dict]:
+        async with runtime:
+            yield {}
+
     return Server(
         runtime.tree.name,
         version=__version__,
         instructions=description(runtime),
+        lifespan=lifespan,
         on_list_tools=list_tools,
         on_call_tool=call_tool,
     )

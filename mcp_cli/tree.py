@@ -60,6 +60,8 @@ class Command:
     """A leaf that runs a handler. `handler` is a reference (plain data), resolved by the runtime.
 
     A `passthrough` command accepts any tokens and hands them to its handler unparsed; its help is `usage`.
+    With a JSON `schema` (an MCP tool's input schema), parsed options are assembled into the arguments object
+    and validated against it before the handler runs (see `schema.py`); `annotations` are the tool's hints.
     """
 
     name: str
@@ -72,6 +74,8 @@ class Command:
     examples: list[str] = field(default_factory=list)
     passthrough: bool = False
     usage: str = ""
+    schema: dict[str, Any] | None = None
+    annotations: dict[str, Any] = field(default_factory=dict)
     kind: str = field(default="command", init=False, repr=False)
 
 
@@ -120,10 +124,12 @@ class Settings:
 
 @dataclass
 class Tree:
-    """A root group plus settings. `base_dir` (not serialised) anchors relative paths in handler references."""
+    """A root group plus settings, and the upstream MCP servers its `mcp` handlers call (name -> config).
+    `base_dir` (not serialised) anchors relative paths in handler references."""
 
     root: Group
     settings: Settings = field(default_factory=Settings)
+    upstreams: dict[str, dict[str, Any]] = field(default_factory=dict)
     base_dir: Path | None = field(default=None, compare=False, repr=False)
 
     @property
@@ -148,6 +154,7 @@ class Tree:
             "format": FORMAT,
             "version": FORMAT_VERSION,
             "settings": _to_data(self.settings),
+            **({"upstreams": self.upstreams} if self.upstreams else {}),
             "root": _to_data(self.root),
         }
 
@@ -163,7 +170,8 @@ class Tree:
         root = _node_from(data["root"])
         if not isinstance(root, Group):
             raise ValueError("the root of a tree must be a group")
-        return cls(root=root, settings=Settings(**data.get("settings", {})), base_dir=base_dir)
+        settings = Settings(**data.get("settings", {}))
+        return cls(root=root, settings=settings, upstreams=data.get("upstreams", {}), base_dir=base_dir)
 
     @classmethod
     def load(cls, path: str | Path) -> Tree:

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from ..tree import Tree
 from .base import Call, Handler
+from .mcp import McpHandler
 from .python import PythonHandler
 from .subprocess import SubprocessHandler
 
-KINDS: dict[str, type] = {"python": PythonHandler, "subprocess": SubprocessHandler}
+KINDS: dict[str, type] = {"python": PythonHandler, "subprocess": SubprocessHandler, "mcp": McpHandler}
 
 
 def resolve(ref: dict, tree: Tree) -> Handler:

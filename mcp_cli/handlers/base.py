@@ -11,13 +11,14 @@ from ..tree import Command, Tree
 
 @dataclass
 class Call:
-    """One parsed call: the command, its path (`pdf text extract`), parsed values and the raw tokens after the path."""
+    """One parsed call: the command, its path (`pdf text extract`), parsed values and the raw tokens after it."""
 
     tree: Tree
     command: Command
     path: str
     values: dict[str, Any]
     tokens: list[str]
+    upstreams: Any = None  # the running pool of upstream servers, for `mcp` handlers
 
 
 class Handler(Protocol):

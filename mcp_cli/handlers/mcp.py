@@ -1,0 +1,46 @@
+"""Upstream MCP tools: `{"kind": "mcp", "server": "github", "tool": "list_issues"}`.
+
+The arguments object was built from argv and validated against the tool's schema by the runtime; here it is
+sent to the upstream server, and the result's content items come back unchanged (text capped with a note).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import HandlerError
+from ..result import Result, cap
+from ..tree import Tree
+from .base import Call, timeout_of
+
+
+class McpHandler:
+    def __init__(self, ref: dict, tree: Tree) -> None:
+        if not ref.get("server") or not ref.get("tool"):
+            raise ValueError("mcp handler reference needs 'server' and 'tool'")
+        self.server, self.tool = ref["server"], ref["tool"]
+        self.timeout = timeout_of(ref, tree)
+        self.limit = tree.settings.max_output
+
+    async def run(self, call: Call) -> Result:
+        if call.upstreams is None:
+            raise HandlerError(f"`{call.path}` calls an upstream server, which needs a running server (mcp-cli serve)")
+        upstream = call.upstreams.get(self.server)
+        result = await upstream.call(self.tool, call.values, self.timeout, call.path)
+        content: list[dict[str, Any]] = []
+        budget = self.limit
+        for item in result.content:
+            data = item.model_dump(by_alias=True, exclude_none=True, mode="json")
+            if data.get("type") == "text":
+                text = data["text"]
+                data["text"] = cap(text, max(budget, 0))
+                budget -= len(text)
+            content.append(data)
+        output = "\n".join(c["text"] for c in content if c.get("type") == "text")
+        return Result(
+            ok=not result.is_error,
+            output=output,
+            error="upstream" if result.is_error else None,
+            content=content,
+            data=result.structured_content,
+        )

@@ -1,0 +1,236 @@
+"""JSON Schema <-> argv: a tool's input schema becomes options, and parsed options become its arguments object.
+
+Each property is an option named after it (`--max-results`, also `--max_results`): typed scalars, choices
+for enums, `--flag/--no-flag` for booleans, repeatable options (or a JSON array) for arrays, dotted options
+(`--filters.status open`) or one JSON value for objects. `--json '{...}'` (or `--json @file.json`) gives the
+whole object; options beside it override its fields. `$ref`/`$defs`, `allOf`, `anyOf`/`oneOf` (nullable
+included) are resolved. The result is validated against the schema, and errors are told in argv terms.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .errors import UsageError
+from .tree import Command, Param
+
+JSON_ALL = "@json"  # the dest of --json, never a property path
+RESERVED = {"help", "h", "json"}
+MAX_DEPTH = 2
+_SCALARS = {"string": "string", "integer": "integer", "number": "number", "boolean": "boolean"}
+
+
+class _Schema:
+    """A schema with its local `$ref`s resolvable."""
+
+    def __init__(self, root: dict[str, Any]) -> None:
+        self.root = root
+
+    def resolve(self, node: Any, seen: frozenset[str] = frozenset()) -> dict[str, Any]:
+        """Follow `$ref`, merge `allOf`, and strip null from `anyOf`/`oneOf`/type lists (nullable)."""
+        if not isinstance(node, dict):
+            return {}
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/") and ref not in seen:
+            target: Any = self.root
+            for part in ref[2:].split("/"):
+                target = target.get(part.replace("~1", "/").replace("~0", "~"), {}) if isinstance(target, dict) else {}
+            merged = {**self.resolve(target, seen | {ref}), **{k: v for k, v in node.items() if k != "$ref"}}
+            return merged
+        if "allOf" in node and isinstance(node["allOf"], list):
+            out = {k: v for k, v in node.items() if k != "allOf"}
+            for part in node["allOf"]:
+                sub = self.resolve(part, seen)
+                out.setdefault("properties", {}).update(sub.get("properties", {}))
+                out["required"] = out.get("required", []) + sub.get("required", [])
+                out.update({k: v for k, v in sub.items() if k not in ("properties", "required")})
+            return out
+        for key in ("anyOf", "oneOf"):
+            options = node.get(key)
+            if isinstance(options, list):
+                real = [self.resolve(o, seen) for o in options if not (isinstance(o, dict) and o.get("type") == "null")]
+                if len(real) == 1:
+                    return {**{k: v for k, v in node.items() if k != key}, **real[0], "nullable": True}
+        kinds = node.get("type")
+        if isinstance(kinds, list):
+            kinds = [k for k in kinds if k != "null"]
+            node = {**node, "type": kinds[0] if len(kinds) == 1 else kinds}
+        return node
+
+
+def kind_of(prop: dict[str, Any]) -> str:
+    """string, integer, number, boolean, array, object, or any (a union or an unknown type)."""
+    kind = prop.get("type")
+    if isinstance(kind, str) and kind in _SCALARS | {"array": 1, "object": 1}:
+        return kind
+    if kind is None and "properties" in prop:
+        return "object"
+    if kind is None and "enum" in prop and all(isinstance(v, str) for v in prop["enum"]):
+        return "string"
+    return "any"
+
+
+def _flags(path: list[str]) -> list[str]:
+    """`--max-results` (and the verbatim `--max_results`); reserved names get an `arg-` prefix."""
+    verbatim = ".".join(path)
+    if len(path) == 1 and verbatim.lower() in RESERVED:
+        return ["--arg-" + verbatim]
+    dashed = verbatim.replace("_", "-").replace(" ", "-")
+    return ["--" + dashed] + (["--" + verbatim.replace(" ", "-")] if dashed != verbatim.replace(" ", "-") else [])
+
+
+def _notes(prop: dict[str, Any], kind: str) -> str:
+    bits = []
+    lo, hi = prop.get("minimum", prop.get("exclusiveMinimum")), prop.get("maximum", prop.get("exclusiveMaximum"))
+    if lo is not None or hi is not None:
+        bits.append(f"{'' if lo is None else lo}..{'' if hi is None else hi}")
+    if prop.get("format"):
+        bits.append(str(prop["format"]))
+    if "enum" in prop and kind == "any":
+        bits.append("one of: " + ", ".join(json.dumps(v) for v in prop["enum"]))
+    if kind == "array":
+        bits.append("repeatable, or a JSON array")
+    if kind in ("object", "any"):
+        bits.append("JSON")
+    return "; ".join(bits)
+
+
+def _param(path: list[str], prop: dict[str, Any], required: bool) -> Param:
+    kind = kind_of(prop)
+    description = " ".join(str(prop.get("description") or prop.get("title") or "").split())
+    notes = _notes(prop, kind)
+    help_text = f"{description} [{notes}]" if notes and description else description or (f"[{notes}]" if notes else "")
+    enum = prop.get("enum") if isinstance(prop.get("enum"), list) else None
+    if "const" in prop:
+        enum = [prop["const"]]
+    base = {"name": ".".join(path), "flags": _flags(path), "help": help_text, "required": required}
+    default = prop.get("default")
+    if kind == "boolean":
+        return Param(type="boolean", action="negatable", default=default, **base)
+    if kind in ("string", "integer", "number"):
+        same_type = enum is not None and all(isinstance(v, (str if kind == "string" else (int, float))) for v in enum)
+        return Param(type=kind, choices=enum if same_type else None, default=default, **base)
+    if kind == "array":
+        return Param(type="string", action="append", metavar=_item_metavar(prop), **base)
+    return Param(type="string", metavar="JSON", default=default if not isinstance(default, (dict, list)) else None,
+                 **base)
+
+
+def _item_metavar(prop: dict[str, Any]) -> str:
+    items = prop.get("items") if isinstance(prop.get("items"), dict) else {}
+    return {"integer": "INT", "number": "NUM", "boolean": "BOOL", "object": "JSON"}.get(items.get("type"), "TEXT")
+
+
+def params(schema: dict[str, Any]) -> list[Param]:
+    """Options for every property (objects also field by field, two levels deep), then `--json`."""
+    doc = _Schema(schema)
+    out: list[Param] = []
+
+    def visit(node: dict[str, Any], prefix: list[str], required_here: bool, depth: int) -> None:
+        required = set(node.get("required", [])) if isinstance(node.get("required"), list) else set()
+        props = node.get("properties") if isinstance(node.get("properties"), dict) else {}
+        for name, raw in props.items():
+            prop = doc.resolve(raw)
+            path = prefix + [str(name)]
+            out.append(_param(path, prop, required_here and name in required))
+            if kind_of(prop) == "object" and isinstance(prop.get("properties"), dict) and depth < MAX_DEPTH:
+                visit(prop, path, False, depth + 1)
+
+    visit(doc.resolve(schema), [], True, 1)
+    out.append(Param(name=JSON_ALL, type="string", flags=["--json"], metavar="JSON",
+                     help="The whole arguments object as JSON, or @file.json; options beside it override its fields."))
+    return out
+
+
+def _convert(param: Param, prop: dict[str, Any], value: Any) -> Any:
+    """An option's parsed value as the JSON value its property expects."""
+    kind = kind_of(prop)
+    if kind == "array":
+        items = _Schema({}).resolve(prop.get("items")) if isinstance(prop.get("items"), dict) else {}
+        out: list[Any] = []
+        for raw in value:
+            if raw.lstrip().startswith("["):
+                out.extend(_json(param, raw))
+            else:
+                out.append(_scalar(param, kind_of(items), raw))
+        return out
+    if kind in ("object", "any") and isinstance(value, str):
+        return _scalar(param, kind, value)
+    return value
+
+
+def _json(param: Param, text: str) -> Any:
+    try:
+        if text.startswith("@"):
+            with open(text[1:], encoding="utf-8") as f:
+                return json.load(f)
+        return json.loads(text)
+    except OSError as exc:
+        raise UsageError(f"{param.flags[0]}: cannot read {text[1:]}: {exc.strerror}.") from None
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"{param.flags[0]}: not valid JSON ({exc.msg} at character {exc.pos}): {text!r}.") from None
+
+
+def _scalar(param: Param, kind: str, raw: str) -> Any:
+    if kind == "object":
+        return _json(param, raw)
+    if kind in ("integer", "number", "boolean", "any"):
+        try:
+            return json.loads(raw)
+        except json.JSONDecodeError:
+            if kind == "any":
+                return raw
+            raise UsageError(f"{param.flags[0]}: expected {kind}, got {raw!r}.") from None
+    return raw
+
+
+def arguments(cmd: Command, values: dict[str, Any]) -> dict[str, Any]:
+    """The arguments object for a schema-backed command, validated against its schema (errors in argv terms)."""
+    schema = cmd.schema or {}
+    doc = _Schema(schema)
+    by_name = {p.name: p for p in cmd.params}
+    result: dict[str, Any] = {}
+    if JSON_ALL in values:
+        base = _json(by_name[JSON_ALL], values[JSON_ALL])
+        if not isinstance(base, dict):
+            raise UsageError("--json: expected a JSON object like '{\"name\": \"value\"}'.")
+        result = base
+    for name, value in values.items():
+        if name == JSON_ALL or name not in by_name:
+            continue
+        path = name.split(".")
+        node: dict[str, Any] = doc.resolve(schema)
+        for part in path:
+            node = doc.resolve((node.get("properties") or {}).get(part, {}))
+        target = result
+        for part in path[:-1]:
+            if not isinstance(target.get(part), dict):
+                target[part] = {}
+            target = target[part]
+        target[path[-1]] = _convert(by_name[name], node, value)
+    validate(cmd, result)
+    return result
+
+
+def validate(cmd: Command, args: dict[str, Any]) -> None:
+    """Raise UsageError for the first schema violation, naming the option it concerns."""
+    import jsonschema
+
+    try:
+        validator_cls = jsonschema.validators.validator_for(cmd.schema or {}, default=jsonschema.Draft202012Validator)
+        errors = sorted(validator_cls(cmd.schema or {}).iter_errors(args), key=lambda e: (len(e.path), list(e.path)))
+    except (jsonschema.SchemaError, jsonschema.exceptions.UnknownType, jsonschema.exceptions._WrappedReferencingError):
+        return  # an upstream's broken schema is the upstream's to enforce
+    if not errors:
+        return
+    err = errors[0]
+    path = [str(p) for p in err.path if not isinstance(p, int)]
+    if err.validator == "required":
+        missing = err.message.split("'")[1] if "'" in err.message else ""
+        flag = _flags(path + [missing])[0] if missing else "an option"
+        raise UsageError(f"missing required option {flag} (or give it inside --json).")
+    if err.validator == "additionalProperties":
+        raise UsageError(f"{err.message}; use only the options listed below.")
+    where = _flags(path)[0] if path else "--json"
+    raise UsageError(f"{where}: {err.message}.")
