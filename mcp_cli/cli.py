@@ -18,20 +18,36 @@ app = typer.Typer(
     rich_markup_mode=None,
 )
 
-TREE_HELP = "A skill folder, a tree JSON file, or a Python module:attribute holding a Tree."
+TREE_HELP = (
+    "A skill folder, an MCP client config (mcpServers JSON, ~/.claude.json, Codex config.toml), "
+    "a tree JSON file, or a Python module:attribute holding a Tree."
+)
+# Options for MCP client configs (ignored for other sources), shared by serve, wrap and tokens.
+NAME = typer.Option(None, "--name", help="Tool (root) name for a config; default from the file name.")
+REFRESH = typer.Option(False, "--refresh", help="Ask the upstream servers for their tools again (skip the cache).")
+SERVERS = typer.Option(None, "--server", help="Only this server of the config (repeatable).")
+NOT_SERVERS = typer.Option(None, "--exclude-server", help="Leave this server out (repeatable).")
+TOOLS = typer.Option(None, "--tool", help="Only tools matching this pattern, e.g. 'git_*' or 'github/*issue*'.")
+NOT_TOOLS = typer.Option(None, "--exclude-tool", help="Leave out tools matching this pattern (repeatable).")
+THRESHOLD = typer.Option(15, "--threshold", help="Split a server with more tools than this into subgroups.")
 
 
-def _load(source: str):
+def _load(source: str, **options):
     import logging
 
     from .sources import SourceError, load
 
     logging.basicConfig(level=logging.WARNING, format="warning: %(message)s")
     try:
-        return load(source)
+        return load(source, **options)
     except SourceError as exc:
         typer.echo(f"mcp-cli: {exc}", err=True)
         raise typer.Exit(2) from None
+
+
+def _config(name, refresh, servers, not_servers, tools, not_tools, threshold) -> dict:
+    return {"name": name, "refresh": refresh, "only": servers, "skip": not_servers, "tools": tools,
+            "exclude_tools": not_tools, "threshold": threshold}  # fmt: skip
 
 
 def _version(value: bool) -> None:
@@ -47,26 +63,55 @@ def main_options(
     """Serve a command tree as one argv-driven MCP tool, or run it in a terminal."""
 
 
-def _host_port(value: str) -> tuple[str, int]:
-    host, _, port = value.rpartition(":")
-    if not port.isdigit():
-        raise typer.BadParameter(f"expected HOST:PORT or PORT, got {value!r}")
-    return host or "127.0.0.1", int(port)
-
-
 @app.command()
 def serve(
     tree: str = typer.Argument(..., help=TREE_HELP),
     http: Optional[str] = typer.Option(  # noqa: UP045 - typer reads the annotation
         None, "--http", metavar="HOST:PORT", help="Serve streamable HTTP at /mcp instead of stdio."
     ),
+    name: Optional[str] = NAME,  # noqa: UP045
+    refresh: bool = REFRESH,
+    server: Optional[list[str]] = SERVERS,  # noqa: UP045
+    exclude_server: Optional[list[str]] = NOT_SERVERS,  # noqa: UP045
+    tool: Optional[list[str]] = TOOLS,  # noqa: UP045
+    exclude_tool: Optional[list[str]] = NOT_TOOLS,  # noqa: UP045
+    threshold: int = THRESHOLD,
 ) -> None:
     """Serve TREE as one MCP tool (stdio unless --http)."""
+    from .launcher import parse_address
     from .runtime import Runtime
     from .server import serve as run_server
 
-    address = _host_port(http) if http else None
-    run_server(Runtime(_load(tree)), http=address)
+    try:
+        address = parse_address(http) if http else None
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc)) from None
+    options = _config(name, refresh, server, exclude_server, tool, exclude_tool, threshold)
+    run_server(Runtime(_load(tree, **options)), http=address)
+
+
+@app.command()
+def wrap(
+    config: str = typer.Argument(..., help="An MCP client config: mcpServers JSON, ~/.claude.json, config.toml."),
+    out: Optional[str] = typer.Option(None, "-o", "--out", help="Output folder; default ./NAME-mcp."),  # noqa: UP045
+    name: Optional[str] = NAME,  # noqa: UP045
+    refresh: bool = REFRESH,
+    server: Optional[list[str]] = SERVERS,  # noqa: UP045
+    exclude_server: Optional[list[str]] = NOT_SERVERS,  # noqa: UP045
+    tool: Optional[list[str]] = TOOLS,  # noqa: UP045
+    exclude_tool: Optional[list[str]] = NOT_TOOLS,  # noqa: UP045
+    threshold: int = THRESHOLD,
+) -> None:
+    """Build an installable MCP server package that serves a config's servers as one tool."""
+    from pathlib import Path
+
+    from .sources import mcp_config
+
+    if not Path(config).is_file() or not mcp_config.looks_like_config(Path(config)):
+        typer.echo(f"mcp-cli: {config}: not an MCP client configuration (no mcpServers or mcp_servers)", err=True)
+        raise typer.Exit(2)
+    tree = _load(config, **_config(name, refresh, server, exclude_server, tool, exclude_tool, threshold))
+    _package(tree, out, None)
 
 
 @app.command(context_settings={"allow_interspersed_args": False, "ignore_unknown_options": True})
@@ -104,18 +149,22 @@ def build(
     """Build an installable MCP server package from a skill folder."""
     from pathlib import Path
 
-    import generators
-
-    from . import __version__
     from .sources.skill import is_skill
 
     if not is_skill(Path(skill)):
         typer.echo(f"mcp-cli: {skill}: not a skill folder (no SKILL.md in it)", err=True)
         raise typer.Exit(2)
-    tree = _load(skill)
+    _package(_load(skill), out, Path(skill))
+
+
+def _package(tree, out, source_dir) -> None:
+    from pathlib import Path
+
+    import generators
+
     target = Path(out or f"{tree.name}-mcp")
     try:
-        files = generators.server_package(tree, Path(skill), target, f"mcp-cli-tree>={__version__}")
+        files = generators.server_package(tree, target, f"mcp-cli-tree>={__version__}", source_dir=source_dir)
     except (FileExistsError, OSError) as exc:
         typer.echo(f"mcp-cli: {exc}", err=True)
         raise typer.Exit(1) from None

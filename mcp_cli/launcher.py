@@ -16,10 +16,16 @@ def main(tree_file: str | Path, argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog=tree.name + "-mcp", description=f"Serve {tree.name} as one MCP tool.")
     parser.add_argument("--http", metavar="HOST:PORT", help="serve streamable HTTP at /mcp instead of stdio")
     args = parser.parse_args(argv)
-    address = None
-    if args.http:
-        host, _, port = args.http.rpartition(":")
-        if not port.isdigit():
-            parser.error(f"--http expects HOST:PORT or PORT, got {args.http!r}")
-        address = (host or "127.0.0.1", int(port))
+    try:
+        address = parse_address(args.http) if args.http else None
+    except ValueError as exc:
+        parser.error(str(exc))
     serve(Runtime(tree), http=address)
+
+
+def parse_address(value: str) -> tuple[str, int]:
+    """`HOST:PORT` or `PORT` (host 127.0.0.1) for --http."""
+    host, _, port = value.rpartition(":")
+    if not port.isdigit():
+        raise ValueError(f"--http expects HOST:PORT or PORT, got {value!r}")
+    return host.strip("[]") or "127.0.0.1", int(port)

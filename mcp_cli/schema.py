@@ -113,8 +113,9 @@ def _param(path: list[str], prop: dict[str, Any], required: bool) -> Param:
         return Param(type=kind, choices=enum if same_type else None, default=default, **base)
     if kind == "array":
         return Param(type="string", action="append", metavar=_item_metavar(prop), **base)
-    return Param(type="string", metavar="JSON", default=default if not isinstance(default, (dict, list)) else None,
-                 **base)
+    return Param(
+        type="string", metavar="JSON", default=default if not isinstance(default, (dict, list)) else None, **base
+    )
 
 
 def _item_metavar(prop: dict[str, Any]) -> str:
@@ -138,8 +139,15 @@ def params(schema: dict[str, Any]) -> list[Param]:
                 visit(prop, path, False, depth + 1)
 
     visit(doc.resolve(schema), [], True, 1)
-    out.append(Param(name=JSON_ALL, type="string", flags=["--json"], metavar="JSON",
-                     help="The whole arguments object as JSON, or @file.json; options beside it override its fields."))
+    out.append(
+        Param(
+            name=JSON_ALL,
+            type="string",
+            flags=["--json"],
+            metavar="JSON",
+            help="The whole arguments object as JSON, or @file.json; options beside it override its fields.",
+        )
+    )
     return out
 
 
@@ -194,7 +202,7 @@ def arguments(cmd: Command, values: dict[str, Any]) -> dict[str, Any]:
     if JSON_ALL in values:
         base = _json(by_name[JSON_ALL], values[JSON_ALL])
         if not isinstance(base, dict):
-            raise UsageError("--json: expected a JSON object like '{\"name\": \"value\"}'.")
+            raise UsageError('--json: expected a JSON object like \'{"name": "value"}\'.')
         result = base
     for name, value in values.items():
         if name == JSON_ALL or name not in by_name:

@@ -38,9 +38,9 @@ def test_build_output_is_complete_and_deterministic(tmp_path):
         "pyproject.toml",
         "README.md",
         "argtool_mcp/__main__.py",
-        "argtool_mcp/skill/SKILL.md",
-        "argtool_mcp/skill/mcp-cli-tree.json",
-        "argtool_mcp/skill/scripts/notes.py",
+        "argtool_mcp/data/SKILL.md",
+        "argtool_mcp/data/mcp-cli-tree.json",
+        "argtool_mcp/data/scripts/notes.py",
         "clients/claude-code.sh",
         "clients/mcp.json",
         "clients/codex-config.toml",
@@ -60,7 +60,7 @@ def test_build_refuses_to_overwrite_a_foreign_folder(tmp_path):
         text=True,
         timeout=120,
     )
-    assert proc.returncode == 1 and "was not made by mcp-cli build" in proc.stderr
+    assert proc.returncode == 1 and "was not made by mcp-cli" in proc.stderr
     assert (tmp_path / "mine.txt").read_text() == "precious"
 
 

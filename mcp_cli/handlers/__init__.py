@@ -10,9 +10,15 @@ from ..tree import Tree
 from .base import Call, Handler
 from .mcp import McpHandler
 from .python import PythonHandler
+from .search import SearchHandler
 from .subprocess import SubprocessHandler
 
-KINDS: dict[str, type] = {"python": PythonHandler, "subprocess": SubprocessHandler, "mcp": McpHandler}
+KINDS: dict[str, type] = {
+    "python": PythonHandler,
+    "subprocess": SubprocessHandler,
+    "mcp": McpHandler,
+    "search": SearchHandler,
+}
 
 
 def resolve(ref: dict, tree: Tree) -> Handler:

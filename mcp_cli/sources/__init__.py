@@ -7,9 +7,11 @@ import json
 import logging
 import sys
 from pathlib import Path
+from typing import Any
 
 from ..errors import SourceError
 from ..tree import Tree
+from . import mcp_config
 
 __all__ = ["SourceError", "load"]
 
@@ -17,17 +19,28 @@ __all__ = ["SourceError", "load"]
 log = logging.getLogger("mcp_cli")
 
 
-def load(source: str) -> Tree:
-    """A tree from a skill folder, a tree JSON file, or a Python `module:attribute` (a Tree or a function
-    returning one). Warnings (a skill that breaks the spec) are logged."""
+def load(source: str, **config_options: Any) -> Tree:
+    """A tree from a skill folder, an MCP client configuration (`config_options` as for `mcp_tools.load`),
+    a tree JSON file, or a Python `module:attribute` (a Tree or a function returning one).
+    Warnings (a skill that breaks the spec, an unknown config key) are logged."""
     path = Path(source)
+    warnings: list[str] = []
     if path.is_dir():
         from . import skill
 
         tree, warnings = skill.load(path)
-        for warning in warnings:
-            log.warning("%s", warning)
-        return tree
+    elif path.is_file() and mcp_config.looks_like_config(path):
+        from . import mcp_tools
+
+        tree, warnings = mcp_tools.load(path, **config_options)
+    else:
+        tree = _tree_file_or_module(source, path)
+    for warning in warnings:
+        log.warning("%s", warning)
+    return tree
+
+
+def _tree_file_or_module(source: str, path: Path) -> Tree:
     if path.is_file():
         try:
             return Tree.load(path)

@@ -1,0 +1,93 @@
+"""Split a long list of tool names into subgroups named after the things they act on.
+
+`list_issues`, `create_issue`, `get_issue` -> `issues` with `list`, `create`, `get`. Names are split into words
+(snake, kebab, camel case); verbs are set aside; the noun (or two-word noun) shared by the most tools becomes
+a group, greedily, until no noun is shared by two tools. Tools that share nothing stay where they were.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+VERBS = set(
+    "get list create update delete remove add set search find read write run start stop edit move fetch show "
+    "describe merge close open new make check request submit cancel assign unassign approve reject enable disable "
+    "upload download send post put patch query lookup view watch unwatch star unstar fork copy rename archive "
+    "restore reopen lock unlock resolve dismiss rerun retry mark manage execute invoke call load save export import "
+    "sync publish subscribe unsubscribe follow unfollow pin unpin tag untag label unlabel comment reply react "
+    "upsert insert replace clear reset refresh build deploy trigger schedule generate convert parse validate "
+    "count batch bulk by for of to from in on with and the a an all my".split()
+)
+
+
+def words(name: str) -> list[str]:
+    """`getPullRequest_files` -> ['get', 'pull', 'request', 'files']."""
+    name = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", name)
+    name = re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1 \2", name)
+    return [w for w in re.split(r"[^A-Za-z0-9]+", name.lower()) if w]
+
+
+def singular(word: str) -> str:
+    for suffix, repl in (("ies", "y"), ("sses", "ss"), ("ches", "ch"), ("shes", "sh"), ("xes", "x")):
+        if word.endswith(suffix) and len(word) > len(suffix) + 1:
+            return word[: -len(suffix)] + repl
+    if word.endswith("s") and not word.endswith(("ss", "us", "is")) and len(word) > 3:
+        return word[:-1]
+    return word
+
+
+def plural(word: str) -> str:
+    if word.endswith("y") and len(word) > 2 and word[-2] not in "aeiou":
+        return word[:-1] + "ies"
+    if word.endswith(("s", "x", "ch", "sh")):
+        return word + "es" if not word.endswith("s") else word
+    return word + "s"
+
+
+def _nouns(ws: list[str]) -> set[str]:
+    """Singular nouns and two-word nouns (`pull-request`) among a name's words."""
+    stems = [singular(w) if w not in VERBS and len(w) > 1 and not w.isdigit() else "" for w in ws]
+    found = {s for s in stems if s}
+    found |= {f"{a}-{b}" for a, b in zip(stems, stems[1:], strict=False) if a and b}
+    return found
+
+
+Groups = dict[str, list[tuple[str, str]]]
+
+
+def split(names: list[str], preset: dict[str, list[str]] | None = None) -> tuple[Groups, list[str]]:
+    """({group: [(tool, command name)]}, tools left ungrouped). `preset` groups come first, as given."""
+    groups: dict[str, list[tuple[str, str]]] = {g: [(t, "") for t in ts] for g, ts in (preset or {}).items()}
+    taken = {t for ts in (preset or {}).values() for t in ts}
+    split_words = {n: words(n) for n in names}
+    first = {ws[0] for ws in split_words.values() if len(ws) > 1}
+    if len(first) == 1 and all(len(ws) > 1 for ws in split_words.values()) and len(names) > 1:
+        split_words = {n: ws[1:] for n, ws in split_words.items()}  # a prefix every tool shares (the server's name)
+    nouns = {n: _nouns(ws) for n, ws in split_words.items()}
+    left = [n for n in names if n not in taken]
+    while True:
+        counts = Counter(noun for n in left for noun in nouns[n])
+        best = max(
+            (c for c in counts.items() if 2 <= c[1] < len(names)),
+            key=lambda c: (c[1], "-" in c[0], c[0]),
+            default=None,
+        )
+        if best is None:
+            break
+        noun = best[0]
+        members = [n for n in left if noun in nouns[n]]
+        groups.setdefault(plural(noun), []).extend((n, "") for n in members)
+        left = [n for n in left if n not in members]
+    for group, members in groups.items():
+        group_words = set(group.split("-")) | {singular(w) for w in group.split("-")}
+        named: list[tuple[str, str]] = []
+        for tool, _ in members:
+            own = split_words.get(tool) or words(tool)
+            rest = [w for w in own if w not in group_words and singular(w) not in group_words]
+            short = "-".join(rest) or "-".join(words(tool))
+            if any(short == s for _, s in named):
+                short = "-".join(words(tool))
+            named.append((tool, short))
+        groups[group] = named
+    return groups, left

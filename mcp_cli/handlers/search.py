@@ -1,0 +1,29 @@
+"""The handler of a tree's `search` command: `{"kind": "search"}` (see `search.py`)."""
+
+from __future__ import annotations
+
+from ..help import one_line
+from ..result import Result
+from ..search import Index
+from ..tree import Tree
+from .base import Call
+
+
+class SearchHandler:
+    """The handler of a tree's `search` command; the index is built on first use."""
+
+    def __init__(self, ref: dict, tree: Tree) -> None:
+        self.tree = tree
+        self._index: Index | None = None
+
+    async def run(self, call: Call) -> Result:
+        if self._index is None:
+            self._index = Index(self.tree)
+        query = " ".join(call.values.get("words", []))
+        hits = self._index.search(query, int(call.values.get("limit", 8)))
+        if not hits:
+            return Result(ok=True, output=f"No command matches {query!r}. Run `{self.tree.name} --help` to browse.\n")
+        width = min(max(len(p) for _, p, _ in hits), 40)
+        lines = [f"  {path.ljust(width)}  {one_line(node.summary, 80)}".rstrip() for _, path, node in hits]
+        footer = f"Run `{self.tree.name} <path> --help` for usage, e.g. `{self.tree.name} {hits[0][1]} --help`."
+        return Result(ok=True, output="\n".join(lines + ["", footer]) + "\n")

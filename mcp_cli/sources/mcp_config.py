@@ -1,0 +1,164 @@
+"""MCP client configurations -> normalised upstream server entries.
+
+Reads an `mcpServers` JSON file (Claude Desktop, Claude Code's `.mcp.json`, Cursor; VS Code's `servers`),
+Claude Code's user file `~/.claude.json` (its MCP server entries, top level and per project), and Codex's
+`config.toml` (`[mcp_servers.NAME]`). An entry becomes `{"command", "args", "env", "cwd"}` (stdio) or
+`{"url", "headers", "transport"}` (streamable HTTP or SSE), plus `timeout` (seconds per call) when set.
+
+mcp-cli's own per-server options go in the entry under `"mcp-cli"` (TOML: `[mcp_servers.NAME.mcp-cli]`):
+`tools` / `exclude_tools` (name patterns), `groups` ({subgroup: [tool patterns]}), `threshold`.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import SourceError
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+_IGNORED = {"description", "alwaysAllow", "autoApprove", "disabledTools", "trust", "envFile", "icon", "name"}
+_STDIO = {"command", "args", "env", "cwd", "type", "transport", "timeout"}
+_HTTP = {"url", "headers", "type", "transport", "timeout"}
+_CODEX = {"enabled", "enabled_tools", "disabled_tools", "startup_timeout_sec", "tool_timeout_sec",
+          "http_headers", "env_http_headers", "bearer_token_env_var", "env_vars"}  # fmt: skip
+OPTION_KEYS = ("tools", "exclude_tools", "groups", "threshold")
+
+
+@dataclass
+class Server:
+    name: str
+    config: dict[str, Any]
+    options: dict[str, Any] = field(default_factory=dict)
+
+    def wants(self, tool: str, patterns: list[str], excluded: list[str]) -> bool:
+        """Whether a tool passes the include/exclude patterns (matched against `tool` and `server/tool`)."""
+        names = (tool, f"{self.name}/{tool}")
+        include = patterns + list(self.options.get("tools") or [])
+        exclude = excluded + list(self.options.get("exclude_tools") or [])
+        if include and not any(fnmatch.fnmatchcase(n, p) for n in names for p in include):
+            return False
+        return not any(fnmatch.fnmatchcase(n, p) for n in names for p in exclude)
+
+
+def _entries(path: Path, data: Any) -> list[tuple[str, Any]]:
+    """(name, raw entry) pairs from any supported file layout."""
+    if not isinstance(data, dict):
+        raise SourceError(f"{path}: expected a JSON object or TOML table at the top")
+    if path.suffix == ".toml":
+        table = data.get("mcp_servers")
+        if not isinstance(table, dict):
+            raise SourceError(f"{path}: no [mcp_servers.NAME] tables (Codex config.toml format)")
+        return list(table.items())
+    pairs: list[tuple[str, Any]] = []
+    for key in ("mcpServers", "servers"):
+        if isinstance(data.get(key), dict):
+            pairs += list(data[key].items())
+    for project in (data.get("projects") or {}).values() if isinstance(data.get("projects"), dict) else []:
+        if isinstance(project, dict) and isinstance(project.get("mcpServers"), dict):
+            pairs += list(project["mcpServers"].items())
+    if not pairs and not any(k in data for k in ("mcpServers", "servers", "projects")):
+        raise SourceError(f'{path}: no MCP servers found (expected an "mcpServers" object)')
+    return pairs
+
+
+def _normalise(where: str, raw: Any, warnings: list[str]) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    """(config, options) for one entry, or None (with a warning) for a disabled or broken one."""
+    if not isinstance(raw, dict):
+        warnings.append(f"{where}: expected an object with `command` or `url`; skipped")
+        return None
+    if raw.get("disabled") is True or raw.get("enabled") is False:
+        return None
+    options = raw.get("mcp-cli") if isinstance(raw.get("mcp-cli"), dict) else {}
+    options = dict(options)
+    if raw.get("enabled_tools"):
+        options["tools"] = list(options.get("tools") or []) + list(raw["enabled_tools"])
+    if raw.get("disabled_tools"):
+        options["exclude_tools"] = list(options.get("exclude_tools") or []) + list(raw["disabled_tools"])
+    for key in options:
+        if key not in OPTION_KEYS:
+            warnings.append(f"{where}: unknown mcp-cli option {key!r} ignored (options: {', '.join(OPTION_KEYS)})")
+    known = _STDIO | _HTTP | _CODEX | _IGNORED | {"disabled", "mcp-cli"}
+    for key in raw:
+        if key not in known:
+            warnings.append(f"{where}: unknown key {key!r} ignored")
+    config: dict[str, Any] = {}
+    timeout = raw.get("tool_timeout_sec", raw.get("timeout"))
+    if isinstance(timeout, (int, float)) and not isinstance(timeout, bool) and timeout > 0:
+        config["timeout"] = float(timeout)
+    if raw.get("url"):
+        if not isinstance(raw["url"], str):
+            warnings.append(f"{where}: `url` must be a string; skipped")
+            return None
+        headers = {**(raw.get("headers") or {}), **(raw.get("http_headers") or {})}
+        headers.update({h: "${" + str(v) + "}" for h, v in (raw.get("env_http_headers") or {}).items()})
+        if raw.get("bearer_token_env_var"):
+            headers["Authorization"] = "Bearer ${" + str(raw["bearer_token_env_var"]) + "}"
+        kind = str(raw.get("type") or raw.get("transport") or "http").lower()
+        config.update({"url": raw["url"], "transport": "sse" if kind == "sse" else "http"})
+        if headers:
+            config["headers"] = {str(k): str(v) for k, v in headers.items()}
+        return config, options
+    command, args, env = raw.get("command"), raw.get("args", []), raw.get("env", {})
+    if not isinstance(command, str) or not command.strip():
+        warnings.append(f"{where}: needs a `command` (stdio) or a `url` (HTTP); skipped")
+        return None
+    if not isinstance(args, list) or not all(isinstance(a, (str, int, float)) for a in args):
+        warnings.append(f"{where}: `args` must be a list of strings; skipped")
+        return None
+    if not isinstance(env, dict):
+        warnings.append(f"{where}: `env` must be an object of strings; skipped")
+        return None
+    config.update({"command": command, "args": [str(a) for a in args]})
+    if env:
+        config["env"] = {str(k): str(v) for k, v in env.items()}
+    if raw.get("cwd"):
+        config["cwd"] = str(raw["cwd"])
+    return config, options
+
+
+def read(
+    path: str | Path, only: list[str] | None = None, skip: list[str] | None = None
+) -> tuple[list[Server], list[str]]:
+    """The servers a config file defines (filtered by name), and warnings about what was ignored."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+        data = tomllib.loads(text) if path.suffix == ".toml" else json.loads(text)
+    except OSError as exc:
+        raise SourceError(f"{path}: cannot read: {exc.strerror}") from None
+    except (json.JSONDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise SourceError(f"{path}: not valid {'TOML' if path.suffix == '.toml' else 'JSON'}: {exc}") from None
+    warnings: list[str] = []
+    servers: list[Server] = []
+    for name, raw in _entries(path, data):
+        if any(s.name == name for s in servers):
+            warnings.append(f"{path}: server {name!r} is defined twice; the first one is used")
+            continue
+        if (only and name not in only) or (skip and name in skip):
+            continue
+        entry = _normalise(f"{path}: server {name!r}", raw, warnings)
+        if entry is not None:
+            servers.append(Server(str(name), *entry))
+    for name in only or []:
+        if not any(s.name == name for s in servers):
+            warnings.append(f"{path}: no usable server named {name!r}")
+    return servers, warnings
+
+
+def looks_like_config(path: Path) -> bool:
+    """A file `mcp-cli serve` should read as an MCP client configuration rather than a tree."""
+    try:
+        text = path.read_text(encoding="utf-8")
+        head = tomllib.loads(text) if path.suffix == ".toml" else json.loads(text) if path.suffix == ".json" else None
+    except (OSError, ValueError):
+        return False
+    return isinstance(head, dict) and any(k in head for k in ("mcpServers", "servers", "projects", "mcp_servers"))
