@@ -130,8 +130,10 @@ def run(
     from .handlers.python import exit_process
     from .result import Result
 
+    loaded = _load(tree)
+
     async def once() -> Result:
-        async with Runtime(_load(tree)) as runtime:
+        async with Runtime(loaded) as runtime:
             return await runtime.call(tokens)
 
     result = anyio.run(once)

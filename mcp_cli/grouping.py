@@ -45,6 +45,14 @@ def plural(word: str) -> str:
     return word + "s"
 
 
+def shared_prefix(names: list[str]) -> str:
+    """The kebab-case first word every name shares (`git-` of git_status, git_log), or '' (also for one name)."""
+    firsts = {tuple(words(n)[:1]) for n in names}
+    if len(names) < 2 or len(firsts) != 1 or any(len(words(n)) < 2 for n in names):
+        return ""
+    return next(iter(firsts))[0] + "-"
+
+
 def _nouns(ws: list[str]) -> set[str]:
     """Singular nouns and two-word nouns (`pull-request`) among a name's words."""
     stems = [singular(w) if w not in VERBS and len(w) > 1 and not w.isdigit() else "" for w in ws]
@@ -61,9 +69,8 @@ def split(names: list[str], preset: dict[str, list[str]] | None = None) -> tuple
     groups: dict[str, list[tuple[str, str]]] = {g: [(t, "") for t in ts] for g, ts in (preset or {}).items()}
     taken = {t for ts in (preset or {}).values() for t in ts}
     split_words = {n: words(n) for n in names}
-    first = {ws[0] for ws in split_words.values() if len(ws) > 1}
-    if len(first) == 1 and all(len(ws) > 1 for ws in split_words.values()) and len(names) > 1:
-        split_words = {n: ws[1:] for n, ws in split_words.items()}  # a prefix every tool shares (the server's name)
+    if shared_prefix(names):  # a word every tool starts with (often the server's name) says nothing
+        split_words = {n: ws[1:] for n, ws in split_words.items()}
     nouns = {n: _nouns(ws) for n, ws in split_words.items()}
     left = [n for n in names if n not in taken]
     while True:

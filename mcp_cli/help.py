@@ -9,6 +9,12 @@ from .tree import Command, Group, Node, Param, Topic
 WIDTH = 100
 _METAVARS = {"string": "TEXT", "integer": "INT", "number": "NUM", "path": "PATH", "json": "JSON"}
 _FIRST_SENTENCE = re.compile(r"(.+?[.!?])(?:\s|$)")
+_HINTS = (
+    ("readOnlyHint", "read-only"),
+    ("destructiveHint", "destructive"),
+    ("idempotentHint", "idempotent"),
+    ("openWorldHint", "open-world"),
+)
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 
 
@@ -18,6 +24,15 @@ def one_line(text: str, limit: int = 90) -> str:
     m = _FIRST_SENTENCE.match(text)
     line = m.group(1) if m else text
     return line if len(line) <= limit else line[: limit - 3].rstrip() + "..."
+
+
+def first_sentence(markdown: str, limit: int = 90) -> str:
+    """The first sentence of the first paragraph that is not a heading."""
+    for para in re.split(r"\n\s*\n", markdown):
+        lines = [x for x in para.strip().splitlines() if not x.lstrip().startswith("#")]
+        if lines and " ".join(lines).strip():
+            return one_line(" ".join(lines), limit)
+    return ""
 
 
 def body(node: Node, text: str) -> str:
@@ -69,8 +84,10 @@ def group_help(prog: str, group: Group, is_root: bool, budget: int) -> str:
     commands = [n for n in group.children if isinstance(n, Command)]
     topics = [n for n in group.children if isinstance(n, Topic)]
     word = "domain" if is_root else "group"
-    if groups and not commands and not topics:
+    if groups:
         usage, nxt = f"{prog} <{word}> <command> [options]", f"Run `{prog} <{word}> --help` for {word} help."
+        if commands or topics:
+            nxt = f"Run `{prog} <{word}> --help` for {word} help, `{prog} <command> --help` for a command."
     elif commands and not groups and not topics:
         usage, nxt = f"{prog} <command> [options]", f"Run `{prog} <command> --help` for command help."
     elif topics and not groups and not commands:
@@ -115,11 +132,22 @@ def _nargs_form(p: Param, mv: str) -> str:
     return mv
 
 
+def _spellings(flags: list[str]) -> list[str]:
+    """Flags without the ones that differ from an earlier flag only by `_` for `-` (both are accepted)."""
+    seen: set[str] = set()
+    out = []
+    for f in flags:
+        if f.replace("_", "-") not in seen:
+            out.append(f)
+            seen.add(f.replace("_", "-"))
+    return out
+
+
 def _invocation(p: Param, long_only: bool = True) -> str:
     """How a parameter is written: `--out PATH`, `-v`, `--flag/--no-flag`, `FILE [FILE ...]`."""
     if p.positional:
         return _nargs_form(p, metavar(p))
-    flags = [max(p.flags, key=len)] if long_only else p.flags
+    flags = [max(p.flags, key=len)] if long_only else _spellings(p.flags)
     if p.action == "negatable":
         return " | ".join(f"{f}/--no-{f.lstrip('-')}" for f in flags)
     if not p.takes_value:
@@ -199,6 +227,9 @@ def command_help(prog: str, cmd: Command) -> str:
                 (_invocation(p, long_only=False), " ".join(x for x in (p.help, _notes(p, cmd)) if x)) for p in params
             ]
             lines += [f"{heading}:"] + _rows(rows) + [""]
+    hints = [label for key, label in _HINTS if cmd.annotations.get(key)]
+    if hints:
+        lines += ["Hints: " + ", ".join(hints) + ".", ""]
     if cmd.examples:
         lines += ["Examples:"] + [f"  {e}" for e in cmd.examples] + [""]
     if cmd.aliases:

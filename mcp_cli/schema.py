@@ -90,10 +90,35 @@ def _notes(prop: dict[str, Any], kind: str) -> str:
     if "enum" in prop and kind == "any":
         bits.append("one of: " + ", ".join(json.dumps(v) for v in prop["enum"]))
     if kind == "array":
-        bits.append("repeatable, or a JSON array")
-    if kind in ("object", "any"):
-        bits.append("JSON")
+        bits.append(
+            "or a JSON array"
+            + (
+                f" of {shape(prop['items'])}"
+                if isinstance(prop.get("items"), dict) and kind_of(prop["items"]) == "object"
+                else ""
+            )
+        )
+    if kind == "object":
+        bits.append(f"JSON {shape(prop)}")
+    elif kind == "any":
+        bits.append("JSON or text")
     return "; ".join(bits)
+
+
+def shape(prop: dict[str, Any], depth: int = 0, limit: int = 160) -> str:
+    """A compact type signature: `{name*: string, tags: [string]}` (* = required)."""
+    kind = kind_of(prop)
+    if kind == "array":
+        return "[" + (shape(prop["items"], depth + 1) if isinstance(prop.get("items"), dict) else "any") + "]"
+    if kind != "object" or depth > 2 or not isinstance(prop.get("properties"), dict):
+        return "|".join(map(str, prop["enum"])) if "enum" in prop and len(prop["enum"]) <= 4 else kind
+    required = set(prop.get("required") or [])
+    inner = ", ".join(
+        f"{k}{'*' if k in required else ''}: {shape(v, depth + 1) if isinstance(v, dict) else 'any'}"
+        for k, v in prop["properties"].items()
+    )
+    text = "{" + inner + "}"
+    return text if len(text) <= limit else text[: limit - 4] + "...}"
 
 
 def _param(path: list[str], prop: dict[str, Any], required: bool) -> Param:

@@ -14,6 +14,17 @@ from ..tree import Tree
 from .base import Call, timeout_of
 
 
+def _as_text(item: dict[str, Any]) -> str:
+    """A content item as text for terminals: text itself, a placeholder line for anything else."""
+    if item.get("type") == "text":
+        return item["text"]
+    resource = item.get("resource") or {}
+    where = resource.get("uri") or item.get("uri") or ""
+    mime = item.get("mimeType") or resource.get("mimeType") or ""
+    label = " ".join(x for x in (item.get("type", "item"), mime, where) if x)
+    return f"[{label}]" + (f"\n{resource['text']}" if resource.get("text") else "")
+
+
 class McpHandler:
     def __init__(self, ref: dict, tree: Tree) -> None:
         if not ref.get("server") or not ref.get("tool"):
@@ -36,7 +47,7 @@ class McpHandler:
                 data["text"] = cap(text, max(budget, 0))
                 budget -= len(text)
             content.append(data)
-        output = "\n".join(c["text"] for c in content if c.get("type") == "text")
+        output = "\n".join(_as_text(c) for c in content)
         return Result(
             ok=not result.is_error,
             output=output,

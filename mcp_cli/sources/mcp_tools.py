@@ -18,7 +18,7 @@ import anyio
 
 from .. import grouping, schema
 from ..errors import SourceError
-from ..help import one_line
+from ..help import first_sentence, one_line
 from ..tree import Command, Group, Node, Param, Tree
 from .mcp_config import Server, read
 from .skill.pyast import kebab
@@ -105,12 +105,13 @@ def _toolset(tool: dict[str, Any]) -> str:
 def server_group(server: Server, listing: dict[str, Any], tools: list[dict[str, Any]], threshold: int) -> Group:
     """One server's group: its tools as commands, split into subgroups when there are more than `threshold`."""
     info = listing.get("server", {})
-    about = one_line(info.get("instructions") or "") or f"Tools of the {info.get('name') or server.name} server."
-    group = Group(name=kebab(server.name), summary=f"{about} ({len(tools)} tools)")
+    group = Group(name=kebab(server.name), description=first_sentence(info.get("instructions") or "", 300))
     limit = int(server.options.get("threshold") or threshold)
     by_name = {t["name"]: t for t in tools}
     if len(tools) <= limit:
-        group.children = [command(server.name, t) for t in tools]
+        prefix = grouping.shared_prefix([t["name"] for t in tools])
+        group.children = [command(server.name, t, kebab(t["name"])[len(prefix) :]) for t in tools]
+        group.summary = _about(group)
         return group
     preset: dict[str, list[str]] = {}
     for sub, patterns in (server.options.get("groups") or {}).items():
@@ -125,7 +126,16 @@ def server_group(server: Server, listing: dict[str, Any], tools: list[dict[str, 
         children: list[Node] = [command(server.name, by_name[t], kebab(short) if short else "") for t, short in members]
         group.children.append(Group(name=sub, summary=", ".join(c.name for c in children) + ".", children=children))
     group.children += [command(server.name, by_name[n]) for n in left]
+    group.summary = _about(group)
     return group
+
+
+def _about(group: Group, shown: int = 4) -> str:
+    """`12 tools: status, diff, commit, log, ...` (subgroups named first)."""
+    count = sum(1 for _, n in Tree(group).walk() if isinstance(n, Command))
+    names = [c.name for c in group.children]
+    more = ", ..." if len(names) > shown else "."
+    return f"{count} tools: {', '.join(names[:shown])}{more}"
 
 
 def search_command(name: str) -> Command:

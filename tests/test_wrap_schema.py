@@ -1,0 +1,108 @@
+"""JSON Schema -> argv -> JSON: every case, checked against what a real upstream server receives."""
+
+import json
+import sys
+
+import pytest
+
+from .conftest import ROOT, served, text
+
+pytestmark = pytest.mark.anyio
+AWKWARD = ROOT / "tests" / "fixtures" / "upstreams" / "awkward.py"
+
+
+@pytest.fixture(scope="module")
+def config(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("wrap")
+    path = folder / "awk.json"
+    path.write_text(json.dumps({"mcpServers": {"awkward": {"command": sys.executable, "args": [str(AWKWARD)]}}}))
+    return path
+
+
+@pytest.fixture(scope="module")
+async def awk(config, tmp_path_factory):
+    cache = tmp_path_factory.mktemp("cache")
+    async with served("serve", str(config), env={"MCP_CLI_CACHE_DIR": str(cache)}) as client:
+        yield client
+
+
+CASES = [
+    (["--query", "q"], {"query": "q"}),
+    (["--query", "q", "--limit", "5", "--ratio", "0.5"], {"query": "q", "limit": 5, "ratio": 0.5}),
+    (["--query", "q", "--verbose"], {"query": "q", "verbose": True}),
+    (["--query", "q", "--no-verbose"], {"query": "q", "verbose": False}),
+    (["--query", "q", "--mode", "slow"], {"query": "q", "mode": "slow"}),
+    (["--query", "q", "--tags", "a", "--tags", "b"], {"query": "q", "tags": ["a", "b"]}),
+    (["--query", "q", "--tags", '["a", "b"]', "--tags", "c"], {"query": "q", "tags": ["a", "b", "c"]}),
+    (["--query", "q", "--ids", "1", "--ids", "[2, 3]"], {"query": "q", "ids": [1, 2, 3]}),
+    (["--query", "q", "--filters.status", "open", "--filters.labels", "x", "--filters.since", "3"],
+     {"query": "q", "filters": {"status": "open", "labels": ["x"], "since": 3}}),
+    (["--query", "q", "--filters", '{"status": "closed", "since": 1}', "--filters.since", "2"],
+     {"query": "q", "filters": {"status": "closed", "since": 2}}),
+    (["--query", "q", "--extra", '{"any": {"thing": [1]}}'], {"query": "q", "extra": {"any": {"thing": [1]}}}),
+    (["--query", "q", "--maybe", "m"], {"query": "q", "maybe": "m"}),
+    (["--query", "q", "--either", "7"], {"query": "q", "either": 7}),
+    (["--query", "q", "--either", "seven"], {"query": "q", "either": "seven"}),
+    (["--query", "q", "--nullable-int", "4"], {"query": "q", "nullable_int": 4}),
+    (["--query", "q", "--arg-help", "H", "--arg-h", "2", "--arg-json", "J"], {"query": "q", "help": "H", "h": 2, "json": "J"}),
+    (["--query", "q", "--dry-run"], {"query": "q", "dry-run": True}),
+    (["--query", "q", "--max-results", "4"], {"query": "q", "max_results": 4}),
+    (["--query", "q", "--max_results", "5"], {"query": "q", "max_results": 5}),
+    (["--query", "q", "--people", '{"name": "ann"}', "--people", '[{"name": "bo"}]'],
+     {"query": "q", "people": [{"name": "ann"}, {"name": "bo"}]}),
+    (["--json", '{"query": "z", "limit": 3}'], {"query": "z", "limit": 3}),
+    (["--json", '{"query": "z", "limit": 3}', "--limit", "4"], {"query": "z", "limit": 4}),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("argv, expected", CASES)
+async def test_argv_becomes_exactly_this_json(awk, argv, expected):
+    result = await awk.call_tool("awk", {"argv": ["awkward", "echo-args", *argv]})
+    assert not result.is_error, text(result)
+    assert json.loads(text(result)) == expected
+    assert result.structured_content["data"] == expected  # the upstream's structuredContent, unchanged
+
+
+async def test_json_from_a_file(awk, tmp_path):
+    (tmp_path / "args.json").write_text('{"query": "from file", "tags": ["t"]}')
+    result = await awk.call_tool("awk", {"argv": ["awkward", "echo-args", "--json", f"@{tmp_path / 'args.json'}"]})
+    assert json.loads(text(result)) == {"query": "from file", "tags": ["t"]}
+
+
+async def test_original_tool_name_is_an_alias(awk):
+    result = await awk.call_tool("awk", {"argv": ["awkward", "echo_args", "--query", "q"]})
+    assert json.loads(text(result)) == {"query": "q"}
+
+
+ERRORS = [
+    (["--limit", "2"], "missing required option --query (or give it inside --json)"),
+    (["--query", "q", "--limit", "500"], "--limit: 500 is greater than the maximum of 100"),
+    (["--query", "q", "--limit", "many"], "argument --limit: invalid integer value: 'many'"),
+    (["--query", "q", "--mode", "medium"], "invalid choice: 'medium'"),
+    (["--query", "q", "--filters", '{"status": "x"}'], "--filters.status: 'x' is not one of ['open', 'closed']"),
+    (["--query", "q", "--ids", "two"], "--ids: expected integer, got 'two'"),
+    (["--query", "q", "--extra", "{nope"], "--extra: not valid JSON"),
+    (["--json", "[1]"], "--json: expected a JSON object"),
+    (["--json", '{"query": "q", "bogus": 1}'], "'bogus' was unexpected"),
+    (["--query", "q", "--colour", "red"], "unknown option --colour"),
+    (["--query", "q", "--either", "1.5"], "--either: 1.5 is not valid under any of the given schemas"),
+]
+
+
+@pytest.mark.parametrize("argv, words", ERRORS)
+async def test_schema_errors_are_told_in_argv_terms(awk, argv, words):
+    result = await awk.call_tool("awk", {"argv": ["awkward", "echo-args", *argv]})
+    assert result.is_error
+    assert words in text(result), text(result)
+    assert "awk awkward echo-args --query TEXT" in text(result)  # the usage comes with it
+
+
+async def test_help_shows_types_ranges_shapes_and_hints(awk):
+    out = text(await awk.call_tool("awk", {"argv": ["awkward", "echo-args", "--help"]}))
+    assert "--limit INT                 [1..100] (default: 10)" in out
+    assert "--verbose/--no-verbose" in out and "--mode {fast,slow}" in out
+    assert "--filters JSON              [JSON {status: open|closed, labels: [string], since: integer}]" in out
+    assert "--people JSON               [or a JSON array of {name*: string}] (repeatable)" in out
+    assert "--arg-help TEXT             A property named help." in out
+    assert "Hints: read-only, idempotent." in out
+    assert "Aliases: echo_args" in out
