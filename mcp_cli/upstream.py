@@ -12,6 +12,7 @@ import logging
 import os
 import re
 import tempfile
+import warnings
 from typing import Any
 
 import anyio
@@ -139,7 +140,8 @@ class Upstream:
         client = self.client
         if client is None:
             return False
-        with anyio.move_on_after(PING_TIMEOUT):
+        with anyio.move_on_after(PING_TIMEOUT), warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # ping is deprecated in the 2026 protocol; fine on legacy sessions
             try:
                 await client.send_ping()
                 return True

@@ -30,7 +30,9 @@ class McpHandler:
         if not ref.get("server") or not ref.get("tool"):
             raise ValueError("mcp handler reference needs 'server' and 'tool'")
         self.server, self.tool = ref["server"], ref["tool"]
-        self.timeout = timeout_of(ref, tree)
+        self.timeout = float(ref.get("timeout") or tree.upstreams.get(self.server, {}).get("timeout") or 0) or (
+            timeout_of(ref, tree)
+        )
         self.limit = tree.settings.max_output
 
     async def run(self, call: Call) -> Result:

@@ -1,0 +1,146 @@
+"""Upstream lifecycle through the real server: lazy start from a warm cache, crash, hang, error results,
+an upstream that cannot start, isolation between upstreams, and no child process left after shutdown."""
+
+import json
+import subprocess
+import sys
+import time
+import uuid
+
+import anyio
+import pytest
+
+from .conftest import ROOT, served, text
+
+pytestmark = pytest.mark.anyio
+AWKWARD = ROOT / "tests" / "fixtures" / "upstreams" / "awkward.py"
+
+
+def running(marker: str) -> list[str]:
+    return subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True).stdout.split()
+
+
+@pytest.fixture(scope="module")
+def setup(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("life")
+    marker = f"awk-{uuid.uuid4().hex[:8]}"
+    sentinel = folder / "fail-now"
+    entry = {"command": sys.executable, "args": [str(AWKWARD), marker], "timeout": 2}
+    config = folder / "life.json"
+    config.write_text(json.dumps({"mcpServers": {
+        "a": entry,
+        "b": {**entry, "args": [str(AWKWARD), marker, "b"]},
+        "flaky": {**entry, "args": [str(AWKWARD), marker, "flaky"], "env": {"AWKWARD_FAIL_IF": str(sentinel)}},
+    }}))  # fmt: skip
+    env = {"MCP_CLI_CACHE_DIR": str(folder / "cache")}
+    warm = subprocess.run(
+        [sys.executable, "-m", "mcp_cli", "inspect", str(config)],
+        capture_output=True,
+        text=True,
+        env={**__import__("os").environ, **env},
+        timeout=120,
+    )  # fills the tool-list cache
+    assert warm.returncode == 0, warm.stderr
+    assert not running(marker)
+    sentinel.write_text("from now on `flaky` cannot start")
+    return config, env, marker
+
+
+@pytest.fixture(scope="module")
+async def life(setup):
+    config, env, marker = setup
+    async with served("serve", str(config), env=env) as client:
+        yield client, marker
+    deadline = time.monotonic() + 10
+    while running(marker) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not running(marker), "an upstream process outlived the server"
+
+
+async def call(client, argv):
+    result = await client.call_tool("life", {"argv": argv})
+    return result, text(result)
+
+
+async def test_warm_cache_starts_no_upstream_for_help(life):
+    client, marker = life
+    tools = await client.list_tools()
+    assert [t.name for t in tools.tools] == ["life"]
+    _, root = await call(client, ["--help"])
+    assert "a      7 tools" in root
+    await call(client, ["a", "echo-args", "--help"])
+    assert running(marker) == []
+    result, out = await call(client, ["a", "pid"])
+    assert not result.is_error and int(out) > 0
+    assert len(running(marker)) == 1  # started on the first call, and only that server
+
+
+async def test_error_results_keep_is_error(life):
+    client, _ = life
+    result, out = await call(client, ["a", "fail"])
+    assert result.is_error and out.strip() == "the upstream says no"
+    assert result.structured_content["error"] == "upstream"
+
+
+async def test_content_items_pass_through_unchanged(life):
+    client, _ = life
+    result, _ = await call(client, ["a", "media"])
+    image, resource = result.content
+    png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+    assert (image.type, image.mime_type, image.data) == ("image", "image/png", png)
+    assert resource.type == "resource" and resource.resource.text == "embedded text"
+
+
+async def test_large_text_is_capped_with_a_note(life):
+    client, _ = life
+    _, out = await call(client, ["a", "big"])
+    assert "[output cut: showed 20,000 of 300,000 characters" in out
+    assert len(out) < 21_000
+
+
+async def test_hang_times_out_and_the_server_recovers(life):
+    client, _ = life
+    _, before = await call(client, ["a", "pid"])
+    start = time.monotonic()
+    result, out = await call(client, ["a", "hang"])
+    assert result.is_error and "upstream server `a` did not answer within 2 s" in out
+    assert time.monotonic() - start < 10
+    result, after = await call(client, ["a", "pid"])
+    assert not result.is_error and after == before  # still answering pings: kept
+
+
+async def test_crash_is_reported_and_restarted_on_the_next_call(life):
+    client, _ = life
+    _, before = await call(client, ["a", "pid"])
+    result, out = await call(client, ["a", "crash"])
+    assert result.is_error
+    assert "upstream server `a` stopped during the call" in out and "crashing on purpose" in out
+    result, after = await call(client, ["a", "pid"])
+    assert not result.is_error and after != before
+
+
+async def test_upstream_that_cannot_start_names_itself_and_its_stderr(life):
+    client, _ = life
+    result, out = await call(client, ["flaky", "pid"])
+    assert result.is_error
+    assert "upstream server `flaky` could not start" in out
+    assert "awkward: cannot start, missing API key" in out
+    result, _ = await call(client, ["a", "pid"])
+    assert not result.is_error
+
+
+async def test_a_hung_upstream_does_not_block_the_others(life):
+    client, _ = life
+    times = {}
+
+    async def timed(key, argv):
+        start = time.monotonic()
+        await call(client, argv)
+        times[key] = time.monotonic() - start
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(timed, "hang", ["a", "hang"])
+        await anyio.sleep(0.3)
+        tg.start_soon(timed, "b", ["b", "pid"])
+    assert times["hang"] >= 1.9
+    assert times["b"] < 1.5
