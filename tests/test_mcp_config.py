@@ -18,7 +18,8 @@ def test_mcp_servers_json_stdio_http_and_warnings(tmp_path):
     path = write(tmp_path, "claude_desktop_config.json", json.dumps({"mcpServers": {
         "files": {"command": "npx", "args": ["-y", "server-filesystem", "/tmp"], "env": {"A": "1"}, "cwd": "/tmp",
                   "colour": "red"},
-        "remote": {"type": "http", "url": "https://example.invalid/mcp", "headers": {"Authorization": "Bearer ${TOKEN}"}},
+        "remote": {"type": "http", "url": "https://example.invalid/mcp",
+                   "headers": {"Authorization": "Bearer ${TOKEN}"}},
         "events": {"type": "sse", "url": "https://example.invalid/sse"},
         "off": {"command": "x", "disabled": True},
         "broken": {"args": ["no command"]},
