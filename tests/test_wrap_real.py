@@ -50,7 +50,8 @@ def world(tmp_path_factory):
         "everything": {"command": str(NODE_BIN / "mcp-server-everything")},
         "everything-http": {"type": "http", "url": f"http://127.0.0.1:{port}/mcp"},
         "files": {"command": str(NODE_BIN / "mcp-server-filesystem"), "args": [str(files)]},
-        "memory": {"command": str(NODE_BIN / "mcp-server-memory"), "env": {"MEMORY_FILE_PATH": str(root / "mem.jsonl")}},
+        "memory": {"command": str(NODE_BIN / "mcp-server-memory"),
+                   "env": {"MEMORY_FILE_PATH": str(root / "mem.jsonl")}},
         "time": {"command": sys.executable, "args": ["-m", "mcp_server_time", "--local-timezone", "UTC"]},
         "git": {"command": sys.executable, "args": ["-m", "mcp_server_git", "--repository", str(repo)]},
     }}))  # fmt: skip
