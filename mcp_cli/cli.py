@@ -176,6 +176,24 @@ def _package(tree, out, source_dir) -> None:
 
 
 @app.command()
+def tokens(
+    source: str = typer.Argument(..., help=TREE_HELP),
+    name: Optional[str] = NAME,  # noqa: UP045
+    refresh: bool = REFRESH,
+    server: Optional[list[str]] = SERVERS,  # noqa: UP045
+    exclude_server: Optional[list[str]] = NOT_SERVERS,  # noqa: UP045
+    tool: Optional[list[str]] = TOOLS,  # noqa: UP045
+    exclude_tool: Optional[list[str]] = NOT_TOOLS,  # noqa: UP045
+    threshold: int = THRESHOLD,
+) -> None:
+    """Tokens an agent reads up front (static tool list vs one tool) and per level of help (o200k_base)."""
+    from . import tokens as tok
+
+    tree = _load(source, **_config(name, refresh, server, exclude_server, tool, exclude_tool, threshold))
+    typer.echo(tok.render(tok.report(tree)), nl=False)
+
+
+@app.command()
 def inspect(tree: str = typer.Argument(..., help=TREE_HELP)) -> None:
     """Print the whole tree, one path per line, with one-line summaries."""
     from .help import one_line
