@@ -18,6 +18,7 @@ from .tree import Command, Param
 JSON_ALL = "@json"  # the dest of --json, never a property path
 RESERVED = {"help", "h", "json"}
 MAX_DEPTH = 2
+_validators: dict[int, Any] = {}  # per command (commands live as long as their tree)
 _SCALARS = {"string": "string", "integer": "integer", "number": "number", "boolean": "boolean"}
 
 
@@ -251,8 +252,11 @@ def validate(cmd: Command, args: dict[str, Any]) -> None:
     import jsonschema
 
     try:
-        validator_cls = jsonschema.validators.validator_for(cmd.schema or {}, default=jsonschema.Draft202012Validator)
-        errors = sorted(validator_cls(cmd.schema or {}).iter_errors(args), key=lambda e: (len(e.path), list(e.path)))
+        validator = _validators.get(id(cmd))
+        if validator is None:
+            cls = jsonschema.validators.validator_for(cmd.schema or {}, default=jsonschema.Draft202012Validator)
+            validator = _validators[id(cmd)] = cls(cmd.schema or {})
+        errors = sorted(validator.iter_errors(args), key=lambda e: (len(e.path), list(e.path)))
     except (jsonschema.SchemaError, jsonschema.exceptions.UnknownType, jsonschema.exceptions._WrappedReferencingError):
         return  # an upstream's broken schema is the upstream's to enforce
     if not errors:

@@ -1,0 +1,79 @@
+"""Proxy overhead: wrapping MCP servers vs talking to them directly, same machine, same run.
+
+- per call: the bare server's trivial tool through a wrap (client -> mcp-cli -> upstream) vs called directly,
+  both over kept-open stdio sessions;
+- start-up: a wrap of five servers with a warm tool-list cache, spawn to `initialize` answered, vs the bare SDK
+  server alone; no upstream process may start.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+import anyio
+import anyio.to_thread
+
+from .runtime import BARE, cold_start, per_call
+
+HERE = Path(__file__).resolve().parent
+
+
+async def _in_process(config: Path, calls: int) -> list[float]:
+    """Seconds per call of `s0 ping` through mcp-cli's runtime and upstream pool, without the client->server hop."""
+    from mcp_cli.runtime import Runtime
+    from mcp_cli.sources.mcp_tools import load
+
+    tree, _ = await anyio.to_thread.run_sync(load, config)
+    async with Runtime(tree) as runtime:
+        for _ in range(20):
+            await runtime.call(["s0", "ping"])
+        times = []
+        for _ in range(calls):
+            start = time.perf_counter()
+            await runtime.call(["s0", "ping"])
+            times.append(time.perf_counter() - start)
+        return times
+
+
+def run(quick: bool = False) -> list[dict]:
+    rounds, calls = (5, 100) if quick else (21, 500)
+    marker = f"bench-{uuid.uuid4().hex[:8]}"
+    with tempfile.TemporaryDirectory() as tmp:
+        servers = {f"s{i}": {"command": sys.executable, "args": [str(HERE / "bare_server.py"), marker, str(i)]}
+                   for i in range(5)}  # fmt: skip
+        config = Path(tmp) / "five.json"
+        config.write_text(json.dumps({"mcpServers": servers}))
+        env = {**os.environ, "MCP_CLI_CACHE_DIR": str(Path(tmp) / "cache")}
+        subprocess.run(
+            [sys.executable, "-m", "mcp_cli", "inspect", str(config)], env=env, check=True, capture_output=True
+        )  # warms the cache
+        wrapped = [sys.executable, "-m", "mcp_cli", "serve", str(config)]
+        ours, bare = [], []
+        for _ in range(rounds):
+            ours.append(cold_start(wrapped, env))
+            bare.append(cold_start(BARE))
+        started = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True).stdout.split()
+        direct = anyio.run(per_call, BARE, "ping", {}, calls)
+        through = anyio.run(per_call, wrapped, "five", {"argv": ["s0", "ping"]}, calls, env)
+        os.environ["MCP_CLI_CACHE_DIR"] = env["MCP_CLI_CACHE_DIR"]
+        runtime_only = anyio.run(_in_process, config, calls)
+    upstreams_note = "no upstream started" if not started else f"{len(started)} upstream processes started"
+    return [
+        {"name": "per call, trivial upstream tool through the wrap (median)", "ours": statistics.median(through),
+         "baseline": statistics.median(direct), "baseline_name": "same tool called directly", "unit": "s",
+         "target": 1.10},
+        {"name": "per call, the same through the runtime in-process (no client hop; info)",
+         "ours": statistics.median(runtime_only), "baseline": statistics.median(direct),
+         "baseline_name": "same tool called directly", "unit": "s", "target": None},
+        {"name": f"start-up, wrap of 5 servers, warm cache ({upstreams_note})", "ours": statistics.median(ours),
+         "baseline": statistics.median(bare), "baseline_name": "bare SDK server", "unit": "s", "target": 1.2,
+         "failed": bool(started)},
+    ]  # fmt: skip
