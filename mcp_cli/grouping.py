@@ -17,12 +17,15 @@ VERBS = set(
     "restore reopen lock unlock resolve dismiss rerun retry mark manage execute invoke call load save export import "
     "sync publish subscribe unsubscribe follow unfollow pin unpin tag untag label unlabel comment reply react "
     "upsert insert replace clear reset refresh build deploy trigger schedule generate convert parse validate "
-    "count batch bulk by for of to from in on with and the a an all my".split()
+    "count batch bulk acknowledge inspect invite mute unmute test scan apply plan destroy scale restart rollback"
+    .split()
 )
+_FILLER = set("by for of to from in on with and the a an all my".split())
 
 
 def words(name: str) -> list[str]:
     """`getPullRequest_files` -> ['get', 'pull', 'request', 'files']."""
+    name = re.sub(r"([A-Z]{2,})s\b", lambda m: m.group(1).lower() + "s", name)  # PRs, APIs, IDs
     name = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", name)
     name = re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1 \2", name)
     return [w for w in re.split(r"[^A-Za-z0-9]+", name.lower()) if w]
@@ -53,15 +56,57 @@ def shared_prefix(names: list[str]) -> str:
     return next(iter(firsts))[0] + "-"
 
 
+def _stems(ws: list[str]) -> list[str]:
+    """Singular noun stems of a name's words, '' for the verb and for digits and letters. The verb is the first
+    word if it is one (`list_pull_requests`), else the last (`issues_list`); other words are nouns."""
+    verb = 0 if ws and ws[0] in VERBS else len(ws) - 1 if ws and ws[-1] in VERBS else -1
+    return [singular(w) if i != verb and w not in _FILLER and len(w) > 1 and not w.isdigit() else ""
+            for i, w in enumerate(ws)]  # fmt: skip
+
+
 def _nouns(ws: list[str]) -> set[str]:
     """Singular nouns and two-word nouns (`pull-request`) among a name's words."""
-    stems = [singular(w) if w not in VERBS and len(w) > 1 and not w.isdigit() else "" for w in ws]
+    stems = _stems(ws)
     found = {s for s in stems if s}
     found |= {f"{a}-{b}" for a, b in zip(stems, stems[1:], strict=False) if a and b}
     return found
 
 
 Groups = dict[str, list[tuple[str, str]]]
+
+
+def topics(names: list[str], k: int = 4) -> list[str]:
+    """The things a set of tools acts on, most common first, as the names spell them: `issues, pull-requests`.
+    A word that only ever appears inside a two-word noun is told as that noun."""
+    skip = 1 if shared_prefix(names) else 0
+    counts: Counter[str] = Counter()
+    surface: dict[str, Counter[str]] = {}
+    for name in names:
+        ws = words(name)[skip:]
+        stems = _stems(ws)
+        for i, stem in enumerate(stems):
+            if not stem:
+                continue
+            counts[stem] += 1
+            surface.setdefault(stem, Counter())[ws[i]] += 1
+            if i + 1 < len(stems) and stems[i + 1]:
+                pair = f"{stem}-{stems[i + 1]}"
+                counts[pair] += 1
+                surface.setdefault(pair, Counter())[f"{ws[i]}-{ws[i + 1]}"] += 1
+    pairs = [p for p in counts if "-" in p]
+    for pair in pairs:
+        for part in pair.split("-"):
+            if counts[part] == counts[pair]:
+                del counts[part]
+    for pair in pairs:
+        if counts[pair] < 2 or any(counts.get(part, 0) > counts[pair] for part in pair.split("-")):
+            del counts[pair]
+    shown = []
+    for noun, _ in counts.most_common(k):
+        forms = surface[noun]
+        plural_forms = [f for f in forms if f.endswith("s")]
+        shown.append(max(plural_forms, key=forms.__getitem__) if plural_forms else forms.most_common(1)[0][0])
+    return shown
 
 
 def split(names: list[str], preset: dict[str, list[str]] | None = None) -> tuple[Groups, list[str]]:

@@ -87,7 +87,7 @@ def group_help(prog: str, group: Group, is_root: bool, budget: int) -> str:
     if groups:
         usage, nxt = f"{prog} <{word}> <command> [options]", f"Run `{prog} <{word}> --help` for {word} help."
         if commands or topics:
-            nxt = f"Run `{prog} <{word}> --help` for {word} help, `{prog} <command> --help` for a command."
+            nxt = f"Run `{prog} <name> --help` for more."
     elif commands and not groups and not topics:
         usage, nxt = f"{prog} <command> [options]", f"Run `{prog} <command> --help` for command help."
     elif topics and not groups and not commands:
@@ -232,7 +232,7 @@ def command_help(prog: str, cmd: Command) -> str:
         lines += ["Hints: " + ", ".join(hints) + ".", ""]
     if cmd.examples:
         lines += ["Examples:"] + [f"  {e}" for e in cmd.examples] + [""]
-    if cmd.aliases:
+    if cmd.aliases and cmd.schema is None:  # an upstream tool's alias is just its original name
         lines += ["Aliases: " + ", ".join(cmd.aliases), ""]
     return "\n".join(lines).rstrip("\n") + "\n"
 

@@ -171,7 +171,7 @@ def params(schema: dict[str, Any]) -> list[Param]:
             type="string",
             flags=["--json"],
             metavar="JSON",
-            help="The whole arguments object as JSON, or @file.json; options beside it override its fields.",
+            help="All arguments as one JSON object (or @file); options override its fields.",
         )
     )
     return out

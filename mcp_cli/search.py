@@ -17,7 +17,7 @@ K1, B = 1.2, 0.75
 FIELD_WEIGHTS = (("path", 3), ("summary", 2), ("params", 1), ("description", 1))
 SYNONYM_WEIGHT = 0.6
 _STOP = set("a an the to of for in on at by with from and or my our your me i we it this that is are be do can "
-            "please how what which new all some any".split())  # fmt: skip
+            "please how what which all some any us there here about who has have".split())  # fmt: skip
 
 _LEXICON = """
 pr pull-request; prs pull-request; mr merge-request; repo repository; repos repository; bug issue; ticket issue;
@@ -27,7 +27,7 @@ dir directory folder; folder directory; file document; doc document; docs docume
 config configuration setting; setting configuration; settings configuration; user member people account;
 member user; people user; person user contact; teammate user member; contact person; account user profile;
 profile user; delete remove; remove delete; erase delete; drop delete; kill stop delete; make create;
-add create; new create; open create; write create update; post create send message; send post create;
+add create; new create; write create update; post create send message; send post create;
 upload create file; show get list view; see get list; view get; display get list; fetch get; retrieve get;
 read get; download get; find search; look search; lookup search; query search; locate search; edit update;
 change update; modify update; rename update; set update; email mail message; mail email message; inbox email;
@@ -40,7 +40,15 @@ spreadsheet sheet; row record; record row; card task; board project; project boa
 payment charge invoice; invoice payment bill; bill invoice; customer client user; client customer;
 order purchase; price cost; cost price; weather forecast; forecast weather; map location; place location;
 location address; address location; time date; date time; clock time; song track music; track song;
-play start; pause stop; info detail get; detail info; status state get; state status; list all; count number
+play start; pause stop; info detail get; detail info; status state get; state status; list all; count number;
+notify message send notification; announce message send; tell message send; access permission group role user;
+permission access role group; role permission group; cve vulnerability security; vuln vulnerability;
+vulnerability security cve; security vulnerability; documentation document page wiki; wiki page document;
+infrastructure instance server cloud resource; server instance host; host server instance; vm instance server;
+monitoring monitor alert metric; alert monitor notification alarm; alarm alert monitor; incident alert outage;
+outage incident; oncall on-call schedule; secret credential key; credential secret key; key secret token;
+token key credential; container docker image pod; pod container; cluster kubernetes k8s; k8s kubernetes cluster;
+kubernetes k8s cluster; spend cost billing; billing cost invoice; graph chart dashboard; chart graph dashboard
 """
 
 
@@ -49,16 +57,27 @@ def _lexicon() -> dict[str, list[str]]:
     for entry in _LEXICON.replace("\n", " ").split(";"):
         parts = entry.split()
         if len(parts) >= 2:
-            out.setdefault(singular(parts[0]), []).extend(w for p in parts[1:] for w in p.split("-"))
+            out.setdefault(stem(parts[0]), []).extend(w for p in parts[1:] for w in p.split("-"))
     return out
 
 
-SYNONYMS = _lexicon()
+
+
+def stem(word: str) -> str:
+    """Singular, and without a trailing -ing or -ed (monitoring -> monitor, deployed -> deploy)."""
+    word = singular(word)
+    for suffix in ("ing", "ed"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+            return word[: -len(suffix)]
+    return word
 
 
 def terms(text: str) -> list[str]:
-    """Search terms of a text: words, lower-cased, singular, without stop words."""
-    return [singular(w) for w in words(text) if w not in _STOP]
+    """Search terms of a text: words, lower-cased, stemmed, without stop words."""
+    return [stem(w) for w in words(text) if w not in _STOP]
+
+
+SYNONYMS = _lexicon()
 
 
 class Index:
@@ -94,7 +113,7 @@ class Index:
         for term in terms(query):
             weights[term] = max(weights.get(term, 0.0), 1.0)
             for syn in SYNONYMS.get(term, []):
-                syn = singular(syn)
+                syn = stem(syn)
                 weights[syn] = max(weights.get(syn, 0.0), SYNONYM_WEIGHT)
         scores: dict[int, float] = defaultdict(float)
         n = len(self.docs)

@@ -20,7 +20,7 @@ class SearchHandler:
         if self._index is None:
             self._index = Index(self.tree)
         query = " ".join(call.values.get("words", []))
-        hits = self._index.search(query, int(call.values.get("limit", 8)))
+        hits = self._index.search(query, int(call.values.get("limit", 5)))
         if not hits:
             return Result(ok=True, output=f"No command matches {query!r}. Run `{self.tree.name} --help` to browse.\n")
         width = min(max(len(p) for _, p, _ in hits), 40)

@@ -24,6 +24,7 @@ from .mcp_config import Server, read
 from .skill.pyast import kebab
 
 THRESHOLD = 15
+ROOT_LIMIT = 30  # servers at the root before they are clustered
 TTL = 24 * 3600.0
 SEARCH_HANDLER = {"kind": "search"}
 
@@ -131,11 +132,29 @@ def server_group(server: Server, listing: dict[str, Any], tools: list[dict[str, 
 
 
 def _about(group: Group, shown: int = 4) -> str:
-    """`12 tools: status, diff, commit, log, ...` (subgroups named first)."""
-    count = sum(1 for _, n in Tree(group).walk() if isinstance(n, Command))
-    names = [c.name for c in group.children]
-    more = ", ..." if len(names) > shown else "."
-    return f"{count} tools: {', '.join(names[:shown])}{more}"
+    """`Issues, pull-requests, repositories, branches (11 tools).`: what the tools act on, and how many."""
+    commands = [n for _, n in Tree(group).walk() if isinstance(n, Command)]
+    nouns = grouping.topics([c.handler.get("tool", c.name) for c in commands], shown)
+    what = ", ".join(nouns) if nouns else ", ".join(c.name for c in commands[:shown])
+    return f"{what[:1].upper()}{what[1:]}."
+
+
+def _cluster(groups: list[Group]) -> list[Node]:
+    """Too many servers for a readable root: servers whose names start with the same word share a group
+    (`github`, `github-2`, `github-work` -> `github`); the rest stay at the root."""
+    by_word: dict[str, list[Group]] = {}
+    for g in groups:
+        by_word.setdefault(grouping.words(g.name)[0] if grouping.words(g.name) else g.name, []).append(g)
+    out: list[Node] = []
+    for word, members in by_word.items():
+        if len(members) == 1:
+            out.append(members[0])
+        else:
+            total = sum(1 for m in members for _, n in Tree(m).walk() if isinstance(n, Command))
+            out.append(Group(name=word, summary=f"{len(members)} servers, {total} tools: "
+                             + ", ".join(m.name for m in members[:4]) + (", ..." if len(members) > 4 else "."),
+                             children=list(members)))  # fmt: skip
+    return out
 
 
 def search_command(name: str) -> Command:
@@ -144,7 +163,7 @@ def search_command(name: str) -> Command:
         summary="Find commands by what they do; prints paths to run with --help.",
         params=[
             Param("words", nargs="+", required=True, help="What you want to do, in your own words."),
-            Param("limit", type="integer", flags=["-n", "--limit"], default=8, help="How many results."),
+            Param("limit", type="integer", flags=["-n", "--limit"], default=5, help="How many results."),
         ],
         handler=dict(SEARCH_HANDLER),
         examples=[f"{name} search create an issue"],
@@ -170,8 +189,10 @@ def build(
         root.children.append(server_group(server, listing, kept, threshold))
         upstreams[server.name] = server.config
     count = sum(1 for _, n in Tree(root).walk() if isinstance(n, Command))
-    names = ", ".join(g.name for g in root.children)
-    root.summary = f"{count} tools from {len(root.children)} MCP servers: {names}."
+    servers_shown = [g.name for g in root.children]
+    if len(root.children) > ROOT_LIMIT:
+        root.children = _cluster(root.children)
+    root.summary = f"{count} tools from {len(servers_shown)} MCP servers."
     root.children.insert(0, search_command(root.name))
     return Tree(root=root, upstreams=upstreams)
 

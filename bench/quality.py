@@ -1,0 +1,54 @@
+"""Search quality: for each Boundary prompt, the rank of its expected tool in mcp-cli's `search` results
+(Recall@1, @3, @5 and MRR), next to a plain substring match as a floor."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcp_cli.search import Index, terms
+from mcp_cli.tree import Command
+
+from .corpora import Corpus
+from .economy import tree_of
+
+DEPTH = 50
+
+
+def metrics(ranks: list[int | None]) -> dict[str, float]:
+    """Recall@1/3/5 and MRR from 1-based ranks (None = not found)."""
+    n = len(ranks) or 1
+    return {
+        "recall@1": sum(1 for r in ranks if r is not None and r <= 1) / n,
+        "recall@3": sum(1 for r in ranks if r is not None and r <= 3) / n,
+        "recall@5": sum(1 for r in ranks if r is not None and r <= 5) / n,
+        "mrr": sum(1 / r for r in ranks if r is not None) / n,
+    }
+
+
+def substring_ranks(corpus: Corpus) -> list[int | None]:
+    """The floor: tools ranked by how many of the prompt's words occur in their name and description."""
+    tools = [(s, t["name"], (t["name"] + " " + t.get("description", "")).lower()) for s, ts in corpus.servers
+             for t in ts]  # fmt: skip
+    ranks = []
+    for prompt, needed in corpus.tasks:
+        words = [w for w in prompt.lower().split() if len(w) > 2]
+        scored = sorted(tools, key=lambda t: (-sum(w in t[2] for w in words), t[1]))
+        names = [(s, n) for s, n, _ in scored]
+        ranks.append(names.index(needed[0]) + 1 if names.index(needed[0]) < DEPTH else None)
+    return ranks
+
+
+def run(corpus: Corpus) -> dict[str, Any]:
+    index = Index(tree_of(corpus))
+    ranks: list[int | None] = []
+    misses = []
+    for prompt, needed in corpus.tasks:
+        hits = index.search(prompt, DEPTH)
+        found = [(c.handler.get("server"), c.handler.get("tool")) for _, _, c in hits if isinstance(c, Command)]
+        rank = found.index(needed[0]) + 1 if needed[0] in found else None
+        ranks.append(rank)
+        if rank is None or rank > 5:
+            misses.append({"prompt": prompt, "expected": needed[0][1], "rank": rank,
+                           "top": [h[1] for h in hits[:3]]})  # fmt: skip
+    return {"ours": metrics(ranks), "substring": metrics(substring_ranks(corpus)), "misses": misses,
+            "prompts": len(ranks), "terms": terms}  # fmt: skip
