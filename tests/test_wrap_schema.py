@@ -106,4 +106,3 @@ async def test_help_shows_types_ranges_shapes_and_hints(awk):
     assert "--people JSON               [or a JSON array of {name*: string}] (repeatable)" in out
     assert "--arg-help TEXT             A property named help." in out
     assert "Hints: read-only, idempotent." in out
-    assert "Aliases: echo_args" in out
