@@ -97,10 +97,17 @@ def group_help(prog: str, group: Group, is_root: bool, budget: int) -> str:
     lines = [title(prog, group), "", "Usage:", f"  {usage}", ""]
     if body(group, group.description):
         lines += [body(group, group.description), ""]
-    share = max(budget - sum(len(x) + 1 for x in lines), 200) // max(bool(groups) + bool(commands) + bool(topics), 1)
-    for heading, nodes in (("Domains" if is_root else "Groups", groups), ("Commands", commands), ("Topics", topics)):
-        if nodes:
-            lines += _listing(heading, nodes, share) + [""]
+    sections = [(h, n) for h, n in (("Domains" if is_root else "Groups", groups), ("Commands", commands),
+                                     ("Topics", topics)) if n]  # fmt: skip
+    full = [_listing(h, n, 10**9) for h, n in sections]
+    room = budget - sum(len(x) + 1 for x in lines)
+    # the largest listings give up their summaries first, until everything fits the budget
+    for i in sorted(range(len(full)), key=lambda k: -sum(len(x) + 1 for x in full[k])):
+        if sum(len(x) + 1 for part in full for x in part) <= room:
+            break
+        full[i] = _listing(*sections[i], 0)
+    for part in full:
+        lines += part + [""]
     if not group.children:
         lines += ["(nothing here yet)", ""]
     lines.append(nxt)

@@ -150,10 +150,9 @@ def _cluster(groups: list[Group]) -> list[Node]:
         if len(members) == 1:
             out.append(members[0])
         else:
-            total = sum(1 for m in members for _, n in Tree(m).walk() if isinstance(n, Command))
-            out.append(Group(name=word, summary=f"{len(members)} servers, {total} tools: "
-                             + ", ".join(m.name for m in members[:4]) + (", ..." if len(members) > 4 else "."),
-                             children=list(members)))  # fmt: skip
+            cluster = Group(name=word, children=list(members))
+            cluster.summary = f"{_about(cluster)[:-1]} ({len(members)} servers)."
+            out.append(cluster)
     return out
 
 
