@@ -1,4 +1,7 @@
-"""Run the benchmarks and write bench/RESULTS.md: `python -m bench [--quick]`."""
+"""Run every benchmark on this machine and write bench/RESULTS.md (and the token plot): `python -m bench`.
+
+`--quick` is a smoke run (few rounds, small sets) that prints the tables and writes nothing.
+"""
 
 from __future__ import annotations
 
@@ -6,56 +9,186 @@ import argparse
 import datetime
 import os
 import platform
+import random
 import sys
 from importlib.metadata import version
 from pathlib import Path
+from typing import Any
 
-from . import runtime, wrap
+from . import corpora, economy, quality, runtime, scale, wrap
 
 HERE = Path(__file__).resolve().parent
+STRATEGIES = ("static", "meta-tools", "search-tool", "mcp-cli")
+PATHS = ("meta-tools", "search-tool", "mcp-cli", "mcp-cli via search")
+FASTMCP = {"recall@1": 0.745, "recall@5": 0.876, "mrr": 0.805}  # quoted from the project brief, not re-measured
 
 
-def _fmt(value: float, unit: str) -> str:
-    return f"{value * 1000:.2f} ms" if unit == "s" else f"{value:,.0f} {unit}"
+def mark(ok: bool) -> str:
+    return "pass" if ok else "MISSED"
 
 
-def table(rows: list[dict]) -> list[str]:
+def ratio_table(rows: list[dict]) -> list[str]:
+    """Measurements side by side with their baseline, as ratios, with the target and a pass/fail mark."""
     lines = ["| measurement | mcp-cli | baseline | ratio | target | result |", "|---|---|---|---|---|---|"]
     for r in rows:
-        r["ratio"] = r["ours"] / r["baseline"]
+        ratio = r["ours"] / r["baseline"]
         target = f"<= {r['target']:.2f}x" if r["target"] is not None else "(info)"
-        passed = r["ratio"] <= r["target"] and not r.get("failed") if r["target"] is not None else None
-        verdict = "" if passed is None else ("pass" if passed else "MISSED")
-        lines.append(
-            f"| {r['name']} | {_fmt(r['ours'], r['unit'])} | {_fmt(r['baseline'], r['unit'])} ({r['baseline_name']}) "
-            f"| {r['ratio']:.3f}x | {target} | {verdict} |"
-        )
+        verdict = "" if r["target"] is None else mark(ratio <= r["target"] and not r.get("failed"))
+        lines.append(f"| {r['name']} | {r['ours'] * 1000:.2f} ms | {r['baseline'] * 1000:.2f} ms "
+                     f"({r['baseline_name']}) | {ratio:.3f}x | {target} | {verdict} |")  # fmt: skip
     return lines
+
+
+def economy_tables(results: list[dict[str, Any]]) -> tuple[list[str], list[str]]:
+    """(markdown lines, target lines) for the token economy of every corpus and size."""
+    up = ["| corpus | tools | " + " | ".join(STRATEGIES) + " |", "|---|---|" + "---|" * len(STRATEGIES)]
+    for r in results:
+        static = r["up_front"]["static"]
+        cells = [f"{r['up_front'][s]:,}" + ("" if s == "static" else f" ({r['up_front'][s] / static:.4f}x)")
+                 for s in STRATEGIES]  # fmt: skip
+        up.append(f"| {r['corpus']} | {r['tools']:,} | " + " | ".join(cells) + " |")
+    task = ["| corpus | tasks | " + " | ".join(f"{p} median / p95" for p in PATHS) + " |",
+            "|---|---|" + "---|" * len(PATHS)]  # fmt: skip
+    for r in results:
+        if r["tasks"]:
+            static = r["up_front"]["static"]
+            cells = [f"{r['median'][p]:,.0f} / {r['p95'][p]:,.0f} ({r['median'][p] / static:.3f}x)" for p in PATHS]
+            task.append(f"| {r['corpus']} | {r['tasks']} | " + " | ".join(cells) + " |")
+    targets = []
+    worst = max(results, key=lambda r: r["up_front"]["mcp-cli"])
+    targets.append(f"- up front <= 200 tokens at any size: largest {worst['up_front']['mcp-cli']} "
+                   f"({worst['corpus']}) -- {mark(worst['up_front']['mcp-cli'] <= 200)}")  # fmt: skip
+    for r in results:
+        if r["corpus"] in ("boundary", "github"):
+            for p in ("mcp-cli", "mcp-cli via search"):
+                ok = r["median"][p] <= 350 and r["p95"][p] <= 800
+                targets.append(f"- {r['corpus']}, {p} path: median {r['median'][p]:,.0f} <= 350 and p95 "
+                               f"{r['p95'][p]:,.0f} <= 800 -- {mark(ok)}")  # fmt: skip
+    for r in results:
+        if r["tasks"]:
+            best = min(r["median"]["mcp-cli"], r["median"]["mcp-cli via search"])
+            targets.append(f"- {r['corpus']}: mcp-cli path (best of root walk and search, median {best:,.0f}) <= "
+                           f"meta-tools path ({r['median']['meta-tools']:,.0f}) -- "
+                           f"{mark(best <= r['median']['meta-tools'])}")  # fmt: skip
+    return ["### Up front", "", *up, "", "### Along a task (up-front definitions included)", "", *task], targets
+
+
+def quality_lines(q: dict[str, Any]) -> tuple[list[str], list[str]]:
+    ours, floor = q["ours"], q["substring"]
+    lines = ["| search | Recall@1 | Recall@3 | Recall@5 | MRR |", "|---|---|---|---|---|"]
+    for name, m in (("mcp-cli search (BM25 + lexicon)", ours), ("substring match (floor)", floor)):
+        lines.append(f"| {name} | {m['recall@1']:.3f} | {m['recall@3']:.3f} | {m['recall@5']:.3f} | {m['mrr']:.3f} |")
+    lines.append(f"| FastMCP BM25 search transform (quoted from the brief, not re-measured) | {FASTMCP['recall@1']:.3f} "
+                 f"| - | {FASTMCP['recall@5']:.3f} | {FASTMCP['mrr']:.3f} |")  # fmt: skip
+    lines += ["", f"Prompts whose tool is not in the top 5 ({len(q['misses'])} of {q['prompts']}):", ""]
+    lines += [f"- \"{m['prompt']}\" -> expected `{m['expected']}`, rank {m['rank'] or '>50'}; top: "
+              + ", ".join(f"`{t}`" for t in m["top"]) for m in q["misses"]]  # fmt: skip
+    targets = [f"- Recall@5 >= 0.90: {ours['recall@5']:.3f} -- {mark(ours['recall@5'] >= 0.90)}"]
+    return lines, targets
+
+
+def scale_lines(rows: list[dict[str, Any]]) -> tuple[list[str], list[str]]:
+    lines = ["| tools | tree build | peak memory | root help | first search (index) | search | root help tokens |",
+             "|---|---|---|---|---|---|---|"]  # fmt: skip
+    for r in rows:
+        lines.append(
+            f"| {r['tools']:,} | {r['build_s']:.2f} s | {r['peak_mb']:.1f} MB | {r['root_help_s'] * 1000:.3f} ms "
+            f"| {r['index_s'] * 1000:.1f} ms | {r['search_s'] * 1000:.3f} ms | {r['root_help_tokens']:,} |"
+        )
+    big = next((r for r in rows if r["tools"] == 10000), rows[-1])
+    targets = [
+        f"- {big['tools']:,}-tool root help <= 5 ms: {big['root_help_s'] * 1000:.3f} ms -- "
+        f"{mark(big['root_help_s'] <= 0.005)}",
+        f"- {big['tools']:,}-tool search <= 20 ms: {big['search_s'] * 1000:.3f} ms -- {mark(big['search_s'] <= 0.020)}",
+    ]
+    return lines, targets
+
+
+def plot(results: list[dict[str, Any]], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    sized = sorted((r for r in results if r["corpus"].startswith("synthetic")), key=lambda r: r["tools"])
+    xs = [r["tools"] for r in sized]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.2))
+    for s in STRATEGIES:
+        left.plot(xs, [r["up_front"][s] for r in sized], marker="o", label=s)
+    for p in PATHS:
+        right.plot(xs, [r["median"][p] for r in sized], marker="o", label=p)
+    right.plot(xs, [r["up_front"]["static"] for r in sized], marker="o", linestyle="--", label="static (all tools)")
+    for ax, title in ((left, "Tokens read up front"), (right, "Tokens along a task (median)")):
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("tools")
+        ax.set_ylabel("o200k tokens")
+        ax.set_title(title)
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
-    ap.add_argument("--quick", action="store_true", help="fewer rounds (a smoke run); results are not written")
+    ap.add_argument("--quick", action="store_true", help="smoke run: fewer rounds and sizes; writes nothing")
     args = ap.parse_args()
-    sections = [(module, table(module.run(quick=args.quick))) for module in (runtime, wrap)]
-    for _, lines in sections:
-        print("\n".join(lines) + "\n")
-    if args.quick:
+    quick = args.quick
+    sections: list[tuple[str, str, list[str]]] = []
+    targets: list[str] = []
+
+    for module in (runtime, wrap):
+        rows = module.run(quick=quick)
+        title, _, about = module.__doc__.strip().partition("\n\n")
+        sections.append((title.split(":")[0], about, ratio_table(rows)))
+        targets += [f"- {r['name']}: {r['ours'] / r['baseline']:.3f}x <= {r['target']:.2f}x -- "
+                    f"{mark(r['ours'] / r['baseline'] <= r['target'] and not r.get('failed'))}"
+                    for r in rows if r["target"] is not None]  # fmt: skip
+
+    sizes = (25, 100) if quick else corpora.SIZES
+    task_cap = 20 if quick else None
+    sets = [corpora.boundary(), corpora.github(), corpora.progressive()] + [corpora.synthetic(n) for n in sizes]
+    results = []
+    for corpus in sets:
+        if corpus.name.startswith("synthetic") and len(corpus.tasks) > 200:
+            corpus.tasks = random.Random(corpora.SEED).sample(corpus.tasks, 200)
+        results.append(economy.run(corpus, task_cap))
+    lines, more = economy_tables(results)
+    sections.append(("Token economy", economy.__doc__.strip().split("\n", 1)[1].strip(), lines))
+    targets += more
+
+    lines, more = quality_lines(quality.run(corpora.boundary()))
+    sections.append(("Search quality", quality.__doc__.strip(), lines))
+    targets += more
+
+    lines, more = scale_lines(scale.run((100, 1000) if quick else scale.SIZES, 5 if quick else 25))
+    sections.append(("Scale", scale.__doc__.strip(), lines))
+    targets += more
+
+    for title, _, lines in sections:
+        print(f"## {title}\n\n" + "\n".join(lines) + "\n")
+    print("## Targets\n\n" + "\n".join(targets))
+    if quick:
         return
-    cmd = "python -m bench"
+    plot(results, HERE / "tokens_vs_size.png")
     out = [
         "# Benchmark results",
         "",
-        f"Produced by `{cmd}` on {datetime.date.today().isoformat()}, on one machine in one run: "
-        f"{os.cpu_count()} cores, {platform.platform()}, Python {platform.python_version()}, mcp {version('mcp')}.",
-        "Ratios are mcp-cli / baseline; lower is better.",
+        f"Produced by `python -m bench` on {datetime.date.today().isoformat()}, in one run on one machine: "
+        f"{os.cpu_count()} cores, {platform.platform()}, Python {platform.python_version()}, mcp {version('mcp')}, "
+        f"tiktoken {version('tiktoken')} (o200k_base). Ratios are mcp-cli / baseline; lower is better.",
+        "",
+        "## Targets",
+        "",
+        *targets,
         "",
     ]
-    for module, lines in sections:
-        title, _, rest = module.__doc__.strip().partition("\n\n")
-        out += [f"## {title.split(':')[0]}", "", title.split(":", 1)[-1].strip(), "", rest, "", *lines, ""]
+    for title, about, lines in sections:
+        out += [f"## {title}", "", about, "", *lines, ""]
+    out += ["![tokens vs toolset size](tokens_vs_size.png)", ""]
     (HERE / "RESULTS.md").write_text("\n".join(out), encoding="utf-8")
-    print(f"wrote {HERE / 'RESULTS.md'}", file=sys.stderr)
+    print(f"\nwrote {HERE / 'RESULTS.md'} and {HERE / 'tokens_vs_size.png'}", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -147,4 +147,3 @@ def run(corpus: Corpus, task_limit: int | None = None) -> dict[str, Any]:
         "p95": {k: p95(v) for k, v in per_task.items()},
         "root_help": tokens.count(paths.help(["--help"])),
     }
-

@@ -17,8 +17,8 @@ VERBS = set(
     "restore reopen lock unlock resolve dismiss rerun retry mark manage execute invoke call load save export import "
     "sync publish subscribe unsubscribe follow unfollow pin unpin tag untag label unlabel comment reply react "
     "upsert insert replace clear reset refresh build deploy trigger schedule generate convert parse validate "
-    "count batch bulk acknowledge inspect invite mute unmute test scan apply plan destroy scale restart rollback"
-    .split()
+    "count batch bulk acknowledge inspect invite mute unmute test scan apply plan destroy scale restart "
+    "rollback".split()
 )
 _FILLER = set("by for of to from in on with and the a an all my".split())
 
@@ -75,6 +75,22 @@ def _nouns(ws: list[str]) -> set[str]:
 Groups = dict[str, list[tuple[str, str]]]
 
 
+def _spelled(noun: str, names: list[list[str]]) -> str:
+    """How tool names spell a (singular, maybe two-word) noun, plural if any name has it plural:
+    `issue` in list_issues/get_issue -> issues; `code` in search_code -> code."""
+    parts = noun.split("-")
+    forms: Counter[str] = Counter()
+    for ws in names:
+        for i in range(len(ws) - len(parts) + 1):
+            window = ws[i : i + len(parts)]
+            if [singular(w) for w in window] == parts:
+                forms["-".join(window)] += 1
+    plural_forms = [f for f in forms if f.endswith("s")]
+    if plural_forms:
+        return max(plural_forms, key=forms.__getitem__)
+    return forms.most_common(1)[0][0] if forms else noun
+
+
 def topics(names: list[str], k: int = 4) -> list[str]:
     """The things a set of tools acts on, most common first, as the names spell them: `issues, pull-requests`.
     A word that only ever appears inside a two-word noun is told as that noun."""
@@ -129,7 +145,7 @@ def split(names: list[str], preset: dict[str, list[str]] | None = None) -> tuple
             break
         noun = best[0]
         members = [n for n in left if noun in nouns[n]]
-        groups.setdefault(plural(noun), []).extend((n, "") for n in members)
+        groups.setdefault(_spelled(noun, [split_words[n] for n in members]), []).extend((n, "") for n in members)
         left = [n for n in left if n not in members]
     for group, members in groups.items():
         group_words = set(group.split("-")) | {singular(w) for w in group.split("-")}

@@ -7,6 +7,7 @@ import re
 from .tree import Command, Group, Node, Param, Topic
 
 WIDTH = 100
+MAX_OPTIONAL = 4
 _METAVARS = {"string": "TEXT", "integer": "INT", "number": "NUM", "path": "PATH", "json": "JSON"}
 _FIRST_SENTENCE = re.compile(r"(.+?[.!?])(?:\s|$)")
 _HINTS = (
@@ -164,9 +165,12 @@ def _invocation(p: Param, long_only: bool = True) -> str:
 
 
 def usage(prog: str, cmd: Command) -> str:
-    """argparse-style usage: options first (exclusive ones joined with `|`), then positionals; wrapped."""
+    """argparse-style usage: options first (exclusive ones joined with `|`), then positionals; wrapped.
+    With more than MAX_OPTIONAL optional options, they are folded into one `[options]`."""
     if cmd.passthrough:
         return f"  {prog} [ARGS ...]"
+    optional = [p for p in cmd.params if not p.positional and not p.required]
+    fold = len(optional) > MAX_OPTIONAL
     pieces: list[str] = []
     seen: set[str] = set()
     by_name = {p.name: p for p in cmd.params}
@@ -180,9 +184,11 @@ def usage(prog: str, cmd: Command) -> str:
             seen.update(m.name for m in members)
             inner = " | ".join(_invocation(m) for m in members)
             pieces.append(f"({inner})" if group.required else f"[{inner}]")
-        else:
+        elif p.required or not fold:
             seen.add(p.name)
             pieces.append(_invocation(p) if p.required else f"[{_invocation(p)}]")
+    if fold:
+        pieces.append("[options]")
     pieces += [_invocation(p) for p in cmd.params if p.positional]
     lines, line = [], f"  {prog}"
     for piece in pieces:
@@ -215,23 +221,40 @@ def _notes(p: Param, cmd: Command) -> str:
     return f"({'; '.join(notes)})" if notes else ""
 
 
-def command_help(prog: str, cmd: Command) -> str:
-    """Full help of a command: title, usage, description, every parameter with type, default, required."""
+def command_help(prog: str, cmd: Command, budget: int = 10**9, full: bool = False) -> str:
+    """Help of a command: title, usage, description, every parameter with type, default, required.
+    Over `budget` characters (unless `full`), descriptions are cut to their first sentence, with a pointer."""
+    text = _command_help(prog, cmd, short=False)
+    if full or len(text) <= budget:
+        return text
+    return (
+        _command_help(prog, cmd, short=True) + f"\nDescriptions are cut to fit; `{prog} --help-all` shows them whole.\n"
+    )
+
+
+def _command_help(prog: str, cmd: Command, short: bool) -> str:
     if cmd.passthrough:
         text = body(cmd, cmd.usage) or body(cmd, cmd.description)
         lines = [title(prog, cmd), "", "Usage:", usage(prog, cmd), ""] + ([text, ""] if text else [])
         lines.append("Arguments are passed to the command unchanged.")
         return "\n".join(lines) + "\n"
     lines = [title(prog, cmd), "", "Usage:", usage(prog, cmd), ""]
-    if body(cmd, cmd.description):
-        lines += [body(cmd, cmd.description), ""]
+    about = body(cmd, cmd.description)
+    if about and short:
+        about = first_sentence(about, 200)
+    if about:
+        lines += [about, ""]
     for heading, params in (
         ("Arguments", [p for p in cmd.params if p.positional]),
         ("Options", [p for p in cmd.params if not p.positional]),
     ):
         if params:
             rows = [
-                (_invocation(p, long_only=False), " ".join(x for x in (p.help, _notes(p, cmd)) if x)) for p in params
+                (
+                    _invocation(p, long_only=False),
+                    " ".join(x for x in (one_line(p.help, 100) if short else p.help, _notes(p, cmd)) if x),
+                )
+                for p in params
             ]
             lines += [f"{heading}:"] + _rows(rows) + [""]
     hints = [label for key, label in _HINTS if cmd.annotations.get(key)]

@@ -17,6 +17,7 @@ from .upstream import Upstreams
 
 log = logging.getLogger("mcp_cli")
 HELP = ("-h", "--help")
+HELP_ALL = "--help-all"
 
 
 class Runtime:
@@ -117,8 +118,9 @@ class Runtime:
     async def _run(self, cmd: Command, prog: str, rest: list[str]) -> Result:
         before_dashes = rest[: rest.index("--")] if "--" in rest else rest
         own_flags = {f for p in cmd.params for f in p.flags}
-        if any(t in HELP and t not in own_flags for t in before_dashes):
-            return Result(ok=True, output=helptext.command_help(prog, cmd))
+        if any(t in (*HELP, HELP_ALL) and t not in own_flags for t in before_dashes):
+            full = HELP_ALL in before_dashes
+            return Result(ok=True, output=helptext.command_help(prog, cmd, self.tree.settings.help_budget // 2, full))
         values: dict[str, Any] = {}
         if not cmd.passthrough:
             key = id(cmd)
@@ -129,7 +131,7 @@ class Runtime:
                 if cmd.schema is not None:
                     values = schema.arguments(cmd, values)
             except UsageError as exc:
-                exc.usage = helptext.command_help(prog, cmd)
+                exc.usage = helptext.command_help(prog, cmd, self.tree.settings.help_budget // 2)
                 raise
         handler = self._handlers.get(id(cmd))
         if handler is None:

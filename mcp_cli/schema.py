@@ -90,15 +90,8 @@ def _notes(prop: dict[str, Any], kind: str) -> str:
         bits.append(str(prop["format"]))
     if "enum" in prop and kind == "any":
         bits.append("one of: " + ", ".join(json.dumps(v) for v in prop["enum"]))
-    if kind == "array":
-        bits.append(
-            "or a JSON array"
-            + (
-                f" of {shape(prop['items'])}"
-                if isinstance(prop.get("items"), dict) and kind_of(prop["items"]) == "object"
-                else ""
-            )
-        )
+    if kind == "array" and isinstance(prop.get("items"), dict) and kind_of(prop["items"]) == "object":
+        bits.append(f"each JSON {shape(prop['items'])}")
     if kind == "object":
         bits.append(f"JSON {shape(prop)}")
     elif kind == "any":

@@ -61,8 +61,6 @@ def _lexicon() -> dict[str, list[str]]:
     return out
 
 
-
-
 def stem(word: str) -> str:
     """Singular, and without a trailing -ing or -ed (monitoring -> monitor, deployed -> deploy)."""
     word = singular(word)

@@ -103,6 +103,6 @@ async def test_help_shows_types_ranges_shapes_and_hints(awk):
     assert "--limit INT                 [1..100] (default: 10)" in out
     assert "--verbose/--no-verbose" in out and "--mode {fast,slow}" in out
     assert "--filters JSON              [JSON {status: open|closed, labels: [string], since: integer}]" in out
-    assert "--people JSON               [or a JSON array of {name*: string}] (repeatable)" in out
+    assert "--people JSON               [each JSON {name*: string}] (repeatable)" in out
     assert "--arg-help TEXT             A property named help." in out
     assert "Hints: read-only, idempotent." in out
