@@ -1,0 +1,93 @@
+"""The benchmark suite's pieces: corpus converters, strategy builders, recall maths, and a smoke run."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from bench import corpora, economy, quality
+from mcp_cli import tokens
+
+from .conftest import ROOT
+
+
+def test_boundary_shorthand_becomes_json_schema():
+    params = {
+        "owner": {"type": "string", "required": True, "description": "Repository owner"},
+        "limit": {"type": "integer", "required": False},
+        "tags": {"type": "array"},
+        "odd": {"type": "weird"},
+        "bare": None,
+    }
+    assert corpora.boundary_schema(params) == {
+        "type": "object",
+        "properties": {
+            "owner": {"type": "string", "description": "Repository owner"},
+            "limit": {"type": "integer"},
+            "tags": {"type": "array", "items": {"type": "string"}},
+            "odd": {"type": "string"},
+            "bare": {"type": "string"},
+        },
+        "required": ["owner"],
+    }
+    assert corpora.boundary_schema(None) == {"type": "object", "properties": {}}
+
+
+def test_corpora_sizes():
+    b, g, p = corpora.boundary(), corpora.github(), corpora.progressive()
+    assert (len(b.tools), len(b.tasks), len(b.servers)) == (150, 161, 16)
+    assert len(g.tools) == 117 and all("_snap" not in t for t in g.tools)
+    assert (len(p.tools), len(p.tasks), len(p.servers)) == (104, 20, 15)
+    known = {(s, t["name"]) for s, ts in b.servers for t in ts}
+    assert all(pair in known for _, needed in b.tasks for pair in needed)
+
+
+@pytest.mark.parametrize("size", [25, 500, 1000])
+def test_synthetic_sets_are_exact_and_reproducible(size):
+    one, two = corpora.synthetic(size), corpora.synthetic(size)
+    assert len(one.tools) == size
+    assert one.servers == two.servers
+    pairs = [(s, t["name"]) for s, ts in one.servers for t in ts]
+    assert len(set(pairs)) == size  # copies live on replica servers, never twice on one
+
+
+def test_strategies_count_what_a_client_receives():
+    import anyio
+    from mcp import Client
+
+    from mcp_cli.server import build
+
+    corpus = corpora.boundary()
+    paths = economy.Paths(corpus)
+
+    async def served():
+        async with Client(build(paths.runtime)) as client:
+            listed = (await client.list_tools()).tools[0].model_dump(by_alias=True, exclude_none=True, mode="json")
+            result = await client.call_tool("tools", {"argv": ["github", "create-issue", "--help"]})
+            return listed, result.content[0].text
+
+    listed, help_text = anyio.run(served)
+    assert paths.up["mcp-cli"] == tokens.count(tokens.tool_json([listed]))
+    assert help_text == paths.help(["github", "create-issue", "--help"])
+    assert paths.up["static"] == tokens.count(json.dumps({"tools": [
+        {k: v for k, v in t.items() if k in ("name", "description", "inputSchema")} for t in corpus.tools
+    ]}, separators=(",", ":"), ensure_ascii=False))  # fmt: skip
+    assert paths.up["meta-tools"] == tokens.count(tokens.tool_json(economy.META_TOOLS))
+    task = paths.task("Create an issue in the platform repo", [("github", "github_create_issue")])
+    assert task["mcp-cli"] > paths.up["mcp-cli"] + tokens.count(help_text)
+    assert set(task) == {"meta-tools", "search-tool", "mcp-cli", "mcp-cli via search"}
+
+
+def test_recall_and_mrr_on_a_tiny_case():
+    m = quality.metrics([1, 2, None, 6])
+    assert m == {"recall@1": 0.25, "recall@3": 0.5, "recall@5": 0.5, "mrr": pytest.approx((1 + 0.5 + 1 / 6) / 4)}
+
+
+def test_quick_smoke_run_of_the_whole_suite():
+    proc = subprocess.run([sys.executable, "-m", "bench", "--quick"], capture_output=True, text=True, timeout=900,
+                          cwd=ROOT)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    for heading in ("## Token economy", "## Search quality", "## Scale", "## Targets"):
+        assert heading in proc.stdout
+    assert "Recall@5 >= 0.90" in proc.stdout
