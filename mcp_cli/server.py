@@ -43,18 +43,24 @@ def _validator() -> Any:
     return jsonschema.Draft202012Validator(INPUT_SCHEMA)
 
 
+NAMED = 12  # domain names in the tool description
+
+
 def description(runtime: Runtime) -> str:
     """Root summary, the domain names, and the instruction to start with --help."""
     root = runtime.tree.root
     groups = [n.name for n in root.children if isinstance(n, Group)]
     others = [n.name for n in root.children if not isinstance(n, Group)]
-    parts = [one_line(root.summary, 300) if root.summary else f"The {root.name} command line."]
+    parts = [one_line(root.summary, 200) if root.summary else f"The {root.name} command line."]
     if groups:
-        parts.append("Domains: " + ", ".join(groups) + ".")
+        more = f" and {len(groups) - NAMED} more" if len(groups) > NAMED else ""
+        parts.append("Domains: " + ", ".join(groups[:NAMED]) + more + ".")
     if others:
-        parts.append("Commands: " + ", ".join(others) + ".")
-    parts.append(f'Run with --help first (argv ["--help"]), then `<{"domain" if groups else "command"}> --help`.')
-    return " ".join(parts)
+        parts.append("Commands: " + ", ".join(others[:NAMED]) + ".")
+    first = 'Run with --help first (argv ["--help"])'
+    if root.child("search") is not None:
+        first += ", or `search WORDS` to find a command"
+    return " ".join(parts) + f" {first}."
 
 
 def tool(runtime: Runtime) -> types.Tool:
