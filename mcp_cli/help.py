@@ -96,8 +96,9 @@ def group_help(prog: str, group: Group, is_root: bool, budget: int) -> str:
     else:
         usage, nxt = f"{prog} <name> ...", f"Run `{prog} <name> --help` for more."
     lines = [title(prog, group), "", "Usage:", f"  {usage}", ""]
-    if body(group, group.description):
-        lines += [body(group, group.description), ""]
+    about = body(group, group.description).split("\n\n")[0]  # a listing needs the gist, not the whole story
+    if about:
+        lines += [about, ""]
     sections = [(h, n) for h, n in (("Domains" if is_root else "Groups", groups), ("Commands", commands),
                                      ("Topics", topics)) if n]  # fmt: skip
     full = [_listing(h, n, 10**9) for h, n in sections]
@@ -202,7 +203,7 @@ def usage(prog: str, cmd: Command) -> str:
 
 def _notes(p: Param, cmd: Command) -> str:
     notes = []
-    if p.required and not (p.positional and p.nargs in ("?", "*")):
+    if p.required and not p.positional:  # a required positional shows as such in the usage line
         notes.append("required")
     if p.metavar and p.type != "string":
         notes.append(p.type)

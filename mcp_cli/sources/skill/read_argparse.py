@@ -58,7 +58,8 @@ class _Group:
 def _help_text(text: str, default: Any, choices: Any) -> str:
     if "%(" not in text:
         return text
-    values = {"default": default, "choices": ", ".join(map(str, choices or [])), "prog": "", "dest": ""}
+    shown = ", ".join(map(str, choices)) if isinstance(choices, list) else ""
+    values = {"default": default, "choices": shown, "prog": "", "dest": ""}
     try:
         return text % values
     except (KeyError, ValueError, TypeError):
