@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import socket
 import sys
+import time
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -29,6 +31,25 @@ async def served(*args: str, cwd: Path | None = None, env: dict[str, str] | None
     params = StdioServerParameters(command=argv[0], args=argv[1:], cwd=str(cwd or ROOT), env=full_env)
     async with Client(params) as client:
         yield client
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for_port(port: int, proc=None, seconds: float = 30) -> None:
+    """Until something listens on 127.0.0.1:port (failing early if `proc` died)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return
+        except OSError:
+            assert proc is None or proc.poll() is None, "the server process exited"
+            time.sleep(0.1)
+    raise TimeoutError(f"nothing listens on port {port}")
 
 
 def text(result) -> str:

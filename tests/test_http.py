@@ -1,22 +1,14 @@
 """The same tool over streamable HTTP: a real server process on loopback and a real MCP client."""
 
-import socket
 import subprocess
 import sys
-import time
 
 import pytest
 from mcp import Client
 
-from .conftest import DEMO, ROOT, text
+from .conftest import DEMO, ROOT, free_port, text, wait_for_port
 
 pytestmark = pytest.mark.anyio
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture
@@ -28,14 +20,7 @@ def http_server():
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            break
-        except OSError:
-            assert proc.poll() is None, proc.stderr.read().decode()
-            time.sleep(0.1)
+    wait_for_port(port, proc)
     yield f"http://127.0.0.1:{port}/mcp", proc
     proc.terminate()
     proc.wait(timeout=10)

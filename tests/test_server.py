@@ -229,8 +229,8 @@ async def test_subprocess_cwd_is_relative_to_the_tree(faults):
     assert Path(text(result).strip()) == FAULTS.parent
 
 
-def test_stdout_stays_clean_for_the_protocol():
-    """Everything the server prints on stdout must be JSON-RPC: a handler's print goes into its result."""
+def _raw_session(argv: list[str]):
+    """The server as a subprocess spoken to in raw JSON-RPC lines: (process, replies up to the tools/call)."""
     import subprocess
 
     init = {
@@ -243,44 +243,7 @@ def test_stdout_stays_clean_for_the_protocol():
         "jsonrpc": "2.0",
         "id": 2,
         "method": "tools/call",
-        "params": {"name": "faults", "arguments": {"argv": ["py", "chatty", "zed"]}},
-    }
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "mcp_cli", "serve", str(FAULTS)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
-    try:
-        for message in (init, {"jsonrpc": "2.0", "method": "notifications/initialized"}, call):
-            proc.stdin.write(json.dumps(message) + "\n")
-            proc.stdin.flush()
-        replies = []
-        while not any(r.get("id") == 2 for r in replies):
-            replies.append(json.loads(proc.stdout.readline()))  # every stdout line must be JSON-RPC
-    finally:
-        proc.stdin.close()
-        proc.wait(timeout=30)
-    reply = replies[-1]
-    assert reply["result"]["structuredContent"]["output"].startswith("hello zed")
-    assert proc.stdout.read() == ""
-
-
-def test_server_exits_when_the_client_leaves_even_with_a_hung_handler():
-    import subprocess
-
-    init = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}},
-    }
-    call = {
-        "jsonrpc": "2.0",
-        "id": 2,
-        "method": "tools/call",
-        "params": {"name": "faults", "arguments": {"argv": ["py", "hang"]}},
+        "params": {"name": "faults", "arguments": {"argv": argv}},
     }
     proc = subprocess.Popen(
         [sys.executable, "-m", "mcp_cli", "serve", str(FAULTS)],
@@ -294,7 +257,21 @@ def test_server_exits_when_the_client_leaves_even_with_a_hung_handler():
         proc.stdin.flush()
     replies = []
     while not any(r.get("id") == 2 for r in replies):
-        replies.append(json.loads(proc.stdout.readline()))
+        replies.append(json.loads(proc.stdout.readline()))  # every stdout line must be JSON-RPC
+    return proc, replies  # fmt: skip
+
+
+def test_stdout_stays_clean_for_the_protocol():
+    """Everything the server prints on stdout must be JSON-RPC: a handler's print goes into its result."""
+    proc, replies = _raw_session(["py", "chatty", "zed"])
+    proc.stdin.close()
+    proc.wait(timeout=30)
+    assert replies[-1]["result"]["structuredContent"]["output"].startswith("hello zed")
+    assert proc.stdout.read() == ""
+
+
+def test_server_exits_when_the_client_leaves_even_with_a_hung_handler():
+    proc, replies = _raw_session(["py", "hang"])
     assert replies[-1]["result"]["isError"] is True
     proc.stdin.close()
     assert proc.wait(timeout=10) == 0  # the abandoned thread (sleeping 30 s) does not hold the process

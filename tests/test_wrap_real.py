@@ -4,22 +4,14 @@ with the upstream effect checked where it lands."""
 
 import json
 import os
-import socket
 import subprocess
 import sys
-import time
 
 import pytest
 
-from .conftest import NODE_BIN, served, text
+from .conftest import NODE_BIN, free_port, served, text, wait_for_port
 
 pytestmark = pytest.mark.anyio
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
@@ -38,13 +30,7 @@ def world(tmp_path_factory):
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            break
-        except OSError:
-            time.sleep(0.2)
+    wait_for_port(port, http)
     config = root / "team.json"
     config.write_text(json.dumps({"mcpServers": {
         "everything": {"command": str(NODE_BIN / "mcp-server-everything")},

@@ -6,7 +6,6 @@ Not an entry point: the scripts import it (it sits next to them, so `import _pdf
 from __future__ import annotations
 
 import difflib
-import json
 import sys
 from pathlib import Path
 from typing import Any, NoReturn
@@ -108,5 +107,11 @@ def closest(name: str, names: list[str]) -> str:
     return f"Did you mean {', '.join(close)}?" if close else f"Known: {', '.join(names[:12])}."
 
 
-def emit(value: Any, as_json: bool) -> None:
-    print(json.dumps(value, indent=1, ensure_ascii=False) if as_json else value)
+def deliver(body: str, out: str | None, inputs: list[str], summary: str) -> None:
+    """Print `body`, or with --out write it to that file and print only `wrote PATH: summary`."""
+    if not out:
+        print(body)
+        return
+    target = output(out, inputs)
+    target.write_text(body + "\n", encoding="utf-8")
+    print(f"wrote {target}: {summary}")

@@ -61,13 +61,8 @@ def extract(args):
     if not tables:
         print(f"no tables found on {len(numbers)} page(s) of {args.pdf}; try `text extract --format layout`")
         return
-    body = render(tables, args.format)
-    if args.out:
-        target = _pdf.output(args.out, [args.pdf])
-        target.write_text(body + "\n", encoding="utf-8")
-        print(f"wrote {target}: {len(tables)} tables from {len(numbers)} pages ({args.format})")
-    else:
-        print(body)
+    summary = f"{len(tables)} tables from {len(numbers)} pages ({args.format})"
+    _pdf.deliver(render(tables, args.format), args.out, [args.pdf], summary)
 
 
 def main():

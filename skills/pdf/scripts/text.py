@@ -43,12 +43,7 @@ def extract(args):
         )
     else:
         body = "\n\n".join(t.rstrip() for t in texts)
-    if args.out:
-        target = _pdf.output(args.out, [args.pdf])
-        target.write_text(body + "\n", encoding="utf-8")
-        print(f"wrote {target}: {len(numbers)} pages, {len(body):,} characters ({args.format})")
-    else:
-        print(body)
+    _pdf.deliver(body, args.out, [args.pdf], f"{len(numbers)} pages, {len(body):,} characters ({args.format})")
 
 
 def main():
