@@ -7,7 +7,7 @@ import pytest
 
 from mcp_cli.help import one_line
 from mcp_cli.runtime import Runtime
-from mcp_cli.tree import Command, Group, Tree
+from mcp_cli.tree import Command, Group, Param, Tree
 
 from .conftest import DEMO, FAULTS, ROOT
 
@@ -72,3 +72,32 @@ def test_one_line_takes_the_first_sentence():
     assert one_line("Extract text. Then more.\nAnd more.") == "Extract text."
     assert one_line("First paragraph\ncontinues here.\n\nSecond.") == "First paragraph continues here."
     assert len(one_line("word " * 100)) <= 90
+
+
+def test_long_command_help_is_cut_with_a_pointer_to_help_all():
+    long = "A sentence that says what this option does. " + "More detail that costs tokens. " * 20
+    cmd = Command("go", summary="Go somewhere.", params=[Param(f"opt{i}", flags=[f"--opt{i}"], help=long)
+                                                         for i in range(6)])  # fmt: skip
+    tree = Tree(Group("t", children=[cmd]))
+    tree.settings.help_budget = 1200
+    short = run(tree, ["go", "--help"]).output
+    assert "More detail" not in short and "A sentence that says what this option does." in short
+    assert "`t go --help-all` shows them whole" in short
+    full = run(tree, ["go", "--help-all"]).output
+    assert full.count("More detail that costs tokens.") == 6 * 20
+
+
+def test_long_topic_lists_its_sections_and_shows_one():
+    from mcp_cli.tree import Topic
+
+    text = "# Guide\n\nIntro line.\n\n" + "".join(f"## Part {i}\n\n" + f"Body of part {i}. " * 40 + "\n\n"
+                                                 for i in range(1, 4))  # fmt: skip
+    tree = Tree(Group("t", children=[Group("docs", children=[Topic("guide", summary="A guide.", text=text)])]))
+    tree.settings.help_budget = 1000
+    listing = run(tree, ["docs", "guide"]).output
+    assert "Intro line." in listing and "Sections (" in listing and "part-2" in listing
+    assert "Body of part 2" not in listing
+    section = run(tree, ["docs", "guide", "part-2"]).output
+    assert section.startswith("## Part 2") and "Body of part 3" not in section
+    missing = run(tree, ["docs", "guide", "part-9"])
+    assert not missing.ok and "Did you mean" in missing.message
