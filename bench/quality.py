@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcp_cli.search import Index, terms
+from mcp_cli.search import Index
 from mcp_cli.tree import Command
 
 from .corpora import Corpus
@@ -38,6 +38,22 @@ def substring_ranks(corpus: Corpus) -> list[int | None]:
     return ranks
 
 
+def tokens_per_result(corpus: Corpus) -> float:
+    """Mean o200k tokens per result of the `search` command's answer (footer included), over all prompts."""
+    import anyio
+
+    from mcp_cli import tokens
+    from mcp_cli.runtime import Runtime
+
+    runtime = Runtime(tree_of(corpus))
+    total = results = 0
+    for prompt, _ in corpus.tasks:
+        out = anyio.run(runtime.call, ["search", *prompt.split()]).output
+        total += tokens.count(out)
+        results += sum(1 for line in out.splitlines() if line.startswith("  "))
+    return total / max(results, 1)
+
+
 def run(corpus: Corpus) -> dict[str, Any]:
     index = Index(tree_of(corpus))
     ranks: list[int | None] = []
@@ -51,4 +67,4 @@ def run(corpus: Corpus) -> dict[str, Any]:
             misses.append({"prompt": prompt, "expected": needed[0][1], "rank": rank,
                            "top": [h[1] for h in hits[:3]]})  # fmt: skip
     return {"ours": metrics(ranks), "substring": metrics(substring_ranks(corpus)), "misses": misses,
-            "prompts": len(ranks), "terms": terms}  # fmt: skip
+            "prompts": len(ranks), "tokens_per_result": tokens_per_result(corpus)}  # fmt: skip

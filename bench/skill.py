@@ -20,6 +20,23 @@ from .runtime import per_call
 ROOT = Path(__file__).resolve().parent.parent
 
 
+SEED_PATH = 202 + 310  # the seed's hand-made pdf tool: definition + help to reach `pdf text extract` (brief)
+
+
+def help_path() -> tuple[int, list[tuple[str, int]]]:
+    """Tokens to reach `pdf text extract`: the tool definition, then root, group and command help."""
+    from mcp_cli import tokens
+    from mcp_cli.runtime import Runtime
+    from mcp_cli.sources import load
+
+    tree = load(str(ROOT / "skills" / "pdf"))
+    runtime = Runtime(tree)
+    steps = [("tool definition", tokens.count(tokens.tool_json([tokens._one_tool(tree)])))]
+    for argv in (["--help"], ["text", "--help"], ["text", "extract", "--help"]):
+        steps.append((f"pdf {' '.join(argv)}", tokens.count(anyio.run(runtime.call, argv).text())))
+    return sum(n for _, n in steps), steps
+
+
 def run(quick: bool = False) -> list[dict]:
     sys.path.insert(0, str(ROOT / "examples"))
     from walkthrough import make_pdf
