@@ -158,13 +158,15 @@ def params(schema: dict[str, Any]) -> list[Param]:
                 visit(prop, path, False, depth + 1)
 
     visit(doc.resolve(schema), [], True, 1)
+    if not out:  # a tool without arguments needs no --json either
+        return out
     out.append(
         Param(
             name=JSON_ALL,
             type="string",
             flags=["--json"],
             metavar="JSON",
-            help="All arguments as one JSON object (or @file); options override its fields.",
+            help="All arguments as one JSON object (or @file); options override it.",
         )
     )
     return out

@@ -27,9 +27,9 @@ INPUT_SCHEMA: dict[str, Any] = {
         "argv": {
             "type": "array",
             "items": {"type": "string"},
-            "description": 'Tokens after the tool name, e.g. ["--help"].',
+            "description": "Tokens after the tool name.",
         },
-        "command": {"type": "string", "description": "The same as one string, split like a POSIX shell."},
+        "command": {"type": "string", "description": "Or one string, split like a POSIX shell."},
     },
     "additionalProperties": False,
 }

@@ -25,5 +25,5 @@ class SearchHandler:
             return Result(ok=True, output=f"No command matches {query!r}. Run `{self.tree.name} --help` to browse.\n")
         width = min(max(len(p) for _, p, _ in hits), 40)
         lines = [f"  {path.ljust(width)}  {one_line(node.summary, 80)}".rstrip() for _, path, node in hits]
-        footer = f"Run `{self.tree.name} <path> --help` for usage, e.g. `{self.tree.name} {hits[0][1]} --help`."
+        footer = f"Run `{self.tree.name} <path> --help` for usage."
         return Result(ok=True, output="\n".join(lines + ["", footer]) + "\n")

@@ -125,10 +125,15 @@ def server_group(server: Server, listing: dict[str, Any], tools: list[dict[str, 
     subgroups, left = grouping.split(list(by_name), preset)
     for sub, members in subgroups.items():
         children: list[Node] = [command(server.name, by_name[t], kebab(short) if short else "") for t, short in members]
-        group.children.append(Group(name=sub, summary=", ".join(c.name for c in children) + ".", children=children))
+        group.children.append(Group(name=sub, summary=_names(children), children=children))
     group.children += [command(server.name, by_name[n]) for n in left]
     group.summary = _about(group)
     return group
+
+
+def _names(nodes: list[Node], shown: int = 4) -> str:
+    """`list, create, get, update, ...`: the first few names."""
+    return ", ".join(n.name for n in nodes[:shown]) + (", ..." if len(nodes) > shown else ".")
 
 
 def _about(group: Group, shown: int = 4) -> str:
