@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-from typing import Optional
 
 import typer
 
@@ -23,13 +22,19 @@ TREE_HELP = (
     "a tree JSON file, or a Python module:attribute holding a Tree."
 )
 # Options for MCP client configs (ignored for other sources), shared by serve, wrap and tokens.
-NAME = typer.Option(None, "--name", help="Tool (root) name for a config; default from the file name.")
+NAME = typer.Option(None, "--name", metavar="NAME", help="Tool (root) name for a config; default from the file name.")
 REFRESH = typer.Option(False, "--refresh", help="Ask the upstream servers for their tools again (skip the cache).")
-SERVERS = typer.Option(None, "--server", help="Only this server of the config (repeatable).")
-NOT_SERVERS = typer.Option(None, "--exclude-server", help="Leave this server out (repeatable).")
-TOOLS = typer.Option(None, "--tool", help="Only tools matching this pattern, e.g. 'git_*' or 'github/*issue*'.")
-NOT_TOOLS = typer.Option(None, "--exclude-tool", help="Leave out tools matching this pattern (repeatable).")
-THRESHOLD = typer.Option(15, "--threshold", help="Split a server with more tools than this into subgroups.")
+SERVERS = typer.Option(None, "--server", metavar="NAME", help="Only this server of the config (repeatable).")
+NOT_SERVERS = typer.Option(None, "--exclude-server", metavar="NAME", help="Leave this server out (repeatable).")
+TOOLS = typer.Option(
+    None, "--tool", metavar="PATTERN", help="Only tools matching this pattern, e.g. 'git_*' or 'github/*issue*'."
+)
+NOT_TOOLS = typer.Option(
+    None, "--exclude-tool", metavar="PATTERN", help="Leave out tools matching this pattern (repeatable)."
+)
+THRESHOLD = typer.Option(
+    15, "--threshold", metavar="N", help="Split a server with more tools than this into subgroups."
+)
 
 
 def _load(source: str, **options):
@@ -65,16 +70,16 @@ def main_options(
 
 @app.command()
 def serve(
-    tree: str = typer.Argument(..., help=TREE_HELP),
-    http: Optional[str] = typer.Option(  # noqa: UP045 - typer reads the annotation
+    tree: str = typer.Argument(..., metavar="TREE", help=TREE_HELP),
+    http: str | None = typer.Option(
         None, "--http", metavar="HOST:PORT", help="Serve streamable HTTP at /mcp instead of stdio."
     ),
-    name: Optional[str] = NAME,  # noqa: UP045
+    name: str | None = NAME,
     refresh: bool = REFRESH,
-    server: Optional[list[str]] = SERVERS,  # noqa: UP045
-    exclude_server: Optional[list[str]] = NOT_SERVERS,  # noqa: UP045
-    tool: Optional[list[str]] = TOOLS,  # noqa: UP045
-    exclude_tool: Optional[list[str]] = NOT_TOOLS,  # noqa: UP045
+    server: list[str] | None = SERVERS,
+    exclude_server: list[str] | None = NOT_SERVERS,
+    tool: list[str] | None = TOOLS,
+    exclude_tool: list[str] | None = NOT_TOOLS,
     threshold: int = THRESHOLD,
 ) -> None:
     """Serve TREE as one MCP tool (stdio unless --http)."""
@@ -93,13 +98,13 @@ def serve(
 @app.command()
 def wrap(
     config: str = typer.Argument(..., help="An MCP client config: mcpServers JSON, ~/.claude.json, config.toml."),
-    out: Optional[str] = typer.Option(None, "-o", "--out", help="Output folder; default ./NAME-mcp."),  # noqa: UP045
-    name: Optional[str] = NAME,  # noqa: UP045
+    out: str | None = typer.Option(None, "-o", "--out", metavar="DIR", help="Output folder; default ./NAME-mcp."),
+    name: str | None = NAME,
     refresh: bool = REFRESH,
-    server: Optional[list[str]] = SERVERS,  # noqa: UP045
-    exclude_server: Optional[list[str]] = NOT_SERVERS,  # noqa: UP045
-    tool: Optional[list[str]] = TOOLS,  # noqa: UP045
-    exclude_tool: Optional[list[str]] = NOT_TOOLS,  # noqa: UP045
+    server: list[str] | None = SERVERS,
+    exclude_server: list[str] | None = NOT_SERVERS,
+    tool: list[str] | None = TOOLS,
+    exclude_tool: list[str] | None = NOT_TOOLS,
     threshold: int = THRESHOLD,
 ) -> None:
     """Build an installable MCP server package that serves a config's servers as one tool."""
@@ -116,8 +121,8 @@ def wrap(
 
 @app.command(context_settings={"allow_interspersed_args": False, "ignore_unknown_options": True})
 def run(
-    tree: str = typer.Argument(..., help=TREE_HELP),
-    argv: Optional[list[str]] = typer.Argument(None, help="The tokens after the tool name."),  # noqa: UP045
+    tree: str = typer.Argument(..., metavar="TREE", help=TREE_HELP),
+    argv: list[str] | None = typer.Argument(None, help="The tokens after the tool name."),
 ) -> None:
     """Run one argv against TREE in this terminal; the exit status mirrors the result."""
     import anyio
@@ -146,7 +151,7 @@ def run(
 @app.command()
 def build(
     skill: str = typer.Argument(..., help="A skill folder (with SKILL.md)."),
-    out: Optional[str] = typer.Option(None, "-o", "--out", help="Output folder; default ./NAME-mcp."),  # noqa: UP045
+    out: str | None = typer.Option(None, "-o", "--out", metavar="DIR", help="Output folder; default ./NAME-mcp."),
 ) -> None:
     """Build an installable MCP server package from a skill folder."""
     from pathlib import Path
@@ -177,13 +182,13 @@ def _package(tree, out, source_dir) -> None:
 
 @app.command()
 def tokens(
-    source: str = typer.Argument(..., help=TREE_HELP),
-    name: Optional[str] = NAME,  # noqa: UP045
+    source: str = typer.Argument(..., metavar="TREE", help=TREE_HELP),
+    name: str | None = NAME,
     refresh: bool = REFRESH,
-    server: Optional[list[str]] = SERVERS,  # noqa: UP045
-    exclude_server: Optional[list[str]] = NOT_SERVERS,  # noqa: UP045
-    tool: Optional[list[str]] = TOOLS,  # noqa: UP045
-    exclude_tool: Optional[list[str]] = NOT_TOOLS,  # noqa: UP045
+    server: list[str] | None = SERVERS,
+    exclude_server: list[str] | None = NOT_SERVERS,
+    tool: list[str] | None = TOOLS,
+    exclude_tool: list[str] | None = NOT_TOOLS,
     threshold: int = THRESHOLD,
 ) -> None:
     """Tokens an agent reads up front (static tool list vs one tool) and per level of help (o200k_base)."""
@@ -194,7 +199,7 @@ def tokens(
 
 
 @app.command()
-def inspect(tree: str = typer.Argument(..., help=TREE_HELP)) -> None:
+def inspect(tree: str = typer.Argument(..., metavar="TREE", help=TREE_HELP)) -> None:
     """Print the whole tree, one path per line, with one-line summaries."""
     from .help import one_line
 
