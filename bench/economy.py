@@ -87,7 +87,7 @@ class Paths:
         self.flat = FlatIndex(corpus)
         self.where = {(cmd.handler["server"], cmd.handler["tool"]): path for path, cmd in self.tree.walk()
                       if isinstance(cmd, Command) and cmd.handler.get("kind") == "mcp"}  # fmt: skip
-        self.one_tool = tokens.count(tokens.tool_json([tokens._one_tool(self.tree)]))
+        self.one_tool = tokens.count(tokens.tool_json([tokens.one_tool(self.tree)]))
         self.up = self._up_front()
 
     def help(self, argv: list[str]) -> str:

@@ -31,7 +31,7 @@ def help_path() -> tuple[int, list[tuple[str, int]]]:
 
     tree = load(str(ROOT / "skills" / "pdf"))
     runtime = Runtime(tree)
-    steps = [("tool definition", tokens.count(tokens.tool_json([tokens._one_tool(tree)])))]
+    steps = [("tool definition", tokens.count(tokens.tool_json([tokens.one_tool(tree)])))]
     for argv in (["--help"], ["text", "--help"], ["text", "extract", "--help"]):
         steps.append((f"pdf {' '.join(argv)}", tokens.count(anyio.run(runtime.call, argv).text())))
     return sum(n for _, n in steps), steps

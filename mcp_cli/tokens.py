@@ -82,29 +82,32 @@ def static_tool(path: list[str], cmd: Command) -> dict[str, Any]:
 
 
 def report(tree: Tree) -> dict[str, Any]:
-    """Up-front tokens (static list vs the one tool) and tokens per level of help."""
-    from .help import command_help, group_help
+    """Up-front tokens (static list vs the one tool) and tokens per level of help, as the runtime answers."""
+    import anyio
+
+    from .runtime import Runtime
+
+    runtime = Runtime(tree)
+
+    def helped(path: list[str]) -> int:
+        return count(anyio.run(runtime.call, [*path, "--help"]).text())
 
     commands = [(p, n) for p, n in tree.walk() if isinstance(n, Command) and n.handler.get("kind") != "search"]
-    groups = [(p, n) for p, n in tree.walk() if isinstance(n, Group)]
-    budget = tree.settings.help_budget
-    name = tree.name
-    ours = tool_json([_one_tool(tree)])
-    static = tool_json([static_tool(p, n) for p, n in commands])
-    command_tokens = [count(command_help(" ".join([name, *p]), n)) for p, n in commands]
+    command_tokens = [helped(p) for p, _ in commands]
     return {
-        "tool": name,
+        "tool": tree.name,
         "commands": len(commands),
-        "static": count(static),
-        "single": count(ours),
-        "root_help": count(group_help(name, tree.root, True, budget)),
-        "groups": {" ".join(p): count(group_help(" ".join([name, *p]), n, False, budget)) for p, n in groups},
+        "static": count(tool_json([static_tool(p, n) for p, n in commands])),
+        "single": count(tool_json([one_tool(tree)])),
+        "root_help": helped([]),
+        "groups": {" ".join(p): helped(p) for p, n in tree.walk() if isinstance(n, Group)},
         "command_median": statistics.median(command_tokens) if command_tokens else 0,
         "command_max": max(command_tokens, default=0),
     }
 
 
-def _one_tool(tree: Tree) -> dict[str, Any]:
+def one_tool(tree: Tree) -> dict[str, Any]:
+    """The tool definition a client receives from `tools/list` for this tree."""
     from .runtime import Runtime
     from .server import tool
 
