@@ -40,14 +40,6 @@ def singular(word: str) -> str:
     return word
 
 
-def plural(word: str) -> str:
-    if word.endswith("y") and len(word) > 2 and word[-2] not in "aeiou":
-        return word[:-1] + "ies"
-    if word.endswith(("s", "x", "ch", "sh")):
-        return word + "es" if not word.endswith("s") else word
-    return word + "s"
-
-
 def shared_prefix(names: list[str]) -> str:
     """The kebab-case first word every name shares (`git-` of git_status, git_log), or '' (also for one name)."""
     firsts = {tuple(words(n)[:1]) for n in names}
