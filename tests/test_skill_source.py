@@ -183,3 +183,19 @@ def test_broken_skills_are_clear_errors(folder, words):
     assert proc.returncode == 2
     assert words in proc.stderr and "Traceback" not in proc.stderr
     assert not (ROOT / "build" / "never").exists()
+
+
+def test_arguments_added_out_of_sight_make_the_script_pass_argv_through(tmp_path):
+    skill = tmp_path / "helped"
+    (skill / "scripts").mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: helped\ndescription: Options come from a helper.\n---\n")
+    (skill / "scripts" / "tool.py").write_text(
+        '"""Tool with shared options."""\nimport argparse\n\n\ndef add_common(p):\n'
+        '    p.add_argument("--verbose", action="store_true")\n\n\n'
+        'if __name__ == "__main__":\n    parser = argparse.ArgumentParser()\n    parser.add_argument("--name")\n'
+        "    add_common(parser)\n    print(parser.parse_args())\n"
+    )
+    tree, warnings = load(skill)
+    tool = node(tree, "tool")
+    assert tool.passthrough and tool.summary == "Tool with shared options."
+    assert any("p.add_argument at line 6" in w and "passing argv through" in w for w in warnings)

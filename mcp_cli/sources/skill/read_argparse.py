@@ -1,7 +1,9 @@
 """argparse interfaces read from the syntax tree: parsers, arguments, groups, mutually exclusive groups, subparsers.
 
 Statements are followed in source order, with variables tracked by name (`parser`, `sub`, `self.parser`).
-What cannot be read statically (a computed default, a custom type) degrades to a plain string parameter.
+What cannot be read statically (a computed default, a custom type) degrades to a plain string parameter; an
+argument added through a variable that cannot be followed (a helper function's parameter, a loop) makes the
+whole script pass its argv through, since rejecting a flag the script accepts would be worse.
 """
 
 from __future__ import annotations
@@ -153,6 +155,7 @@ def read(mod: Module) -> tuple[Node | None, list[str]]:
         elif isinstance(node, ast.Call):
             calls.append((node, ""))
     seen: set[int] = set()
+    untracked: list[str] = []
     for call, target in sorted(calls, key=lambda c: (c[0].lineno, c[0].col_offset, c[1] == "")):
         if id(call) in seen:
             continue
@@ -195,8 +198,12 @@ def read(mod: Module) -> tuple[Node | None, list[str]]:
                 owner[1].children.append(child)
                 if target:
                     objects[target] = child
+        elif method in ("add_argument", "add_parser", "add_mutually_exclusive_group") and owner is None:
+            untracked.append(f"{ast.unparse(call.func)} at line {call.lineno}")
     if not parsers:
         return None, []
+    if untracked:  # a flag we could not see would be rejected although the script accepts it: pass argv through
+        return None, [f"arguments added where they cannot be followed statically ({untracked[0]}); passing argv through"]
     named = {t: p for t, p in parsers if t}
     for _, p in parsers:
         for parent in p.parents:
