@@ -202,8 +202,9 @@ def read(mod: Module) -> tuple[Node | None, list[str]]:
             untracked.append(f"{ast.unparse(call.func)} at line {call.lineno}")
     if not parsers:
         return None, []
-    if untracked:  # a flag we could not see would be rejected although the script accepts it: pass argv through
-        return None, [f"arguments added where they cannot be followed statically ({untracked[0]}); passing argv through"]
+    if untracked:  # a flag we could not see would be rejected although the script takes it
+        where = untracked[0]
+        return None, [f"arguments added where they cannot be followed statically ({where}); passing argv through"]
     named = {t: p for t, p in parsers if t}
     for _, p in parsers:
         for parent in p.parents:
