@@ -199,3 +199,17 @@ def test_arguments_added_out_of_sight_make_the_script_pass_argv_through(tmp_path
     tool = node(tree, "tool")
     assert tool.passthrough and tool.summary == "Tool with shared options."
     assert any("p.add_argument at line 6" in w and "passing argv through" in w for w in warnings)
+
+
+def test_click_command_with_a_decorator_of_its_own_passes_argv_through(tmp_path):
+    skill = tmp_path / "deco"
+    (skill / "scripts").mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: deco\ndescription: Click with shared options.\n---\n")
+    (skill / "scripts" / "tool.py").write_text(
+        '"""Click tool."""\nimport click\n\n\ndef common(f):\n    return click.option("--verbose", is_flag=True)(f)\n\n\n'
+        '@click.command()\n@click.option("--name")\n@common\ndef main(name, verbose):\n    click.echo(name)\n\n\n'
+        'if __name__ == "__main__":\n    main()\n'
+    )
+    tree, warnings = load(skill)
+    assert node(tree, "tool").passthrough
+    assert any("@common on main may add options" in w for w in warnings)

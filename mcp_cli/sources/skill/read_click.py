@@ -89,7 +89,7 @@ def read(mod: Module) -> tuple[Node | None, list[str]]:
     parent_of: dict[str, str] = {}
     order: list[str] = []
     for fn in [n for n in mod.tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]:
-        kind, name, help_text, params = None, "", "", []
+        kind, name, help_text, params, unknown = None, "", "", [], []
         for deco in fn.decorator_list:
             if not isinstance(deco, ast.Call):
                 deco = ast.Call(func=deco, args=[], keywords=[])
@@ -105,8 +105,12 @@ def read(mod: Module) -> tuple[Node | None, list[str]]:
                 p = _param(mod, deco, method)
                 if p is not None:
                     params.append(p)
+            elif not func.startswith("click."):
+                unknown.append(f"@{func or ast.unparse(deco.func)} on {fn.name}")
         if kind is None:
             continue
+        if unknown:  # a decorator of its own may add options we cannot see; rejecting them would be worse
+            return None, [f"{unknown[0]} may add options that cannot be read statically; passing argv through"]
         doc = (help_text or ast.get_docstring(fn) or "").split("\f")[0].strip()
         summary = doc.split("\n\n")[0]
         cname = name or command_name(fn.name)
