@@ -206,7 +206,8 @@ def test_click_command_with_a_decorator_of_its_own_passes_argv_through(tmp_path)
     (skill / "scripts").mkdir(parents=True)
     (skill / "SKILL.md").write_text("---\nname: deco\ndescription: Click with shared options.\n---\n")
     (skill / "scripts" / "tool.py").write_text(
-        '"""Click tool."""\nimport click\n\n\ndef common(f):\n    return click.option("--verbose", is_flag=True)(f)\n\n\n'
+        '"""Click tool."""\nimport click\n\n\n'
+        'def common(f):\n    return click.option("--verbose", is_flag=True)(f)\n\n\n'
         '@click.command()\n@click.option("--name")\n@common\ndef main(name, verbose):\n    click.echo(name)\n\n\n'
         'if __name__ == "__main__":\n    main()\n'
     )
