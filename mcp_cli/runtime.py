@@ -40,13 +40,14 @@ class Runtime:
             upstreams, self.upstreams = self.upstreams, None
             await upstreams.__aexit__(*exc)
 
-    async def call_tool(self, arguments: dict[str, Any] | None) -> Result:
-        """A call from the MCP tool: exactly one of `argv` (list of strings) or `command` (one string)."""
+    async def call_tool(self, arguments: dict[str, Any] | None, cwd: str | None = None) -> Result:
+        """A call from the MCP tool: exactly one of `argv` (list of strings) or `command` (one string).
+        `cwd` is where the caller works (commands that run processes run there)."""
         try:
             tokens = self.tokens_of(arguments or {})
         except CallError as exc:
             return self._failure(exc, self.tree.name)
-        return await self.call(tokens)
+        return await self.call(tokens, cwd)
 
     def tokens_of(self, arguments: dict[str, Any]) -> list[str]:
         argv, command = arguments.get("argv"), arguments.get("command")
@@ -83,11 +84,11 @@ class Runtime:
             names.append(child.name)
         return node, names, tokens[i:]
 
-    async def call(self, tokens: list[str]) -> Result:
+    async def call(self, tokens: list[str], cwd: str | None = None) -> Result:
         node, names, rest = self.resolve(tokens)
         prog = " ".join([self.tree.name, *names])
         try:
-            result = await self._dispatch(node, prog, rest, is_root=not names)
+            result = await self._dispatch(node, prog, rest, not names, cwd)
         except CallError as exc:
             return self._failure(exc, prog)
         except Exception as exc:  # a bug or a broken tree: report it, keep serving
@@ -99,7 +100,7 @@ class Runtime:
             result.output = cap(result.output, limit, len(result.output) + result.omitted)
         return result
 
-    async def _dispatch(self, node: Node, prog: str, rest: list[str], is_root: bool) -> Result:
+    async def _dispatch(self, node: Node, prog: str, rest: list[str], is_root: bool, cwd: str | None) -> Result:
         budget = self.tree.settings.help_budget
         if isinstance(node, Group):
             listing = helptext.group_help(prog, node, is_root, budget)
@@ -113,9 +114,9 @@ class Runtime:
             raise NotFound(f"`{prog}` has no {what} `{word}`.{did_you_mean(word, names)}", listing)
         if isinstance(node, Topic):
             return Result(ok=True, output=helptext.topic_help(prog, node, rest, budget))
-        return await self._run(node, prog, rest)
+        return await self._run(node, prog, rest, cwd)
 
-    async def _run(self, cmd: Command, prog: str, rest: list[str]) -> Result:
+    async def _run(self, cmd: Command, prog: str, rest: list[str], cwd: str | None) -> Result:
         before_dashes = rest[: rest.index("--")] if "--" in rest else rest
         own_flags = {f for p in cmd.params for f in p.flags}
         if any(t in (*HELP, HELP_ALL) and t not in own_flags for t in before_dashes):
@@ -139,7 +140,7 @@ class Runtime:
                 handler = self._handlers[id(cmd)] = resolve(cmd.handler, self.tree)
             except ValueError as exc:
                 raise CallError(f"`{prog}` cannot run: its handler is misconfigured ({exc}).") from None
-        call = Call(tree=self.tree, command=cmd, path=prog, values=values, tokens=rest, upstreams=self.upstreams)
+        call = Call(self.tree, cmd, prog, values, rest, self.upstreams, cwd)
         return await handler.run(call)
 
     def _failure(self, exc: CallError, prog: str) -> Result:

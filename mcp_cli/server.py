@@ -5,8 +5,13 @@ from __future__ import annotations
 import contextlib
 import functools
 import logging
+import signal
+import warnings
+import weakref
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
+from urllib.parse import unquote, urlparse
 
 import anyio
 from mcp import types
@@ -81,9 +86,51 @@ def _content_item(item: dict[str, Any]) -> Any:
     return types.CallToolResult.model_validate({"content": [item]}).content[0]
 
 
+ROOTS_TIMEOUT = 5.0
+
+
+class Roots:
+    """Where each client works: its first `file://` root that is a folder, asked once per session (again after
+    `notifications/roots/list_changed`). None when the client offers no roots: the server's own folder."""
+
+    def __init__(self) -> None:
+        self._known: weakref.WeakKeyDictionary[Any, str | None] = weakref.WeakKeyDictionary()
+
+    async def cwd(self, ctx: Any) -> str | None:
+        """The folder for a call, asked on the back-channel of the call's own request."""
+        if ctx.session not in self._known:
+            self._known[ctx.session] = await self._ask(ctx)
+        return self._known[ctx.session]
+
+    async def _ask(self, ctx: Any) -> str | None:
+        from mcp.shared.message import ServerMessageMetadata
+
+        capabilities = ctx.session.client_capabilities
+        if capabilities is None or capabilities.roots is None or not ctx.session.can_send_request:
+            return None  # no roots offered, or a connection that cannot ask (the 2026 per-request protocol)
+        try:
+            with anyio.fail_after(ROOTS_TIMEOUT):
+                related = ServerMessageMetadata(related_request_id=ctx.request_id)
+                listed = await ctx.session.send_request(
+                    types.ListRootsRequest(), types.ListRootsResult, metadata=related
+                )
+        except Exception as exc:  # a client that offers roots but does not answer: work where we are
+            log.warning("the client offers roots but roots/list failed (%s); working in %s", exc, Path.cwd())
+            return None
+        for root in listed.roots:
+            url = urlparse(str(root.uri))
+            if url.scheme == "file" and Path(unquote(url.path)).is_dir():
+                return unquote(url.path)
+        return None
+
+    async def changed(self, ctx: Any, params: Any) -> None:
+        self._known.pop(ctx.session, None)
+
+
 def build(runtime: Runtime) -> Server:
     """A low-level Server exposing exactly one tool that drives `runtime`."""
     the_tool = tool(runtime)
+    roots = Roots()
 
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
         return types.ListToolsResult(tools=[the_tool])
@@ -102,21 +149,24 @@ def build(runtime: Runtime) -> Server:
             )
             bad = Result(ok=False, path=runtime.tree.name, error="bad_request", message=text)
             return to_mcp(bad)
-        return to_mcp(await runtime.call_tool(arguments))
+        return to_mcp(await runtime.call_tool(arguments, await roots.cwd(ctx)))
 
     @contextlib.asynccontextmanager
     async def lifespan(_: Server) -> AsyncIterator[dict]:
         async with runtime:
             yield {}
 
-    return Server(
-        runtime.tree.name,
-        version=__version__,
-        instructions=description(runtime),
-        lifespan=lifespan,
-        on_list_tools=list_tools,
-        on_call_tool=call_tool,
-    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # roots are deprecated in the 2026 protocol; still what clients send
+        return Server(
+            runtime.tree.name,
+            version=__version__,
+            instructions=description(runtime),
+            lifespan=lifespan,
+            on_list_tools=list_tools,
+            on_call_tool=call_tool,
+            on_roots_list_changed=roots.changed,
+        )
 
 
 async def serve_stdio(runtime: Runtime) -> None:
@@ -138,11 +188,30 @@ async def serve_http(runtime: Runtime, host: str = "127.0.0.1", port: int = 8000
     await uvicorn.Server(config).serve()
 
 
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
+
+
+async def _until_stopped(main: Any, *args: Any) -> None:
+    """Run `main` until it returns (stdin closed) or a stop signal arrives; either way it unwinds in order, so
+    running calls are cancelled, their processes killed and every upstream server closed."""
+    async with anyio.create_task_group() as tg:
+
+        async def watch() -> None:
+            with anyio.open_signal_receiver(*STOP_SIGNALS) as received:
+                async for signum in received:
+                    log.info("stopping on %s", signal.Signals(signum).name)
+                    tg.cancel_scope.cancel()
+
+        tg.start_soon(watch)
+        await main(*args)
+        tg.cancel_scope.cancel()
+
+
 def serve(runtime: Runtime, http: tuple[str, int] | None = None) -> None:
-    """Serve until the client goes away (stdio) or the process is stopped (HTTP)."""
+    """Serve until the client goes away (stdio) or the process is stopped (SIGTERM, SIGHUP, SIGINT)."""
     logging.basicConfig(level=logging.WARNING, format="%(name)s: %(message)s")  # stderr
     if http:
-        anyio.run(serve_http, runtime, *http)
+        anyio.run(_until_stopped, serve_http, runtime, *http)
     else:
-        anyio.run(serve_stdio, runtime)
+        anyio.run(_until_stopped, serve_stdio, runtime)
     exit_process(0)

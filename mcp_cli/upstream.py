@@ -18,6 +18,7 @@ from typing import Any
 import anyio
 from anyio.abc import TaskGroup
 
+from .children import guarded
 from .errors import HandlerError, HandlerTimeout
 
 log = logging.getLogger("mcp_cli")
@@ -52,9 +53,8 @@ def transport(config: dict[str, Any], errlog: Any) -> Any:
     from mcp import StdioServerParameters
     from mcp.client.stdio import stdio_client
 
-    params = StdioServerParameters(
-        command=config["command"], args=config.get("args", []), env=config.get("env") or None, cwd=config.get("cwd")
-    )
+    command, *args = guarded([config["command"], *config.get("args", [])])
+    params = StdioServerParameters(command=command, args=args, env=config.get("env") or None, cwd=config.get("cwd"))
     return stdio_client(params, errlog=errlog)
 
 

@@ -24,12 +24,15 @@ def anyio_backend() -> str:
 
 
 @asynccontextmanager
-async def served(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None, command: str = ""):
-    """A real MCP client session over stdio to `python -m mcp_cli <args>` (or to `command <args>`)."""
+async def served(
+    *args: str, cwd: Path | None = None, env: dict[str, str] | None = None, command: str = "", **client_options
+):
+    """A real MCP client session over stdio to `python -m mcp_cli <args>` (or to `command <args>`);
+    `client_options` go to `mcp.Client` (e.g. `list_roots_callback`)."""
     argv = [command, *args] if command else [sys.executable, "-m", "mcp_cli", *args]
     full_env = {**os.environ, **env} if env else None
     params = StdioServerParameters(command=argv[0], args=argv[1:], cwd=str(cwd or ROOT), env=full_env)
-    async with Client(params) as client:
+    async with Client(params, **client_options) as client:
         yield client
 
 

@@ -19,6 +19,7 @@ class Call:
     values: dict[str, Any]
     tokens: list[str]
     upstreams: Any = None  # the running pool of upstream servers, for `mcp` handlers
+    cwd: str | None = None  # where the caller works (an MCP client's first root); None: this process's own
 
 
 class Handler(Protocol):

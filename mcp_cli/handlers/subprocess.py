@@ -2,13 +2,16 @@
 
 Reference: `{"kind": "subprocess", "command": ["{python}", "x.py"], "cwd": ".", "env": {}, "timeout": 60}`.
 The call's tokens (already parsed and validated) are appended verbatim. `{python}` is this interpreter and
-`{base}` the tree's folder; `cwd` is relative to that folder, and without it the server's own.
+`{base}` the tree's folder, in `command` and `env` values. `cwd` is relative to that folder; without it the
+command runs where the caller works (an MCP client's first root, else the server's own working directory).
+A `PYTHONPATH` in `env` goes before the inherited one. A Python script that fails because a module is
+missing is told in one line, naming the tree's `requirements.txt` when there is one.
 """
 
 from __future__ import annotations
 
 import os
-import signal
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -16,6 +19,7 @@ from pathlib import Path
 import anyio
 from anyio.abc import ByteReceiveStream
 
+from ..children import guarded, kill_group
 from ..errors import HandlerError, HandlerTimeout
 from ..result import Result
 from ..tree import Tree
@@ -35,12 +39,15 @@ async def _drain(stream: ByteReceiveStream | None, keep: int, sink: list) -> Non
             sink[0] += chunk[:room]
 
 
-def _kill(proc: anyio.abc.Process) -> None:
-    """Kill the process and everything it started (it leads its own session)."""
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
+_MISSING_MODULE = re.compile(r"^ModuleNotFoundError: No module named '([^']+)'", re.MULTILINE)
+
+
+def _environment(env: dict, base: str) -> dict[str, str]:
+    """This process's environment with the reference's on top; its PYTHONPATH goes first."""
+    own = {k: str(v).replace("{python}", sys.executable).replace("{base}", base) for k, v in env.items()}
+    if "PYTHONPATH" in own and os.environ.get("PYTHONPATH"):
+        own["PYTHONPATH"] += os.pathsep + os.environ["PYTHONPATH"]
+    return {**os.environ, **own}
 
 
 class SubprocessHandler:
@@ -51,7 +58,9 @@ class SubprocessHandler:
         base = str(tree.base_dir or Path.cwd())
         self.command = [str(x).replace("{python}", sys.executable).replace("{base}", base) for x in command]
         self.cwd = str(Path(base, ref["cwd"])) if "cwd" in ref else None
-        self.env = {**os.environ, **{k: str(v) for k, v in ref.get("env", {}).items()}}
+        self.env = _environment(ref.get("env", {}), base)
+        requirements = Path(base, "requirements.txt")
+        self.requirements = requirements if tree.base_dir and requirements.is_file() else None
         self.timeout = timeout_of(ref, tree)
         self.keep = tree.settings.max_output * 4 + 4
 
@@ -60,7 +69,11 @@ class SubprocessHandler:
         out, err = [bytearray(), 0], [bytearray(), 0]
         try:
             proc = await anyio.open_process(
-                argv, cwd=self.cwd, env=self.env, stdin=subprocess.DEVNULL, start_new_session=True
+                guarded(argv),
+                cwd=self.cwd or call.cwd,
+                env=self.env,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,
             )
         except OSError as exc:
             raise HandlerError(f"cannot start `{call.path}` ({argv[0]}): {exc.strerror or exc}") from None
@@ -72,7 +85,7 @@ class SubprocessHandler:
                 await proc.wait()
         finally:
             if proc.returncode is None:
-                _kill(proc)
+                kill_group(proc.pid)
                 with anyio.CancelScope(shield=True):
                     await proc.wait()
             await proc.aclose()
@@ -88,4 +101,16 @@ class SubprocessHandler:
         if code != 0:
             signal_note = f" (killed by signal {-code})" if code < 0 else ""
             result.error, result.message = "exit", f"Error: `{call.path}` exited with status {code}{signal_note}."
+            missing = _MISSING_MODULE.search(stderr)
+            if missing:
+                result.stderr, result.message = "", self._missing(call.path, missing.group(1))
         return result
+
+    def _missing(self, path: str, module: str) -> str:
+        """One line for a script that cannot import a module: what is missing and how to install it."""
+        fix = (
+            f"install the skill's requirements: pip install -r {self.requirements}"
+            if self.requirements
+            else f"install the package that provides `{module}`"
+        )
+        return f"Error: `{path}` needs the Python module `{module}`, which is not installed; {fix}"

@@ -16,6 +16,8 @@ from ...tree import Command, Group, Node
 from . import read_argparse, read_click, read_typer
 from .pyast import Module, kebab
 
+# Scripts run where the caller is; they find their skill folder in SKILL_DIR and can import from it.
+SKILL_ENV = {"SKILL_DIR": "{base}", "PYTHONPATH": "{base}"}
 RUNNERS = {".py": "{python}", ".sh": "bash", ".bash": "bash", ".js": "node", ".mjs": "node"}
 _SKIP_DIRS = {"tests", "test", "__pycache__", "node_modules", "venv", ".venv", "references", "assets"}
 _SKIP_FILES = {"__init__.py", "__main__.py", "setup.py", "conftest.py"}
@@ -130,7 +132,7 @@ def _attach_handlers(node: Node, command: list[str]) -> None:
         for child in node.children:
             _attach_handlers(child, command)
     elif isinstance(node, Command):
-        node.handler = {"kind": "subprocess", "command": command + node.handler.get("args", []), "cwd": "."}
+        node.handler = {"kind": "subprocess", "command": command + node.handler.get("args", []), "env": dict(SKILL_ENV)}
 
 
 def read_all(skill_dir: Path, warnings: list[str]) -> list[Node]:

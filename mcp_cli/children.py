@@ -1,0 +1,36 @@
+"""Child processes (skill scripts, upstream servers) never outlive the server.
+
+Each child leads its own process group, so stopping it stops what it started. On Linux each child also gets
+the parent-death signal (through util-linux `setpriv`, which sets it and execs the command), so even a server
+killed with SIGKILL takes its children with it; elsewhere children see stdin close and are expected to exit.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import signal
+import sys
+
+
+@functools.cache
+def _setpriv() -> str | None:
+    return shutil.which("setpriv") if sys.platform.startswith("linux") else None
+
+
+def guarded(argv: list[str]) -> list[str]:
+    """`argv` so that the process it starts is killed when this process dies (where the OS allows).
+    A command that cannot be found is left as it is, so that starting it fails with the usual error."""
+    setpriv = _setpriv()
+    if not setpriv or not argv or shutil.which(argv[0]) is None:
+        return list(argv)
+    return [setpriv, "--pdeathsig", "KILL", "--", *argv]
+
+
+def kill_group(pid: int) -> None:
+    """Kill a child that leads its own process group, and everything it started."""
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass

@@ -1,0 +1,85 @@
+"""Scripts run where the user is: the shell's folder for `mcp-cli run`, the MCP client's first root when it
+offers roots, else the server's own folder; never the skill folder. They find the skill in SKILL_DIR and can
+import its modules (`from scripts.util import ...`)."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from mcp import types
+
+from .conftest import ROOT, served, text
+from .pdfs import text_pdf
+
+pytestmark = pytest.mark.anyio
+WORKDIR = ROOT / "tests" / "fixtures" / "skills" / "workdir"
+
+
+def fields(output: str) -> dict[str, str]:
+    return dict(line.split("=", 1) for line in output.splitlines() if "=" in line)
+
+
+def test_run_reads_and_writes_where_the_shell_is(tmp_path):
+    pdf = text_pdf(tmp_path)
+    proc = subprocess.run(
+        [sys.executable, "-m", "mcp_cli", "run", str(ROOT / "skills" / "pdf"), "--", "text", "extract", pdf.name,
+         "--out", "r.txt"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "Page 2 says hello" in (tmp_path / "r.txt").read_text()
+    assert not (ROOT / "skills" / "pdf" / "r.txt").exists()
+
+
+def test_run_gives_the_skill_folder_and_its_modules(tmp_path):
+    proc = subprocess.run(
+        [sys.executable, "-m", "mcp_cli", "run", str(WORKDIR), "--", "where"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert fields(proc.stdout) == {"cwd": str(tmp_path), "skill": str(WORKDIR)}
+    assert "hello from scripts.util" in proc.stdout
+
+
+def roots_of(*folders: Path):
+    listed = list(folders)
+
+    async def list_roots(context) -> types.ListRootsResult:
+        return types.ListRootsResult(roots=[types.Root(uri=f.as_uri()) for f in listed])
+
+    return listed, list_roots
+
+
+async def test_served_skill_runs_in_the_clients_first_root(tmp_path):
+    first, second = tmp_path / "project", tmp_path / "other"
+    first.mkdir(), second.mkdir()
+    listed, callback = roots_of(first, second)
+    # roots/list needs a back-channel: a session with the initialize handshake, as clients with roots open
+    async with served("serve", str(WORKDIR), cwd=ROOT, list_roots_callback=callback, mode="legacy") as client:
+        result = await client.call_tool("workdir", {"argv": ["where", "--out", "made.txt"]})
+        assert not result.is_error, text(result)
+        assert fields(text(result))["cwd"] == str(first)
+        assert (first / "made.txt").read_text() == "written\n"
+        listed[:] = [second]
+        await client.send_roots_list_changed()
+        result = await client.call_tool("workdir", {"argv": ["where"]})
+        assert fields(text(result))["cwd"] == str(second)
+    assert not (WORKDIR / "made.txt").exists() and not (ROOT / "made.txt").exists()
+
+
+async def test_without_roots_a_built_tree_runs_in_the_servers_folder(tmp_path):
+    out = tmp_path / "built"
+    build = subprocess.run(
+        [sys.executable, "-m", "mcp_cli", "build", str(WORKDIR), "-o", str(out)],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert build.returncode == 0, build.stderr
+    data = out / "workdir_mcp" / "data"
+    user = tmp_path / "user"
+    user.mkdir()
+    async with served("serve", str(data / "mcp-cli-tree.json"), cwd=user) as client:
+        result = await client.call_tool("workdir", {"argv": ["where", "--out", "rel.txt"]})
+        assert not result.is_error, text(result)
+        assert fields(text(result)) == {"cwd": str(user), "skill": str(data)}
+    assert (user / "rel.txt").exists() and not (data / "rel.txt").exists()
