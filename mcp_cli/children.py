@@ -28,6 +28,24 @@ def guarded(argv: list[str]) -> list[str]:
     return [setpriv, "--pdeathsig", "KILL", "--", *argv]
 
 
+_running: set[int] = set()  # process groups of running children started here
+
+
+def started(pid: int) -> None:
+    _running.add(pid)
+
+
+def ended(pid: int) -> None:
+    _running.discard(pid)
+
+
+def kill_all() -> None:
+    """Kill every running child's process group (on the way out, whatever the tasks that own them do)."""
+    for pid in list(_running):
+        kill_group(pid)
+        _running.discard(pid)
+
+
 def kill_group(pid: int) -> None:
     """Kill a child that leads its own process group, and everything it started."""
     try:

@@ -9,6 +9,7 @@ from typing import Any
 from . import help as helptext
 from . import parser as argparser
 from . import schema
+from .children import kill_all
 from .errors import BadRequest, CallError, NotFound, UsageError, did_you_mean
 from .handlers import Call, Handler, resolve
 from .result import Result, cap
@@ -39,6 +40,12 @@ class Runtime:
         if self.upstreams is not None:
             upstreams, self.upstreams = self.upstreams, None
             await upstreams.__aexit__(*exc)
+
+    async def stop(self) -> None:
+        """Stop what calls started, from any task: upstream servers and running processes."""
+        if self.upstreams is not None:
+            await self.upstreams.close()
+        kill_all()
 
     async def call_tool(self, arguments: dict[str, Any] | None, cwd: str | None = None) -> Result:
         """A call from the MCP tool: exactly one of `argv` (list of strings) or `command` (one string).

@@ -184,26 +184,29 @@ async def serve_http(runtime: Runtime, host: str = "127.0.0.1", port: int = 8000
     server = build(runtime)
     app = server.streamable_http_app(host=host)
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False, log_config=None)
-    log.warning("serving %s over streamable HTTP at http://%s:%d/mcp", runtime.tree.name, host, port)
+    log.info("serving %s over streamable HTTP at http://%s:%d/mcp", runtime.tree.name, host, port)
     await uvicorn.Server(config).serve()
 
 
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
 
 
-async def _until_stopped(main: Any, *args: Any) -> None:
-    """Run `main` until it returns (stdin closed) or a stop signal arrives; either way it unwinds in order, so
-    running calls are cancelled, their processes killed and every upstream server closed."""
+async def _until_stopped(runtime: Runtime, main: Any, *args: Any) -> None:
+    """Serve until `main` returns (stdin closed) or a stop signal arrives. A signal stops every upstream server
+    and running process, then the process exits: waiting for the tasks to unwind could wait forever on a
+    thread blocked reading stdin."""
     async with anyio.create_task_group() as tg:
 
         async def watch() -> None:
             with anyio.open_signal_receiver(*STOP_SIGNALS) as received:
                 async for signum in received:
                     log.info("stopping on %s", signal.Signals(signum).name)
-                    tg.cancel_scope.cancel()
+                    await runtime.stop()
+                    exit_process(0)
 
         tg.start_soon(watch)
-        await main(*args)
+        await main(runtime, *args)
+        await runtime.stop()
         tg.cancel_scope.cancel()
 
 
@@ -211,7 +214,7 @@ def serve(runtime: Runtime, http: tuple[str, int] | None = None) -> None:
     """Serve until the client goes away (stdio) or the process is stopped (SIGTERM, SIGHUP, SIGINT)."""
     logging.basicConfig(level=logging.WARNING, format="%(name)s: %(message)s")  # stderr
     if http:
-        anyio.run(_until_stopped, serve_http, runtime, *http)
+        anyio.run(_until_stopped, runtime, serve_http, *http)
     else:
-        anyio.run(_until_stopped, serve_stdio, runtime)
+        anyio.run(_until_stopped, runtime, serve_stdio)
     exit_process(0)

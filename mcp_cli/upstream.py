@@ -192,12 +192,17 @@ class Upstreams:
         return self
 
     async def __aexit__(self, *exc: Any) -> None:
-        with anyio.CancelScope(shield=True):
-            for server in self._servers.values():
-                await server.close()
+        await self.close()
         assert self._tg is not None
         self._tg.cancel_scope.cancel()
         await self._tg.__aexit__(*exc)
+
+    async def close(self) -> None:
+        """Stop every started server, all at once (callable from any task)."""
+        with anyio.CancelScope(shield=True):
+            async with anyio.create_task_group() as tg:
+                for server in self._servers.values():
+                    tg.start_soon(server.close)
 
     def get(self, name: str) -> Upstream:
         if self._tg is None:

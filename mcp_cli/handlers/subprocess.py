@@ -19,7 +19,7 @@ from pathlib import Path
 import anyio
 from anyio.abc import ByteReceiveStream
 
-from ..children import guarded, kill_group
+from ..children import ended, guarded, kill_group, started
 from ..errors import HandlerError, HandlerTimeout
 from ..result import Result
 from ..tree import Tree
@@ -77,6 +77,7 @@ class SubprocessHandler:
             )
         except OSError as exc:
             raise HandlerError(f"cannot start `{call.path}` ({argv[0]}): {exc.strerror or exc}") from None
+        started(proc.pid)
         try:
             with anyio.move_on_after(self.timeout) as scope:
                 async with anyio.create_task_group() as tg:
@@ -84,6 +85,7 @@ class SubprocessHandler:
                     tg.start_soon(_drain, proc.stderr, _STDERR_TAIL * 8, err)
                 await proc.wait()
         finally:
+            ended(proc.pid)
             if proc.returncode is None:
                 kill_group(proc.pid)
                 with anyio.CancelScope(shield=True):
