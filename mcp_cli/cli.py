@@ -1,8 +1,12 @@
-"""The `mcp-cli` command: serve a tree over MCP, run it in a terminal, inspect it."""
+"""The `mcp-cli` command: serve a tree over MCP, run it in a terminal, inspect it, register it with a client."""
 
 from __future__ import annotations
 
+import functools
+import inspect as pyinspect
+import logging
 import sys
+from typing import Any
 
 import typer
 
@@ -21,38 +25,71 @@ TREE_HELP = (
     "A skill folder, an MCP client config (mcpServers JSON, ~/.claude.json, Codex config.toml), "
     "a tree JSON file, or a Python module:attribute holding a Tree."
 )
-# Options for MCP client configs (ignored for other sources), shared by serve, wrap and tokens.
-NAME = typer.Option(None, "--name", metavar="NAME", help="Tool (root) name for a config; default from the file name.")
-REFRESH = typer.Option(False, "--refresh", help="Ask the upstream servers for their tools again (skip the cache).")
-SERVERS = typer.Option(None, "--server", metavar="NAME", help="Only this server of the config (repeatable).")
-NOT_SERVERS = typer.Option(None, "--exclude-server", metavar="NAME", help="Leave this server out (repeatable).")
-TOOLS = typer.Option(
-    None, "--tool", metavar="PATTERN", help="Only tools matching this pattern, e.g. 'git_*' or 'github/*issue*'."
-)
-NOT_TOOLS = typer.Option(
-    None, "--exclude-tool", metavar="PATTERN", help="Leave out tools matching this pattern (repeatable)."
-)
-THRESHOLD = typer.Option(
-    15, "--threshold", metavar="N", help="Split a server with more tools than this into subgroups."
-)
+# The options for MCP client configs (ignored for other sources): (parameter, type, option, key of `sources.load`).
+CONFIG_OPTIONS: list[tuple[str, Any, Any, str]] = [
+    ("name", str | None, typer.Option(None, "--name", metavar="NAME",
+        help="Tool (root) name for a config; default from the file name."), "name"),
+    ("refresh", bool, typer.Option(False, "--refresh",
+        help="Ask the upstream servers for their tools again (skip the cache)."), "refresh"),
+    ("server", list[str] | None, typer.Option(None, "--server", metavar="NAME",
+        help="Only this server of the config (repeatable)."), "only"),
+    ("exclude_server", list[str] | None, typer.Option(None, "--exclude-server", metavar="NAME",
+        help="Leave this server out (repeatable)."), "skip"),
+    ("tool", list[str] | None, typer.Option(None, "--tool", metavar="PATTERN",
+        help="Only tools matching this pattern, e.g. 'git_*' or 'github/*issue*' (repeatable)."), "tools"),
+    ("exclude_tool", list[str] | None, typer.Option(None, "--exclude-tool", metavar="PATTERN",
+        help="Leave out tools matching this pattern (repeatable)."), "exclude_tools"),
+    ("threshold", int, typer.Option(15, "--threshold", metavar="N",
+        help="Split a server with more tools than this into subgroups."), "threshold"),
+]  # fmt: skip
+CONFIG_FLAGS = {"--name", "--refresh", "--server", "--exclude-server", "--tool", "--exclude-tool", "--threshold"}
 
 
-def _load(source: str, **options):
-    import logging
+def config_options(command: Any) -> Any:
+    """Give a command the options for MCP client configs (after its own parameters). The command takes them as
+    one keyword argument, `options`: a dict of `sources.load` keyword arguments."""
+    own = pyinspect.signature(command, eval_str=True)
+    added = [
+        pyinspect.Parameter(param, pyinspect.Parameter.KEYWORD_ONLY, default=option, annotation=kind)
+        for param, kind, option, _ in CONFIG_OPTIONS
+    ]
 
+    @functools.wraps(command)
+    def with_options(*args: Any, **kwargs: Any) -> Any:
+        options = {key: kwargs.pop(param) for param, _, _, key in CONFIG_OPTIONS}
+        return command(*args, options=options, **kwargs)
+
+    params = [p for p in own.parameters.values() if p.name != "options"]
+    with_options.__signature__ = own.replace(parameters=[*params, *added])  # type: ignore[attr-defined]
+    with_options.__annotations__ = {p.name: p.annotation for p in [*params, *added]}
+    return with_options
+
+
+class _LevelFormatter(logging.Formatter):
+    """`warning: ...` / `error: ...` for problems; information (such as where a server listens) as it is."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        message = super().format(record)
+        return message if record.levelno < logging.WARNING else f"{record.levelname.lower()}: {message}"
+
+
+def _setup_logging() -> None:
+    handler = logging.StreamHandler()  # stderr: on stdio, stdout belongs to the protocol
+    handler.setFormatter(_LevelFormatter("%(message)s"))
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(logging.WARNING)
+    logging.getLogger("mcp_cli").setLevel(logging.INFO)
+
+
+def _load(source: str, **options: Any):
     from .sources import SourceError, load
 
-    logging.basicConfig(level=logging.WARNING, format="warning: %(message)s")
     try:
         return load(source, **options)
     except SourceError as exc:
         typer.echo(f"mcp-cli: {exc}", err=True)
         raise typer.Exit(2) from None
-
-
-def _config(name, refresh, servers, not_servers, tools, not_tools, threshold) -> dict:
-    return {"name": name, "refresh": refresh, "only": servers, "skip": not_servers, "tools": tools,
-            "exclude_tools": not_tools, "threshold": threshold}  # fmt: skip
 
 
 def _version(value: bool) -> None:
@@ -66,21 +103,18 @@ def main_options(
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version."),
 ) -> None:
     """Serve a command tree as one argv-driven MCP tool, or run it in a terminal."""
+    _setup_logging()
 
 
 @app.command()
+@config_options
 def serve(
     tree: str = typer.Argument(..., metavar="TREE", help=TREE_HELP),
     http: str | None = typer.Option(
         None, "--http", metavar="HOST:PORT", help="Serve streamable HTTP at /mcp instead of stdio."
     ),
-    name: str | None = NAME,
-    refresh: bool = REFRESH,
-    server: list[str] | None = SERVERS,
-    exclude_server: list[str] | None = NOT_SERVERS,
-    tool: list[str] | None = TOOLS,
-    exclude_tool: list[str] | None = NOT_TOOLS,
-    threshold: int = THRESHOLD,
+    *,
+    options: dict[str, Any],
 ) -> None:
     """Serve TREE as one MCP tool (stdio unless --http)."""
     from .launcher import parse_address
@@ -91,51 +125,72 @@ def serve(
         address = parse_address(http) if http else None
     except ValueError as exc:
         raise typer.BadParameter(str(exc)) from None
-    options = _config(name, refresh, server, exclude_server, tool, exclude_tool, threshold)
     run_server(Runtime(_load(tree, **options)), http=address)
 
 
 @app.command()
+@config_options
 def wrap(
     config: str = typer.Argument(..., help="An MCP client config: mcpServers JSON, ~/.claude.json, config.toml."),
     out: str | None = typer.Option(None, "-o", "--out", metavar="DIR", help="Output folder; default ./NAME-mcp."),
-    name: str | None = NAME,
-    refresh: bool = REFRESH,
-    server: list[str] | None = SERVERS,
-    exclude_server: list[str] | None = NOT_SERVERS,
-    tool: list[str] | None = TOOLS,
-    exclude_tool: list[str] | None = NOT_TOOLS,
-    threshold: int = THRESHOLD,
+    *,
+    options: dict[str, Any],
 ) -> None:
-    """Build an installable MCP server package that serves a config's servers as one tool."""
+    """Build an installable MCP server package that serves a config's servers as one tool. Literal secrets
+    in the config (env values, headers, arguments) are written as ${VAR} references, with a warning each."""
     from pathlib import Path
 
-    from .sources import mcp_config
+    from .sources import credentials, mcp_config
 
-    if not Path(config).is_file() or not mcp_config.looks_like_config(Path(config)):
-        typer.echo(f"mcp-cli: {config}: not an MCP client configuration (no mcpServers or mcp_servers)", err=True)
+    path = Path(config)
+    if not path.is_file() or not mcp_config.looks_like_config(path):
+        typer.echo(f"mcp-cli: {config}: not an MCP client configuration: {_why_not_config(path)}", err=True)
         raise typer.Exit(2)
-    tree = _load(config, **_config(name, refresh, server, exclude_server, tool, exclude_tool, threshold))
+    tree = _load(config, **options)
+    tree.upstreams, warnings = credentials.externalise(tree.upstreams)
+    for warning in warnings:
+        logging.getLogger("mcp_cli").warning("%s", warning)
     _package(tree, out, None)
 
 
+def _why_not_config(path) -> str:
+    import json
+
+    from .sources import mcp_config
+
+    if not path.is_file():
+        return "no such file"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return "not JSON or TOML"
+    return mcp_config.unknown_keys(data) or 'no "mcpServers" or [mcp_servers] in it'
+
+
 @app.command(context_settings={"allow_interspersed_args": False, "ignore_unknown_options": True})
+@config_options
 def run(
     tree: str = typer.Argument(..., metavar="TREE", help=TREE_HELP),
     argv: list[str] | None = typer.Argument(None, help="The tokens after the tool name."),
+    *,
+    options: dict[str, Any],
 ) -> None:
-    """Run one argv against TREE in this terminal; the exit status mirrors the result."""
+    """Run one argv against TREE in this terminal; the exit status mirrors the result. mcp-cli's options go
+    before TREE: everything after it belongs to the tool."""
     import anyio
 
+    from .handlers.python import exit_process
+    from .result import Result
     from .runtime import Runtime
 
     tokens = list(argv or [])
     if tokens[:1] == ["--"]:
         tokens = tokens[1:]
-    from .handlers.python import exit_process
-    from .result import Result
-
-    loaded = _load(tree)
+    elif "--" in tokens and CONFIG_FLAGS.intersection(t.partition("=")[0] for t in tokens[: tokens.index("--")]):
+        misplaced = " ".join(tokens[: tokens.index("--")])
+        typer.echo(f"mcp-cli: run: put mcp-cli's options before TREE: mcp-cli run {misplaced} {tree} -- ...", err=True)
+        raise typer.Exit(2)
+    loaded = _load(tree, **options)
 
     async def once() -> Result:
         async with Runtime(loaded) as runtime:
@@ -181,33 +236,72 @@ def _package(tree, out, source_dir) -> None:
 
 
 @app.command()
+@config_options
 def tokens(
     source: str = typer.Argument(..., metavar="TREE", help=TREE_HELP),
-    name: str | None = NAME,
-    refresh: bool = REFRESH,
-    server: list[str] | None = SERVERS,
-    exclude_server: list[str] | None = NOT_SERVERS,
-    tool: list[str] | None = TOOLS,
-    exclude_tool: list[str] | None = NOT_TOOLS,
-    threshold: int = THRESHOLD,
+    *,
+    options: dict[str, Any],
 ) -> None:
     """Tokens an agent reads up front (static tool list vs one tool) and per level of help (o200k_base)."""
     from . import tokens as tok
 
-    tree = _load(source, **_config(name, refresh, server, exclude_server, tool, exclude_tool, threshold))
-    typer.echo(tok.render(tok.report(tree)), nl=False)
+    typer.echo(tok.render(tok.report(_load(source, **options))), nl=False)
 
 
 @app.command()
-def inspect(tree: str = typer.Argument(..., metavar="TREE", help=TREE_HELP)) -> None:
+@config_options
+def inspect(
+    tree: str = typer.Argument(..., metavar="TREE", help=TREE_HELP),
+    *,
+    options: dict[str, Any],
+) -> None:
     """Print the whole tree, one path per line, with one-line summaries."""
     from .help import one_line
 
-    t = _load(tree)
+    t = _load(tree, **options)
     rows = [(t.name, t.root.summary)] + [(" ".join([t.name, *path]), node.summary) for path, node in t.walk()]
     width = max(len(p) for p, _ in rows)
     for path, summary in rows:
         typer.echo(f"{path.ljust(width)}  {one_line(summary)}".rstrip())
+
+
+@app.command()
+def add(
+    client: str = typer.Argument(..., metavar="CLIENT", help="claude-code, codex, claude-desktop or cursor."),
+    source: str = typer.Argument(
+        ..., metavar="SOURCE", help="A skill folder, a package built by `mcp-cli build`/`wrap`, or a config/tree file."
+    ),
+    name: str | None = typer.Option(None, "--name", metavar="NAME", help="Server name; default: the tree's name."),
+    scope: str = typer.Option(
+        "user", "--scope", metavar="SCOPE", help="user (default) or project (./.mcp.json, ./.cursor/mcp.json)."
+    ),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Print the change as a diff and write nothing."),
+) -> None:
+    """Register SOURCE as an MCP server with CLIENT (running it again changes nothing)."""
+    from . import clients
+
+    try:
+        clients.config_file(client, scope)  # an unknown client or scope first, before reading SOURCE
+        server, entry = clients.server_entry(source, name)
+        change = clients.register(client, server, entry, scope)
+    except clients.RegistrationError as exc:
+        typer.echo(f"mcp-cli: add: {exc}", err=True)
+        raise typer.Exit(2) from None
+    where = f"{client} ({change.path})"
+    if change.status == "unchanged":
+        typer.echo(f"{server}: already registered with {where}, nothing changed")
+        return
+    if dry_run:
+        typer.echo(change.diff(), nl=False)
+        typer.echo(f"dry run: {server} would be {change.status} in {where}; nothing written")
+        return
+    try:
+        change.write()
+    except OSError as exc:
+        typer.echo(f"mcp-cli: add: {change.path}: cannot write: {exc.strerror}", err=True)
+        raise typer.Exit(1) from None
+    command = " ".join([entry["command"], *entry["args"]])
+    typer.echo(f"{server}: {'registered with' if change.status == 'added' else 'updated in'} {where}: {command}")
 
 
 def main() -> None:

@@ -88,7 +88,8 @@ def test_python_module_attribute_source(tmp_path):
     [
         ("no/such/tree.json", "no such file or folder"),
         ("nosuchmodule:TREE", "cannot import"),
-        (str(ROOT / "pyproject.toml"), "invalid JSON"),
+        (str(ROOT / "README.md"), "invalid JSON"),
+        (str(ROOT / "pyproject.toml"), "no [mcp_servers.NAME] tables (Codex config.toml format)"),
     ],
 )
 def test_bad_sources_are_named_without_traceback(source, words):

@@ -125,4 +125,79 @@ def test_unreadable_configs_name_the_file(tmp_path, name, text, words):
 
 def test_non_configs_are_not_taken_for_configs(tmp_path):
     assert not looks_like_config(write(tmp_path, "tree.json", '{"format": "mcp-cli/tree"}'))
-    assert not looks_like_config(write(tmp_path, "pyproject.toml", "[project]\nname = 'x'\n"))
+    assert not looks_like_config(write(tmp_path, "package.json", '{"name": "x"}'))
+    assert not looks_like_config(write(tmp_path, "broken.json", "{nope"))  # the tree reader says: invalid JSON
+
+
+def test_any_toml_file_is_read_as_a_config_so_its_errors_are_about_toml(tmp_path):
+    assert looks_like_config(write(tmp_path, "pyproject.toml", "[project]\nname = 'x'\n"))
+    assert looks_like_config(write(tmp_path, "broken.toml", "x = ["))
+
+
+@pytest.mark.parametrize(
+    "data, words",
+    [
+        ({"mcpservers": {}}, "unknown top-level key 'mcpservers' (did you mean 'mcpServers'?)"),
+        ({"mcp_server": {}}, "unknown top-level key 'mcp_server' (did you mean 'mcp_servers'?)"),
+        ({"formatt": "mcp-cli/tree"}, "unknown top-level key 'formatt' (did you mean 'format'?)"),
+        ({"name": "x"}, "neither an MCP client config"),
+        ({"mcpServers": {}}, None),
+        ({"format": "mcp-cli/tree"}, None),
+    ],
+)
+def test_unknown_top_level_keys_get_a_did_you_mean(data, words):
+    from mcp_cli.sources.mcp_config import unknown_keys
+
+    problem = unknown_keys(data)
+    assert problem is None if words is None else words in problem
+
+
+def test_an_unknown_server_name_is_an_error_that_lists_the_servers(tmp_path):
+    path = write(tmp_path, "mcp.json", json.dumps({"mcpServers": {"git": {"command": "x"}, "time": {"command": "y"}}}))
+    with pytest.raises(
+        SourceError, match=r"no server named 'gti' \(did you mean 'git'\?\); the file defines 'git', 'time'"
+    ):
+        read(path, only=["gti"])
+    assert [s.name for s in read(path, skip=["nosuch"])[0]] == ["git", "time"]
+    assert "--exclude-server 'nosuch': no such server" in read(path, skip=["nosuch"])[1][0]
+
+
+def test_literal_secrets_become_variable_references_and_plain_values_stay():
+    from mcp_cli.sources.credentials import externalise
+
+    upstreams = {
+        "vault": {
+            "command": "npx",
+            "args": ["-y", "@acme/server@1.2.3", "--api-key", "k3y-value", "--token=ghp_abcdefghijklmnop1234",
+                     "--header", "Authorization: Bearer xyz987abc", "4f9d2c1e8b7a6d5c4b3a29180f7e6d5c4b3a2918"],
+            "env": {"API_KEY": "sk-test-0123456789abcdef", "NODE_ENV": "production", "LOG_LEVEL": "debug",
+                    "GOOGLE_APPLICATION_CREDENTIALS": "/x/key.json", "SESSION_TIMEOUT": "30", "GH_TOKEN": "${GH}",
+                    "DATABASE_URL": "postgres://me:hunter2@db/x", "PROJECT_ID": "550e8400-e29b-41d4-a716-446655440000",
+                    "SOMETHING": "Ab3dE5gH7jK9mN1pQ3sT5vW7", "MAX_TOKENS": "4096", "AUTH_MODE": "oauth"},
+        },
+        "other": {"command": "x", "env": {"API_KEY": "a-different-secret"}},
+        "web": {"url": "https://me:pw@api.example.com/mcp?api_key=abcd1234&x=1",
+                "headers": {"Authorization": "Bearer ghp_zzzzzzzzzzzz1234", "X-Team": "core", "X-API-Key": "plain"}},
+    }  # fmt: skip
+    out, warnings = externalise(upstreams)
+    assert upstreams["vault"]["env"]["API_KEY"].startswith("sk-")  # the input is not changed
+    assert out["vault"]["env"] == {
+        **upstreams["vault"]["env"],
+        "API_KEY": "${API_KEY}",
+        "DATABASE_URL": "${DATABASE_URL}",
+        "SOMETHING": "${SOMETHING}",
+    }
+    assert out["vault"]["args"] == [
+        *["-y", "@acme/server@1.2.3", "--api-key", "${VAULT_API_KEY}", "--token=${VAULT_TOKEN}"],
+        *["--header", "Authorization: Bearer ${VAULT_AUTHORIZATION}", "4f9d2c1e8b7a6d5c4b3a29180f7e6d5c4b3a2918"],
+    ]
+    assert out["other"]["env"] == {"API_KEY": "${OTHER_API_KEY}"}  # another secret under a name already taken
+    assert out["web"]["url"] == "https://me:${WEB_PASSWORD}@api.example.com/mcp?api_key=${WEB_API_KEY}&x=1"
+    assert out["web"]["headers"] == {"Authorization": "Bearer ${WEB_AUTHORIZATION}", "X-Team": "core",
+                                     "X-API-Key": "${WEB_X_API_KEY}"}  # fmt: skip
+    assert len(warnings) == 11
+    assert warnings[0] == (
+        "server 'vault': env API_KEY held a literal secret; the package reads it from ${API_KEY} instead "
+        "(set API_KEY in the environment the wrapped server runs in)"
+    )
+    assert not any(secret in w for w in warnings for secret in ("sk-test", "hunter2", "ghp_", "xyz987"))

@@ -43,10 +43,20 @@ def load(source: str, **config_options: Any) -> Tree:
 def _tree_file_or_module(source: str, path: Path) -> Tree:
     if path.is_file():
         try:
-            return Tree.load(path)
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            kind = "invalid JSON" if isinstance(exc, json.JSONDecodeError) else "not a valid tree"
-            raise SourceError(f"{path}: {kind}: {exc}") from None
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise SourceError(f"{path}: cannot read: {exc.strerror}") from None
+        except ValueError as exc:
+            raise SourceError(f"{path}: invalid JSON: {exc}") from None
+        if not isinstance(data, dict):
+            raise SourceError(f"{path}: expected a JSON object (a tree or an MCP client config)")
+        problem = mcp_config.unknown_keys(data)
+        if problem:
+            raise SourceError(f"{path}: {problem}")
+        try:
+            return Tree.from_dict(data, base_dir=path.resolve().parent)
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            raise SourceError(f"{path}: not a valid tree: {exc}") from None
     if ":" in source and not path.exists():
         return _from_python(source)
     raise SourceError(f"{source}: no such file or folder, and not a Python module:attribute")

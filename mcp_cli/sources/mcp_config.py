@@ -11,6 +11,7 @@ mcp-cli's own per-server options go in the entry under `"mcp-cli"` (TOML: `[mcp_
 
 from __future__ import annotations
 
+import difflib
 import fnmatch
 import json
 import sys
@@ -31,6 +32,8 @@ _HTTP = {"url", "headers", "type", "transport", "timeout"}
 _CODEX = {"enabled", "enabled_tools", "disabled_tools", "startup_timeout_sec", "tool_timeout_sec",
           "http_headers", "env_http_headers", "bearer_token_env_var", "env_vars"}  # fmt: skip
 OPTION_KEYS = ("tools", "exclude_tools", "groups", "threshold")
+CONFIG_KEYS = ("mcpServers", "servers", "projects", "mcp_servers")
+TREE_KEYS = ("format", "version", "settings", "upstreams", "root")
 
 
 @dataclass
@@ -139,7 +142,15 @@ def read(
         raise SourceError(f"{path}: not valid {'TOML' if path.suffix == '.toml' else 'JSON'}: {exc}") from None
     warnings: list[str] = []
     servers: list[Server] = []
-    for name, raw in _entries(path, data):
+    entries = _entries(path, data)
+    defined = list(dict.fromkeys(str(name) for name, _ in entries))
+    for name in only or []:
+        if name not in defined:
+            raise SourceError(f"{path}: no server named {name!r}{_did_you_mean(name, defined)}; {_listing(defined)}")
+    for name in skip or []:
+        if name not in defined:
+            warnings.append(f"{path}: --exclude-server {name!r}: no such server{_did_you_mean(name, defined)}")
+    for name, raw in entries:
         if any(s.name == name for s in servers):
             warnings.append(f"{path}: server {name!r} is defined twice; the first one is used")
             continue
@@ -154,11 +165,40 @@ def read(
     return servers, warnings
 
 
+def _listing(names: list[str]) -> str:
+    return f"the file defines {', '.join(repr(n) for n in names)}" if names else "the file defines no servers"
+
+
+def _did_you_mean(word: str, choices: list[str] | tuple[str, ...]) -> str:
+    """` (did you mean 'x'?)` for the closest of `choices`, ignoring case; empty when none is close."""
+    folded = {c.lower(): c for c in choices}
+    close = difflib.get_close_matches(word.lower(), list(folded), n=1, cutoff=0.6)
+    return f" (did you mean {folded[close[0]]!r}?)" if close else ""
+
+
 def looks_like_config(path: Path) -> bool:
-    """A file `mcp-cli serve` should read as an MCP client configuration rather than a tree."""
+    """A file `mcp-cli serve` should read as an MCP client configuration rather than a tree: any `.toml` file
+    (so a broken one is reported as TOML), or a JSON file with an `mcpServers`, `servers` or `projects` key."""
+    if path.suffix == ".toml":
+        return path.is_file()
     try:
-        text = path.read_text(encoding="utf-8")
-        head = tomllib.loads(text) if path.suffix == ".toml" else json.loads(text) if path.suffix == ".json" else None
+        head = json.loads(path.read_text(encoding="utf-8")) if path.suffix == ".json" else None
     except (OSError, ValueError):
         return False
-    return isinstance(head, dict) and any(k in head for k in ("mcpServers", "servers", "projects", "mcp_servers"))
+    return isinstance(head, dict) and any(k in head for k in CONFIG_KEYS)
+
+
+def unknown_keys(data: Any) -> str | None:
+    """What is wrong with a JSON object that is neither a config nor a tree, or None when it is one of them:
+    `unknown top-level key 'mcpservers' (did you mean 'mcpServers'?)`."""
+    if not isinstance(data, dict) or "format" in data or any(k in data for k in CONFIG_KEYS):
+        return None
+    for key in data:
+        hint = _did_you_mean(str(key), CONFIG_KEYS + TREE_KEYS)
+        if hint:
+            return f"unknown top-level key {key!r}{hint}"
+    keys = ", ".join(repr(k) for k in data) or "none"
+    return (
+        f'neither an MCP client config (no "mcpServers" object) nor an mcp-cli tree (no "format": "mcp-cli/tree");'
+        f" top-level keys: {keys}"
+    )
