@@ -74,11 +74,10 @@ class _LevelFormatter(logging.Formatter):
 
 
 def _setup_logging() -> None:
+    """Problems (any library's) as `warning: ...` or `error: ...`; mcp-cli's own information as it is."""
     handler = logging.StreamHandler()  # stderr: on stdio, stdout belongs to the protocol
     handler.setFormatter(_LevelFormatter("%(message)s"))
-    root = logging.getLogger()
-    root.handlers[:] = [handler]
-    root.setLevel(logging.WARNING)
+    logging.basicConfig(level=logging.WARNING, handlers=[handler])  # nothing if logging is set up already
     logging.getLogger("mcp_cli").setLevel(logging.INFO)
 
 
