@@ -15,7 +15,7 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
-from . import corpora, economy, quality, runtime, scale, skill, wrap
+from . import corpora, economy, install, quality, runtime, scale, skill, wrap
 
 HERE = Path(__file__).resolve().parent
 STRATEGIES = ("static", "meta-tools", "search-tool", "mcp-cli")
@@ -141,7 +141,7 @@ def main() -> None:
     sections: list[tuple[str, str, list[str]]] = []
     targets: list[str] = []
 
-    for module in (runtime, wrap, skill):
+    for module in (runtime, wrap, skill, install):
         rows = module.run(quick=quick)
         title, _, about = module.__doc__.strip().partition("\n\n")
         sections.append((title.split(":")[0], about, ratio_table(rows)))

@@ -1,25 +1,71 @@
-"""`mcp-cli build`: a deterministic, pip-installable server package whose console script serves the skill."""
+"""`mcp-cli build`: a deterministic server package that installs from its folder and the package registries alone
+(it carries its own copy of the serving runtime), and whose console script serves the skill."""
 
+import json
+import shutil
 import subprocess
 import sys
 import venv
+from pathlib import Path
 
 import pytest
+from mcp_cli.generators import vendor
 
 from .conftest import NODE_BIN, ROOT, served, text
 
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
 SKILLS = ROOT / "tests" / "fixtures" / "skills"
+# What the `mcp-cli` command needs and a built server must not pull in.
+BUILD_ONLY = {"typer", "jinja2", "tiktoken", "pyyaml", "mcp-cli-tree"}
 
 
-def build(skill, out) -> subprocess.CompletedProcess:
+def build(skill, out, python=sys.executable, cwd=None) -> subprocess.CompletedProcess:
     proc = subprocess.run(
-        [sys.executable, "-m", "mcp_cli", "build", str(skill), "-o", str(out)],
+        [python, "-m", "mcp_cli", "build", str(skill), "-o", str(out)],
         capture_output=True,
         text=True,
         timeout=120,
+        cwd=cwd,
     )
     assert proc.returncode == 0, proc.stderr
     return proc
+
+
+def install_line(proc) -> str:
+    """The path `pip install` is given in the hint `mcp-cli build` prints."""
+    line = next(line for line in proc.stdout.splitlines() if line.startswith("install: "))
+    assert line.startswith("install: pip install "), line
+    return line.removeprefix("install: pip install ").split()[0]
+
+
+def fresh_venv(where: Path, *requirements: str) -> Path:
+    """A new virtual environment with `requirements` pip-installed (from the registries and local paths only)."""
+    venv.create(where, with_pip=True)
+    python = where / "bin" / "python"
+    pip = subprocess.run(
+        [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check", *requirements],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert pip.returncode == 0, pip.stderr[-2000:]
+    return python
+
+
+def site_packages(python: Path) -> Path:
+    code = "import sysconfig; print(sysconfig.get_paths()['purelib'])"
+    out = subprocess.run([str(python), "-I", "-c", code], capture_output=True, text=True, check=True).stdout
+    return Path(out.strip())
+
+
+def distributions(python: Path) -> set[str]:
+    code = "import importlib.metadata as m, json; print(json.dumps([d.metadata['Name'] for d in m.distributions()]))"
+    out = subprocess.run([str(python), "-I", "-c", code], capture_output=True, text=True, check=True).stdout
+    return {name.lower().replace("_", "-") for name in json.loads(out)}
 
 
 def snapshot(folder):
@@ -38,6 +84,10 @@ def test_build_output_is_complete_and_deterministic(tmp_path):
         "pyproject.toml",
         "README.md",
         "argtool_mcp/__main__.py",
+        "argtool_mcp/_runtime/__init__.py",
+        "argtool_mcp/_runtime/launcher.py",
+        "argtool_mcp/_runtime/server.py",
+        "argtool_mcp/_runtime/handlers/subprocess.py",
         "argtool_mcp/data/SKILL.md",
         "argtool_mcp/data/mcp-cli-tree.json",
         "argtool_mcp/data/scripts/notes.py",
@@ -50,6 +100,48 @@ def test_build_output_is_complete_and_deterministic(tmp_path):
     assert files["clients/claude-code.sh"] == b"claude mcp add argtool -- argtool-mcp\n"
     assert b'[mcp_servers.argtool]\ncommand = "argtool-mcp"' in files["clients/codex-config.toml"]
     assert b"claude mcp add argtool -- argtool-mcp" in files["README.md"]
+    # The runtime is copied byte for byte, and only what serving needs: not the build command, sources or tokens.
+    runtime = {rel.removeprefix("argtool_mcp/_runtime/"): data for rel, data in files.items() if "/_runtime/" in rel}
+    assert runtime == {rel: (ROOT / "mcp_cli" / rel).read_bytes() for rel in runtime}
+    assert not {"cli.py", "tokens.py", "__main__.py", "sources/__init__.py"} & runtime.keys()
+    project = tomllib.loads(files["pyproject.toml"].decode())
+    dependencies = project["project"]["dependencies"]
+    assert {d.split("<")[0].split(">")[0] for d in dependencies} == {"mcp", "anyio", "jsonschema", "uvicorn"}
+    assert "mcp<3,>=2.3" in dependencies
+    assert project["tool"]["setuptools"]["packages"] == [
+        "argtool_mcp",
+        "argtool_mcp._runtime",
+        "argtool_mcp._runtime.handlers",
+    ]
+
+
+def test_the_install_hint_is_a_path_never_a_bare_name(tmp_path):
+    relative = build(SKILLS / "argtool", "argtool-mcp", cwd=tmp_path)
+    assert install_line(relative) == "./argtool-mcp"
+    assert "then: claude mcp add argtool -- argtool-mcp" in relative.stdout
+    nested = build(SKILLS / "argtool", Path("out") / "argtool-mcp", cwd=tmp_path)
+    assert install_line(nested) == "./out/argtool-mcp"
+    absolute = build(SKILLS / "argtool", tmp_path / "abs")
+    assert install_line(absolute) == str(tmp_path / "abs")
+
+
+def test_the_runtime_closure_follows_lazy_imports_and_refuses_build_only_ones(tmp_path):
+    real = vendor.collect()
+    assert "launcher.py" in real.files and "server.py" in real.files  # server is imported inside launcher.main
+    assert "handlers/mcp.py" in real.files and "upstream.py" in real.files
+    root = tmp_path / "mcp_cli"
+    root.mkdir()
+    (root / "__init__.py").write_text("")
+    (root / "launcher.py").write_text("def main():\n    from . import helpers\n")
+    (root / "helpers.py").write_text("def later():\n    import yaml\n")
+    with pytest.raises(vendor.VendorError, match=r"must not import yaml \(imported by mcp_cli.helpers\)"):
+        vendor.collect(root)
+    (root / "helpers.py").write_text("from mcp_cli import tree\n")
+    with pytest.raises(vendor.VendorError, match="must be relative"):
+        vendor.collect(root)
+    (root / "helpers.py").write_text("import left_pad\n")
+    with pytest.raises(vendor.VendorError, match="imports left_pad .* does not declare"):
+        vendor.collect(root)
 
 
 def test_build_refuses_to_overwrite_a_foreign_folder(tmp_path):
@@ -66,29 +158,23 @@ def test_build_refuses_to_overwrite_a_foreign_folder(tmp_path):
 
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory):
-    """The built argtool package pip-installed into a fresh virtual environment (with this checkout's runtime)."""
+    """The built argtool package pip-installed, from its folder alone, into a fresh virtual environment: the
+    folder is moved away from the build and mcp-cli is not installed there."""
     root = tmp_path_factory.mktemp("venv")
-    out = root / "argtool-mcp"
-    build(SKILLS / "argtool", out)
-    env_dir = root / "env"
-    venv.create(env_dir, with_pip=True)
-    pip = subprocess.run(
-        [
-            str(env_dir / "bin" / "python"),
-            "-m",
-            "pip",
-            "install",
-            "-q",
-            "--disable-pip-version-check",
-            str(ROOT),
-            str(out),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert pip.returncode == 0, pip.stderr[-2000:]
-    return env_dir / "bin" / "argtool-mcp"
+    build(SKILLS / "argtool", root / "build" / "argtool-mcp")
+    out = shutil.move(root / "build" / "argtool-mcp", root / "argtool-mcp")
+    python = fresh_venv(root / "env", str(out))
+    return python.parent / "argtool-mcp"
+
+
+def test_the_installed_server_depends_only_on_what_serving_needs(installed):
+    python = installed.parent / "python"
+    names = distributions(python)
+    assert {"argtool-mcp", "mcp", "anyio", "jsonschema"} <= names
+    assert not BUILD_ONLY & names
+    site = site_packages(python)
+    assert not (site / "generators").exists() and not (site / "mcp_cli").exists()
+    assert (site / "argtool_mcp" / "_runtime" / "launcher.py").is_file()
 
 
 @pytest.mark.anyio
@@ -133,3 +219,30 @@ def test_inspector_strict_accepts_the_built_server(installed, tmp_path):
         cwd=tmp_path,
     )
     assert called.returncode == 0 and '"text": "2\\n"' in called.stdout, called.stdout + called.stderr
+
+
+def test_packages_listed_in_pyproject_are_the_package_folders():
+    listed = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]
+    folders = [
+        p.parent.relative_to(ROOT)
+        for p in [*ROOT.glob("mcp_cli/**/__init__.py"), *ROOT.glob("generators/**/__init__.py")]
+    ]
+    found = {".".join(f.parts) if f.parts[0] == "mcp_cli" else ".".join(["mcp_cli", *f.parts]) for f in folders}
+    assert sorted(listed) == sorted(found)
+
+
+def test_a_regular_install_puts_generators_under_mcp_cli_and_builds_the_same_bytes(tmp_path):
+    """`pip install .` from a clean copy of the checkout (no build/ leftovers), into a fresh virtual environment."""
+    source = tmp_path / "src"
+    for folder in ("mcp_cli", "generators"):
+        shutil.copytree(ROOT / folder, source / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy2(ROOT / name, source / name)
+    python = fresh_venv(tmp_path / "env", str(source))
+    site = site_packages(python)
+    assert not (site / "generators").exists()
+    assert (site / "mcp_cli" / "generators" / "templates" / "server" / "pyproject.toml.j2").is_file()
+    built, reference = tmp_path / "installed" / "argtool-mcp", tmp_path / "checkout" / "argtool-mcp"
+    build(SKILLS / "argtool", built, python=str(python), cwd=tmp_path)
+    build(SKILLS / "argtool", reference)
+    assert snapshot(built) == snapshot(reference)
