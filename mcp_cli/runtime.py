@@ -6,6 +6,8 @@ import logging
 import shlex
 from typing import Any
 
+import anyio
+
 from . import help as helptext
 from . import parser as argparser
 from . import schema
@@ -19,6 +21,7 @@ from .upstream import Upstreams
 log = logging.getLogger("mcp_cli")
 HELP = ("-h", "--help")
 HELP_ALL = "--help-all"
+RETRY_DELAY, RETRY_MAX = 15.0, 600.0  # seconds before asking a source for its unavailable parts again
 
 
 class Runtime:
@@ -31,15 +34,41 @@ class Runtime:
         self._handlers: dict[int, Handler] = {}
 
     async def __aenter__(self) -> Runtime:
-        """Open what calls need while serving: the pool of upstream servers (none start until called)."""
-        if self.tree.upstreams:
+        """Open what calls need while serving: the pool of upstream servers (none start until called), and
+        for a tree with unavailable parts, a background task that asks its source again until it has all."""
+        if self.tree.upstreams or self.tree.rediscover:
             self.upstreams = await Upstreams(self.tree.upstreams).__aenter__()
+        self._background = await anyio.create_task_group().__aenter__()
+        if self.tree.rediscover:
+            self._background.start_soon(self._rediscover)
         return self
 
     async def __aexit__(self, *exc: Any) -> None:
+        self._background.cancel_scope.cancel()
+        await self._background.__aexit__(None, None, None)
         if self.upstreams is not None:
             upstreams, self.upstreams = self.upstreams, None
             await upstreams.__aexit__(*exc)
+
+    async def _rediscover(self) -> None:
+        delay = RETRY_DELAY
+        while self.tree.rediscover is not None:
+            await anyio.sleep(delay)
+            try:
+                tree = await self.tree.rediscover()
+            except Exception as exc:  # the source is still broken: keep serving what is known
+                log.info("asking the source again failed: %s", exc)
+            else:
+                self.adopt(tree)
+            delay = min(delay * 2, RETRY_MAX)
+
+    def adopt(self, tree: Tree) -> None:
+        """Serve `tree` from now on (a fuller version of the same source); calls under way finish on the old."""
+        self.tree = tree
+        self._parsers.clear()
+        self._handlers.clear()
+        if self.upstreams is not None:
+            self.upstreams.configs = tree.upstreams
 
     async def stop(self) -> None:
         """Stop what calls started, from any task: upstream servers and running processes."""

@@ -131,6 +131,8 @@ class Tree:
     settings: Settings = field(default_factory=Settings)
     upstreams: dict[str, dict[str, Any]] = field(default_factory=dict)
     base_dir: Path | None = field(default=None, compare=False, repr=False)
+    # async () -> Tree: the tree again, for a source that could not read everything (not serialised)
+    rediscover: Any = field(default=None, compare=False, repr=False)
 
     @property
     def name(self) -> str:

@@ -117,11 +117,12 @@ class Upstream:
                 done.set()
 
         self.tg.start_soon(own_session)
-        with anyio.move_on_after(START_TIMEOUT):
+        limit = float(self.config.get("startup_timeout") or START_TIMEOUT)
+        with anyio.move_on_after(limit):
             await ready.wait()
         if self.client is None:
             stop.set()
-            why = describe(failure["error"]) if "error" in failure else f"no answer within {START_TIMEOUT:g} s"
+            why = describe(failure["error"]) if "error" in failure else f"no answer within {limit:g} s"
             tail = self.stderr_tail()
             raise HandlerError(
                 f"upstream server `{self.name}` could not start ({why})."

@@ -101,10 +101,8 @@ async def test_large_text_is_capped_with_a_note(life):
 async def test_hang_times_out_and_the_server_recovers(life):
     client, _ = life
     _, before = await call(client, ["a", "pid"])
-    start = time.monotonic()
     result, out = await call(client, ["a", "hang"])
     assert result.is_error and "upstream server `a` did not answer within 2 s" in out
-    assert time.monotonic() - start < 10
     result, after = await call(client, ["a", "pid"])
     assert not result.is_error and after == before  # still answering pings: kept
 
@@ -131,16 +129,14 @@ async def test_upstream_that_cannot_start_names_itself_and_its_stderr(life):
 
 async def test_a_hung_upstream_does_not_block_the_others(life):
     client, _ = life
-    times = {}
+    finished: list[str] = []
 
-    async def timed(key, argv):
-        start = time.monotonic()
+    async def run(key, argv):
         await call(client, argv)
-        times[key] = time.monotonic() - start
+        finished.append(key)
 
     async with anyio.create_task_group() as tg:
-        tg.start_soon(timed, "hang", ["a", "hang"])
+        tg.start_soon(run, "hang", ["a", "hang"])
         await anyio.sleep(0.3)
-        tg.start_soon(timed, "b", ["b", "pid"])
-    assert times["hang"] >= 1.9
-    assert times["b"] < 1.5
+        tg.start_soon(run, "b", ["b", "pid"])
+    assert finished == ["b", "hang"]  # b answered while a's call was still pending (it times out after 2 s)

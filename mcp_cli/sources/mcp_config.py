@@ -31,7 +31,7 @@ _STDIO = {"command", "args", "env", "cwd", "type", "transport", "timeout"}
 _HTTP = {"url", "headers", "type", "transport", "timeout"}
 _CODEX = {"enabled", "enabled_tools", "disabled_tools", "startup_timeout_sec", "tool_timeout_sec",
           "http_headers", "env_http_headers", "bearer_token_env_var", "env_vars"}  # fmt: skip
-OPTION_KEYS = ("tools", "exclude_tools", "groups", "threshold")
+OPTION_KEYS = ("tools", "exclude_tools", "groups", "threshold", "startup_timeout")
 CONFIG_KEYS = ("mcpServers", "servers", "projects", "mcp_servers")
 TREE_KEYS = ("format", "version", "settings", "upstreams", "root")
 
@@ -97,6 +97,9 @@ def _normalise(where: str, raw: Any, warnings: list[str]) -> tuple[dict[str, Any
     timeout = raw.get("tool_timeout_sec", raw.get("timeout"))
     if isinstance(timeout, (int, float)) and not isinstance(timeout, bool) and timeout > 0:
         config["timeout"] = float(timeout)
+    startup = raw.get("startup_timeout_sec", options.get("startup_timeout"))
+    if isinstance(startup, (int, float)) and not isinstance(startup, bool) and startup > 0:
+        config["startup_timeout"] = float(startup)
     if raw.get("url"):
         if not isinstance(raw["url"], str):
             warnings.append(f"{where}: `url` must be a string; skipped")

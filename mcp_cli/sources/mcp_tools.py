@@ -7,9 +7,11 @@ subgroups (`grouping.py`). Each tool becomes a command whose options come from i
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -24,6 +26,9 @@ from .mcp_config import Server, read
 from .skill.pyast import kebab
 
 THRESHOLD = 15
+STARTUP_BUDGET = 5.0  # seconds a server may take to list its tools at start-up (then it is shown as unavailable)
+RETRY_BUDGET = 60.0  # the same, when retried in the background while serving
+FAILED_TTL = 60.0  # how long a failure is remembered
 ROOT_LIMIT = 30  # servers at the root before they are clustered
 TTL = 24 * 3600.0
 SEARCH_HANDLER = {"kind": "search"}
@@ -41,42 +46,91 @@ def _cache_file(config: dict[str, Any]) -> Path:
     return cache_dir() / f"tools-{key}.json"
 
 
-async def _listing(server: Server, refresh: bool, ttl: float) -> dict[str, Any]:
-    """A server's tool list from the cache if fresh, else from the server (then cached)."""
+class Unavailable(Exception):
+    """A server whose tools could not be listed; the message says why."""
+
+
+def _failure_file(config: dict[str, Any]) -> Path:
+    return _cache_file(config).with_suffix(".failed")
+
+
+async def _listing(server: Server, refresh: bool, ttl: float, budget: float) -> dict[str, Any]:
+    """A server's tool list from the cache if fresh, else from the server (then cached). A failure is cached
+    for FAILED_TTL seconds, so that starts in a row do not each wait for the same broken server."""
     from ..upstream import list_tools
 
-    path = _cache_file(server.config)
+    path, failed = _cache_file(server.config), _failure_file(server.config)
     if not refresh and path.is_file() and time.time() - path.stat().st_mtime < ttl:
         try:
             return json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             pass
-    listing = await list_tools(server.config)
+    if not refresh and failed.is_file() and (age := time.time() - failed.stat().st_mtime) < FAILED_TTL:
+        why = failed.read_text(encoding="utf-8", errors="replace")
+        raise Unavailable(f"{why} ({age:.0f} s ago; asked again after {FAILED_TTL:g} s)")
+    timeout = float(server.config.get("startup_timeout") or budget)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(listing), encoding="utf-8")
-        tmp.replace(path)
-    except OSError:
-        pass  # a read-only cache only costs speed
+        listing = await list_tools(server.config, timeout)
+    except Exception as exc:
+        why = f"no answer within {timeout:g} s" if str(exc).startswith("no answer") else str(exc)
+        _write(failed, why)
+        raise Unavailable(why) from None
+    _write(path, json.dumps(listing))
+    failed.unlink(missing_ok=True)
     return listing
 
 
-async def listings(servers: list[Server], refresh: bool = False, ttl: float = TTL) -> tuple[dict[str, Any], list[str]]:
-    """Every server's listing, fetched concurrently; a server that fails is left out with a warning."""
-    out: dict[str, Any] = {}
-    warnings: list[str] = []
+def _write(path: Path, text: str) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(text, encoding="utf-8")
+        tmp.replace(path)
+    except OSError:
+        pass  # a read-only cache only costs speed
+
+
+async def listings(
+    servers: list[Server],
+    refresh: bool = False,
+    ttl: float = TTL,
+    budget: float = STARTUP_BUDGET,
+    progress: bool = False,
+) -> tuple[dict[str, Any], dict[str, str]]:
+    """Every server's listing, fetched concurrently, each within its start-up budget: (found, {name: why not})."""
+    found: dict[str, Any] = {}
+    failed: dict[str, str] = {}
+    waiting = {s.name for s in servers}
 
     async def one(server: Server) -> None:
         try:
-            out[server.name] = await _listing(server, refresh, ttl)
+            found[server.name] = await _listing(server, refresh, ttl, budget)
         except Exception as exc:  # any failure of one server must not stop the others
-            warnings.append(f"server {server.name!r}: cannot list its tools: {exc}; left out")
+            failed[server.name] = str(exc)
+        waiting.discard(server.name)
 
     async with anyio.create_task_group() as tg:
         for server in servers:
             tg.start_soon(one, server)
-    return out, warnings
+        if progress and sys.stderr.isatty():
+            tg.start_soon(_report, waiting, budget)
+    return found, failed
+
+
+async def _report(waiting: set[str], budget: float) -> None:
+    """After a moment, a line on the terminal naming the servers still being asked (cleared when done)."""
+    start = time.monotonic()
+    await anyio.sleep(1)
+    try:
+        while waiting:
+            names = ", ".join(sorted(waiting)[:5]) + (" ..." if len(waiting) > 5 else "")
+            line = f"waiting for {len(waiting)} MCP server(s): {names} ({time.monotonic() - start:.0f} s of {budget:g})"
+            sys.stderr.write("\r" + line[:150] + "\033[K")
+            sys.stderr.flush()
+            await anyio.sleep(0.5)
+    finally:
+        sys.stderr.write("\r\033[K")
+        sys.stderr.flush()
 
 
 def command(server: str, tool: dict[str, Any], name: str = "") -> Command:
@@ -174,6 +228,16 @@ def search_command(name: str) -> Command:
     )
 
 
+def unavailable_group(server: Server, why: str) -> Group:
+    """A server whose tools are unknown: an empty group at its place that says why."""
+    return Group(
+        name=kebab(server.name),
+        summary=f"Unavailable: {one_line(why, 120)}",
+        description=f"MCP server `{server.name}` could not list its tools: {why}. While serving, it is asked again "
+        "in the background and its commands appear here once it answers.",
+    )
+
+
 def build(
     name: str,
     servers: list[Server],
@@ -181,27 +245,32 @@ def build(
     threshold: int = THRESHOLD,
     tools: list[str] | None = None,
     exclude_tools: list[str] | None = None,
+    failed: dict[str, str] | None = None,
 ) -> Tree:
-    """The tree for servers whose listings were found, with a `search` command at the root."""
+    """The tree for servers whose listings were found, with a `search` command at the root; a server that
+    `failed` is an empty group that says why."""
     root = Group(name=kebab(name), summary="")
     upstreams: dict[str, dict[str, Any]] = {}
     for server in servers:
-        if server.name not in found:
-            continue
-        listing = found[server.name]
-        kept = [t for t in listing.get("tools", []) if server.wants(t["name"], tools or [], exclude_tools or [])]
-        root.children.append(server_group(server, listing, kept, threshold))
-        upstreams[server.name] = server.config
+        if server.name in found:
+            listing = found[server.name]
+            kept = [t for t in listing.get("tools", []) if server.wants(t["name"], tools or [], exclude_tools or [])]
+            root.children.append(server_group(server, listing, kept, threshold))
+            upstreams[server.name] = server.config
+        elif failed and server.name in failed:
+            root.children.append(unavailable_group(server, failed[server.name]))
     count = sum(1 for _, n in Tree(root).walk() if isinstance(n, Command))
     servers_shown = [g.name for g in root.children]
     if len(root.children) > ROOT_LIMIT:
         root.children = _cluster(root.children)
     root.summary = f"{count} tools from {len(servers_shown)} MCP servers."
+    if failed:
+        root.summary = f"{count} tools from {len(servers_shown) - len(failed)} MCP servers ({len(failed)} unavailable)."
     root.children.insert(0, search_command(root.name))
     return Tree(root=root, upstreams=upstreams)
 
 
-def load(
+async def discover(
     path: str | Path,
     name: str | None = None,
     refresh: bool = False,
@@ -210,17 +279,33 @@ def load(
     tools: list[str] | None = None,
     exclude_tools: list[str] | None = None,
     threshold: int = THRESHOLD,
+    startup: float = STARTUP_BUDGET,
+    progress: bool = False,
 ) -> tuple[Tree, list[str]]:
-    """Read a config, list (or recall) every server's tools, and build the tree."""
+    """Read a config, list (or recall) every server's tools within the start-up budget, and build the tree.
+    Servers that did not answer are shown as unavailable, and the tree can `rediscover` them later."""
     servers, warnings = read(path, only, skip)
     if not servers:
         raise SourceError(f"{path}: no usable MCP servers" + (f" ({'; '.join(warnings)})" if warnings else ""))
-    found, more = anyio.run(listings, servers, refresh)
-    warnings += more
+    found, failed = await listings(servers, refresh, budget=startup, progress=progress)
     if not found:
-        raise SourceError(f"{path}: none of its servers could be listed:\n  " + "\n  ".join(more))
-    tree = build(name or default_name(Path(path)), servers, found, threshold, tools, exclude_tools)
+        reasons = [f"server {n!r}: {why}" for n, why in failed.items()]
+        raise SourceError(f"{path}: none of its servers could be listed:\n  " + "\n  ".join(reasons))
+    warnings += [f"server {n!r}: cannot list its tools: {why}; shown as unavailable" for n, why in failed.items()]
+    tree = build(name or default_name(Path(path)), servers, found, threshold, tools, exclude_tools, failed)
+    if failed:
+        again = dict(name=name, only=only, skip=skip, tools=tools, exclude_tools=exclude_tools, threshold=threshold)
+
+        async def rediscover() -> Tree:
+            return (await discover(path, startup=RETRY_BUDGET, **again))[0]
+
+        tree.rediscover = rediscover
     return tree, warnings
+
+
+def load(path: str | Path, **options: Any) -> tuple[Tree, list[str]]:
+    """`discover`, from synchronous code."""
+    return anyio.run(functools.partial(discover, path, **options))
 
 
 def default_name(path: Path) -> str:

@@ -1,0 +1,90 @@
+"""Start-up never waits on a broken upstream: discovery has a budget, a server that does not answer in time is
+killed and shown as unavailable (with why) while the rest is served, its failure is remembered briefly, and the
+tree asks for it again while serving."""
+
+import json
+import subprocess
+import sys
+import uuid
+
+import anyio
+import pytest
+
+from mcp_cli.runtime import Runtime
+from mcp_cli.sources import mcp_tools
+
+from .conftest import ROOT, served, text
+
+pytestmark = pytest.mark.anyio
+AWKWARD = ROOT / "tests" / "fixtures" / "upstreams" / "awkward.py"
+
+
+def running(marker: str) -> list[str]:
+    out = subprocess.run(["ps", "-ww", "-eo", "stat=,args="], capture_output=True, text=True).stdout
+    return [line for line in out.splitlines() if marker in line and not line.lstrip().startswith("Z")]
+
+
+@pytest.fixture
+def hung(tmp_path):
+    """A config with a good server and one that never answers initialize (1 s start-up budget)."""
+    marker = f"hung-{uuid.uuid4().hex[:8]}"
+    starts = tmp_path / "starts.log"
+    entry = {"command": sys.executable, "args": [str(AWKWARD), marker]}
+    slow = {**entry, "args": [str(AWKWARD), marker, "slow"], "startup_timeout_sec": 1,
+            "env": {"AWKWARD_HANG_START": "1", "AWKWARD_STARTS": str(starts)}}  # fmt: skip
+    config = tmp_path / "hung.json"
+    config.write_text(json.dumps({"mcpServers": {"ok": entry, "slow": slow}}))
+    return config, {"MCP_CLI_CACHE_DIR": str(tmp_path / "cache")}, marker, starts
+
+
+async def test_a_hung_server_is_killed_and_named_while_the_rest_is_served(hung):
+    config, env, marker, starts = hung
+    for attempt in (1, 2):
+        async with served("serve", str(config), env=env) as client:
+            root = text(await client.call_tool("hung", {"argv": ["--help"]}))
+            assert "1 unavailable" in root
+            assert "\n  slow  Unavailable: no answer within 1 s" in root
+            assert not running(f"{marker} slow"), "the server that never answered is still running"
+            result = await client.call_tool("hung", {"argv": ["ok", "pid"]})
+            assert not result.is_error, text(result)
+            slow = text(await client.call_tool("hung", {"argv": ["slow", "--help"]}))
+            assert "could not list its tools: no answer within 1 s" in slow
+            if attempt == 2:  # the failure is remembered: the second start did not wait for it again
+                assert "s ago; asked again after 60 s" in root
+    assert starts.read_text().count("start") == 1
+
+
+def test_inspect_names_the_unavailable_server(hung):
+    config, env, _, _ = hung
+    proc = subprocess.run(
+        [sys.executable, "-m", "mcp_cli", "inspect", str(config)],
+        capture_output=True, text=True, timeout=120, env={**__import__("os").environ, **env},
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "hung ok pid" in proc.stdout and "hung slow" in proc.stdout
+    assert "server 'slow': cannot list its tools: no answer within 1 s; shown as unavailable" in proc.stderr
+
+
+async def test_an_unavailable_server_joins_the_tree_once_it_answers(tmp_path, monkeypatch):
+    monkeypatch.setenv("MCP_CLI_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(mcp_tools, "FAILED_TTL", 0.0)
+    monkeypatch.setattr("mcp_cli.runtime.RETRY_DELAY", 0.1)
+    sentinel = tmp_path / "fail-now"
+    sentinel.write_text("cannot start yet")
+    entry = {"command": sys.executable, "args": [str(AWKWARD)]}
+    config = tmp_path / "later.json"
+    config.write_text(
+        json.dumps({"mcpServers": {"ok": entry, "late": {**entry, "env": {"AWKWARD_FAIL_IF": str(sentinel)}}}})
+    )
+    tree, warnings = await mcp_tools.discover(config)
+    assert tree.root.child("late").children == [] and "late" not in tree.upstreams
+    assert any("server 'late'" in w for w in warnings)
+    async with Runtime(tree) as runtime:
+        before = await runtime.call(["late", "pid"])
+        assert before.error == "not_found" and "Unavailable" in before.message
+        sentinel.unlink()
+        with anyio.fail_after(60):
+            while runtime.tree.root.child("late").children == []:
+                await anyio.sleep(0.1)
+        after = await runtime.call(["late", "pid"])
+        assert after.ok and int(after.output) > 0
