@@ -44,7 +44,9 @@ async def test_a_hung_server_is_killed_and_named_while_the_rest_is_served(hung):
             root = text(await client.call_tool("hung", {"argv": ["--help"]}))
             assert "1 unavailable" in root
             assert "\n  slow  Unavailable: no answer within 1 s" in root
-            assert not running(f"{marker} slow"), "the server that never answered is still running"
+            with anyio.fail_after(30):  # it is stopped in the background while the rest is served
+                while running(f"{marker} slow"):
+                    await anyio.sleep(0.2)
             result = await client.call_tool("hung", {"argv": ["ok", "pid"]})
             assert not result.is_error, text(result)
             slow = text(await client.call_tool("hung", {"argv": ["slow", "--help"]}))

@@ -12,7 +12,10 @@ import hashlib
 import json
 import os
 import sys
+import threading
 import time
+from collections.abc import Callable
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
@@ -96,24 +99,51 @@ async def listings(
     ttl: float = TTL,
     budget: float = STARTUP_BUDGET,
     progress: bool = False,
+    decided: Callable[[dict[str, Any], dict[str, str]], None] | None = None,
 ) -> tuple[dict[str, Any], dict[str, str]]:
-    """Every server's listing, fetched concurrently, each within its start-up budget: (found, {name: why not})."""
+    """Every server's listing, fetched concurrently, each within its start-up budget: (found, {name: why not}).
+    `decided(found, failed)` is called as soon as every server has answered or run out of time, while those
+    that ran out are still being stopped (a listing that arrives after that is only cached)."""
     found: dict[str, Any] = {}
     failed: dict[str, str] = {}
     waiting = {s.name for s in servers}
+    all_decided = anyio.Event()
+
+    def settle(name: str, listing: dict[str, Any] | None = None, why: str = "") -> None:
+        if name in waiting:
+            waiting.discard(name)
+            found.update({name: listing} if listing is not None else {})
+            failed.update({} if listing is not None else {name: why})
+            if not waiting:
+                all_decided.set()
 
     async def one(server: Server) -> None:
         try:
-            found[server.name] = await _listing(server, refresh, ttl, budget)
+            settle(server.name, await _listing(server, refresh, ttl, budget))
         except Exception as exc:  # any failure of one server must not stop the others
-            failed[server.name] = str(exc)
-        waiting.discard(server.name)
+            settle(server.name, why=str(exc))
+
+    async def deadline(server: Server) -> None:
+        timeout = float(server.config.get("startup_timeout") or budget)
+        await anyio.sleep(timeout)
+        if server.name in waiting:
+            why = f"no answer within {timeout:g} s"
+            _write(_failure_file(server.config), why)
+            settle(server.name, why=why)
 
     async with anyio.create_task_group() as tg:
         for server in servers:
             tg.start_soon(one, server)
-        if progress and sys.stderr.isatty():
-            tg.start_soon(_report, waiting, budget)
+        async with anyio.create_task_group() as timers:
+            for server in servers:
+                timers.start_soon(deadline, server)
+            if progress and sys.stderr.isatty():
+                timers.start_soon(_report, waiting, budget)
+            await all_decided.wait()
+            timers.cancel_scope.cancel()
+        found, failed = dict(found), dict(failed)
+        if decided is not None:
+            decided(found, failed)
     return found, failed
 
 
@@ -270,42 +300,72 @@ def build(
     return Tree(root=root, upstreams=upstreams)
 
 
-async def discover(
-    path: str | Path,
-    name: str | None = None,
-    refresh: bool = False,
-    only: list[str] | None = None,
-    skip: list[str] | None = None,
-    tools: list[str] | None = None,
-    exclude_tools: list[str] | None = None,
-    threshold: int = THRESHOLD,
-    startup: float = STARTUP_BUDGET,
-    progress: bool = False,
-) -> tuple[Tree, list[str]]:
+async def discover(path: str | Path, **options: Any) -> tuple[Tree, list[str]]:
     """Read a config, list (or recall) every server's tools within the start-up budget, and build the tree.
     Servers that did not answer are shown as unavailable, and the tree can `rediscover` them later."""
-    servers, warnings = read(path, only, skip)
+    servers, warnings = _servers(path, options)
+    found, failed = await listings(servers, options.get("refresh", False), budget=_budget(options))
+    return _tree(path, servers, found, failed, warnings, options)
+
+
+def load(path: str | Path, **options: Any) -> tuple[Tree, list[str]]:
+    """`discover` from synchronous code, with progress on a terminal (`progress=True`). Discovery runs on a
+    thread of its own, so that servers which ran out of time are stopped there while the caller goes on."""
+    servers, warnings = _servers(path, options)
+    decision: Future = Future()
+
+    def work() -> None:
+        try:
+            refresh, progress = options.get("refresh", False), options.get("progress", False)
+            decided = lambda *r: decision.set_result(r)  # noqa: E731
+            anyio.run(functools.partial(listings, servers, refresh, budget=_budget(options), progress=progress,
+                                        decided=decided))  # fmt: skip
+        except BaseException as exc:  # handed to the caller
+            if not decision.done():
+                decision.set_exception(exc)
+
+    threading.Thread(target=work, name="mcp-cli discovery", daemon=True).start()
+    found, failed = decision.result()
+    return _tree(path, servers, found, failed, warnings, options)
+
+
+def _budget(options: dict[str, Any]) -> float:
+    return float(options.get("startup") or STARTUP_BUDGET)
+
+
+def _servers(path: str | Path, options: dict[str, Any]) -> tuple[list[Server], list[str]]:
+    servers, warnings = read(path, options.get("only"), options.get("skip"))
     if not servers:
         raise SourceError(f"{path}: no usable MCP servers" + (f" ({'; '.join(warnings)})" if warnings else ""))
-    found, failed = await listings(servers, refresh, budget=startup, progress=progress)
+    return servers, warnings
+
+
+def _tree(
+    path: str | Path,
+    servers: list[Server],
+    found: dict[str, Any],
+    failed: dict[str, str],
+    warnings: list[str],
+    options: dict[str, Any],
+) -> tuple[Tree, list[str]]:
+    """The tree of what was found; one that failed is shown as unavailable and asked for again later."""
     if not found:
         reasons = [f"server {n!r}: {why}" for n, why in failed.items()]
         raise SourceError(f"{path}: none of its servers could be listed:\n  " + "\n  ".join(reasons))
-    warnings += [f"server {n!r}: cannot list its tools: {why}; shown as unavailable" for n, why in failed.items()]
-    tree = build(name or default_name(Path(path)), servers, found, threshold, tools, exclude_tools, failed)
+    warnings = warnings + [
+        f"server {n!r}: cannot list its tools: {why}; shown as unavailable" for n, why in failed.items()
+    ]
+    name = options.get("name") or default_name(Path(path))
+    keep = {k: options.get(k) for k in ("tools", "exclude_tools")}
+    tree = build(name, servers, found, options.get("threshold") or THRESHOLD, failed=failed, **keep)
     if failed:
-        again = dict(name=name, only=only, skip=skip, tools=tools, exclude_tools=exclude_tools, threshold=threshold)
+        again = {k: v for k, v in options.items() if k not in ("refresh", "progress", "startup")}
 
         async def rediscover() -> Tree:
             return (await discover(path, startup=RETRY_BUDGET, **again))[0]
 
         tree.rediscover = rediscover
     return tree, warnings
-
-
-def load(path: str | Path, **options: Any) -> tuple[Tree, list[str]]:
-    """`discover`, from synchronous code."""
-    return anyio.run(functools.partial(discover, path, **options))
 
 
 def default_name(path: Path) -> str:
