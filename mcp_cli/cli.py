@@ -41,8 +41,11 @@ CONFIG_OPTIONS: list[tuple[str, Any, Any, str]] = [
         help="Leave out tools matching this pattern (repeatable)."), "exclude_tools"),
     ("threshold", int, typer.Option(15, "--threshold", metavar="N",
         help="Split a server with more tools than this into subgroups."), "threshold"),
+    ("startup_timeout", float, typer.Option(5.0, "--startup-timeout", metavar="SECONDS",
+        help="How long a server may take to list its tools; slower ones are shown as unavailable."), "startup"),
 ]  # fmt: skip
-CONFIG_FLAGS = {"--name", "--refresh", "--server", "--exclude-server", "--tool", "--exclude-tool", "--threshold"}
+CONFIG_FLAGS = {"--name", "--refresh", "--server", "--exclude-server", "--tool", "--exclude-tool", "--threshold",
+                "--startup-timeout"}  # fmt: skip
 
 
 def config_options(command: Any) -> Any:
@@ -145,7 +148,7 @@ def wrap(
     if not path.is_file() or not mcp_config.looks_like_config(path):
         typer.echo(f"mcp-cli: {config}: not an MCP client configuration: {_why_not_config(path)}", err=True)
         raise typer.Exit(2)
-    tree = _load(config, **options)
+    tree = _load(config, progress=True, **options)
     tree.upstreams, warnings = credentials.externalise(tree.upstreams)
     for warning in warnings:
         logging.getLogger("mcp_cli").warning("%s", warning)
@@ -247,7 +250,7 @@ def tokens(
     """Tokens an agent reads up front (static tool list vs one tool) and per level of help (o200k_base)."""
     from . import tokens as tok
 
-    typer.echo(tok.render(tok.report(_load(source, **options))), nl=False)
+    typer.echo(tok.render(tok.report(_load(source, progress=True, **options))), nl=False)
 
 
 @app.command()
@@ -260,7 +263,7 @@ def inspect(
     """Print the whole tree, one path per line, with one-line summaries."""
     from .help import one_line
 
-    t = _load(tree, **options)
+    t = _load(tree, progress=True, **options)
     rows = [(t.name, t.root.summary)] + [(" ".join([t.name, *path]), node.summary) for path, node in t.walk()]
     width = max(len(p) for p, _ in rows)
     for path, summary in rows:

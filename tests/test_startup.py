@@ -2,7 +2,10 @@
 killed and shown as unavailable (with why) while the rest is served, its failure is remembered briefly, and the
 tree asks for it again while serving."""
 
+import contextlib
 import json
+import os
+import pty
 import subprocess
 import sys
 import uuid
@@ -60,11 +63,29 @@ def test_inspect_names_the_unavailable_server(hung):
     config, env, _, _ = hung
     proc = subprocess.run(
         [sys.executable, "-m", "mcp_cli", "inspect", str(config)],
-        capture_output=True, text=True, timeout=120, env={**__import__("os").environ, **env},
+        capture_output=True, text=True, timeout=120, env={**os.environ, **env},
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     assert "hung ok pid" in proc.stdout and "hung slow" in proc.stdout
     assert "server 'slow': cannot list its tools: no answer within 1 s; shown as unavailable" in proc.stderr
+    assert "waiting for" not in proc.stderr  # progress is for terminals only
+
+
+def test_inspect_shows_progress_on_a_terminal(hung, tmp_path):
+    config, env, _, _ = hung
+    config.write_text(config.read_text().replace('"startup_timeout_sec": 1', '"startup_timeout_sec": 3'))
+    leader, follower = pty.openpty()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mcp_cli", "inspect", str(config)],
+        stdout=subprocess.DEVNULL, stderr=follower, env={**os.environ, **env},
+    )  # fmt: skip
+    os.close(follower)
+    seen = b""
+    with contextlib.suppress(OSError):  # EIO once the process has closed the terminal
+        while chunk := os.read(leader, 4096):
+            seen += chunk
+    assert proc.wait(timeout=60) == 0
+    assert b"waiting for 1 MCP server(s): slow" in seen
 
 
 async def test_an_unavailable_server_joins_the_tree_once_it_answers(tmp_path, monkeypatch):
@@ -90,3 +111,17 @@ async def test_an_unavailable_server_joins_the_tree_once_it_answers(tmp_path, mo
                 await anyio.sleep(0.1)
         after = await runtime.call(["late", "pid"])
         assert after.ok and int(after.output) > 0
+
+
+def test_the_budget_is_an_option(hung):
+    config, env, _, _ = hung
+    servers = json.loads(config.read_text())["mcpServers"]
+    servers["ok"]["startup_timeout_sec"] = 60  # its own; the slow one has none and gets the option's budget
+    del servers["slow"]["startup_timeout_sec"]
+    config.write_text(json.dumps({"mcpServers": servers}))
+    proc = subprocess.run(
+        [sys.executable, "-m", "mcp_cli", "inspect", str(config), "--startup-timeout", "0.5"],
+        capture_output=True, text=True, timeout=120, env={**os.environ, **env},
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "server 'slow': cannot list its tools: no answer within 0.5 s" in proc.stderr
