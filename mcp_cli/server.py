@@ -213,6 +213,7 @@ async def _until_stopped(runtime: Runtime, main: Any, *args: Any) -> None:
 def serve(runtime: Runtime, http: tuple[str, int] | None = None) -> None:
     """Serve until the client goes away (stdio) or the process is stopped (SIGTERM, SIGHUP, SIGINT)."""
     logging.basicConfig(level=logging.WARNING, format="%(name)s: %(message)s")  # stderr
+    logging.getLogger("mcp_cli").setLevel(logging.INFO)  # where it listens, and why it stops
     if http:
         anyio.run(_until_stopped, runtime, serve_http, *http)
     else:

@@ -125,3 +125,20 @@ def test_the_budget_is_an_option(hung):
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     assert "server 'slow': cannot list its tools: no answer within 0.5 s" in proc.stderr
+
+
+def test_the_cache_can_be_seen_and_cleared(hung):
+    config, env, _, _ = hung
+    env = {**os.environ, **env}
+
+    def cli(*args):
+        proc = subprocess.run([sys.executable, "-m", "mcp_cli", *args], capture_output=True, text=True, env=env)
+        assert proc.returncode == 0, proc.stderr
+        return proc.stdout
+
+    cli("inspect", str(config))
+    shown = cli("cache")
+    assert f"{env['MCP_CLI_CACHE_DIR']}: 2 cached file(s)" in shown
+    assert "failed: no answer within 1 s" in shown and "awkward: 8 tools" in shown
+    assert cli("cache", "--clear").startswith("deleted 2 cached file(s)")
+    assert "0 cached file(s)" in cli("cache")

@@ -7,6 +7,7 @@ subgroups (`grouping.py`). Each tool becomes a command whose options come from i
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
@@ -42,6 +43,36 @@ def cache_dir() -> Path:
         os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "mcp-cli"
     )
     return Path(base)
+
+
+def cache_entries() -> list[tuple[str, str, float]]:
+    """What the cache holds: (file name, what it says, age in seconds), newest first."""
+    entries = []
+    for path in cache_dir().glob("tools-*"):
+        try:
+            age, text = time.time() - path.stat().st_mtime, path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        if path.suffix == ".failed":
+            entries.append((path.name, f"failed: {one_line(text, 100)}", age))
+        elif path.suffix == ".json":
+            try:
+                listing = json.loads(text)
+                about = f"{listing['server'].get('name') or '?'}: {len(listing['tools'])} tools"
+            except (ValueError, KeyError, TypeError, AttributeError):
+                about = "unreadable (asked again on the next start)"
+            entries.append((path.name, about, age))
+    return sorted(entries, key=lambda e: e[2])
+
+
+def clear_cache() -> int:
+    """Delete every cached tool list and remembered failure; how many files were deleted."""
+    deleted = 0
+    for path in cache_dir().glob("tools-*"):
+        with contextlib.suppress(OSError):
+            path.unlink()
+            deleted += 1
+    return deleted
 
 
 def _cache_file(config: dict[str, Any]) -> Path:
