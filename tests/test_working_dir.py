@@ -83,3 +83,15 @@ async def test_without_roots_a_built_tree_runs_in_the_servers_folder(tmp_path):
         assert not result.is_error, text(result)
         assert fields(text(result)) == {"cwd": str(user), "skill": str(data)}
     assert (user / "rel.txt").exists() and not (data / "rel.txt").exists()
+
+
+def test_a_missing_requirement_is_one_line_naming_the_file(tmp_path):
+    proc = subprocess.run(
+        [sys.executable, "-m", "mcp_cli", "run", str(WORKDIR), "--", "needs"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert proc.returncode == 1
+    assert proc.stderr.strip() == (
+        "Error: `workdir needs` needs the Python module `mcp_cli_test_not_installed_pkg`, which is not installed; "
+        f"install the skill's requirements: pip install -r {WORKDIR / 'requirements.txt'}"
+    )
