@@ -36,6 +36,14 @@ async def served(
         yield client
 
 
+def running(marker: str) -> list[str]:
+    """Command lines of live processes that mention `marker` (zombies do not count)."""
+    import subprocess
+
+    out = subprocess.run(["ps", "-ww", "-eo", "stat=,args="], capture_output=True, text=True).stdout
+    return [line for line in out.splitlines() if marker in line and not line.lstrip().startswith("Z")]
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -16,15 +16,10 @@ import pytest
 from mcp_cli.runtime import Runtime
 from mcp_cli.sources import mcp_tools
 
-from .conftest import ROOT, served, text
+from .conftest import ROOT, running, served, text
 
 pytestmark = pytest.mark.anyio
 AWKWARD = ROOT / "tests" / "fixtures" / "upstreams" / "awkward.py"
-
-
-def running(marker: str) -> list[str]:
-    out = subprocess.run(["ps", "-ww", "-eo", "stat=,args="], capture_output=True, text=True).stdout
-    return [line for line in out.splitlines() if marker in line and not line.lstrip().startswith("Z")]
 
 
 @pytest.fixture

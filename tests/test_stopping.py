@@ -12,17 +12,11 @@ import uuid
 
 import pytest
 
-from .conftest import ROOT
+from .conftest import ROOT, running
 
 AWKWARD = ROOT / "tests" / "fixtures" / "upstreams" / "awkward.py"
 WORKDIR = ROOT / "tests" / "fixtures" / "skills" / "workdir"
 WAYS = ["SIGTERM", "SIGHUP", "SIGINT", "stdin EOF", "SIGKILL"]
-
-
-def running(marker: str) -> list[str]:
-    """Command lines of live processes that mention `marker` (zombies do not count)."""
-    out = subprocess.run(["ps", "-ww", "-eo", "stat=,args="], capture_output=True, text=True).stdout
-    return [line for line in out.splitlines() if marker in line and not line.lstrip().startswith("Z")]
 
 
 def wait_until(check, seconds: float = 30) -> bool:

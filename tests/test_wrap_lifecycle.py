@@ -10,14 +10,10 @@ import uuid
 import anyio
 import pytest
 
-from .conftest import ROOT, served, text
+from .conftest import ROOT, running, served, text
 
 pytestmark = pytest.mark.anyio
 AWKWARD = ROOT / "tests" / "fixtures" / "upstreams" / "awkward.py"
-
-
-def running(marker: str) -> list[str]:
-    return subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True).stdout.split()
 
 
 @pytest.fixture(scope="module")
