@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import stat
 from typing import Any
 
 from .errors import UsageError, did_you_mean
@@ -27,11 +29,32 @@ def _bool(text: str) -> bool:
     raise ValueError(text)
 
 
+JSON_FILE_LIMIT = 1_000_000  # bytes an `@FILE` argument may hold
+
+
+def json_value(text: str) -> Any:
+    """A JSON value given inline, or `@FILE`: read from a regular file of at most JSON_FILE_LIMIT bytes (never a
+    device, FIFO or folder, which could block or flood the server). Raises ValueError saying what is wrong."""
+    if not text.startswith("@"):
+        return json.loads(text)
+    path = text[1:]
+    try:
+        info = os.stat(path)
+        if not stat.S_ISREG(info.st_mode):
+            raise ValueError(f"@{path} is not a regular file; give a JSON file or the JSON itself")
+        if info.st_size > JSON_FILE_LIMIT:
+            raise ValueError(f"@{path} holds {info.st_size:,} bytes, more than the {JSON_FILE_LIMIT:,} allowed")
+        with open(path, "rb") as f:
+            data = f.read(JSON_FILE_LIMIT + 1)
+    except OSError as exc:
+        raise ValueError(f"cannot read @{path}: {exc.strerror}") from None
+    if len(data) > JSON_FILE_LIMIT:
+        raise ValueError(f"@{path} holds more than the {JSON_FILE_LIMIT:,} bytes allowed")
+    return json.loads(data.decode("utf-8", errors="replace"))
+
+
 def _json(text: str) -> Any:
-    if text.startswith("@"):
-        with open(text[1:], encoding="utf-8") as f:
-            return json.load(f)
-    return json.loads(text)
+    return json_value(text)
 
 
 # argparse names the converter in its messages ("invalid integer value: 'x'").

@@ -13,6 +13,7 @@ import json
 from typing import Any
 
 from .errors import UsageError
+from .parser import json_value
 from .tree import Command, Param
 
 JSON_ALL = "@json"  # the dest of --json, never a property path
@@ -166,7 +167,7 @@ def params(schema: dict[str, Any]) -> list[Param]:
             type="string",
             flags=["--json"],
             metavar="JSON",
-            help="All arguments as one JSON object (or @file); options override it.",
+            help="All arguments as one JSON object (or @FILE, up to 1 MB); options override it.",
         )
     )
     return out
@@ -191,14 +192,12 @@ def _convert(param: Param, prop: dict[str, Any], value: Any) -> Any:
 
 def _json(param: Param, text: str) -> Any:
     try:
-        if text.startswith("@"):
-            with open(text[1:], encoding="utf-8") as f:
-                return json.load(f)
-        return json.loads(text)
-    except OSError as exc:
-        raise UsageError(f"{param.flags[0]}: cannot read {text[1:]}: {exc.strerror}.") from None
+        return json_value(text)
     except json.JSONDecodeError as exc:
-        raise UsageError(f"{param.flags[0]}: not valid JSON ({exc.msg} at character {exc.pos}): {text!r}.") from None
+        what = text if not text.startswith("@") else f"the contents of {text}"
+        raise UsageError(f"{param.flags[0]}: not valid JSON ({exc.msg} at character {exc.pos}): {what!r}.") from None
+    except ValueError as exc:
+        raise UsageError(f"{param.flags[0]}: {exc}.") from None
 
 
 def _scalar(param: Param, kind: str, raw: str) -> Any:

@@ -182,6 +182,13 @@ async def test_hung_subprocess_and_its_children_are_killed(faults):
     assert left == []
 
 
+async def test_long_stderr_keeps_its_end_with_a_note(faults):
+    result = await faults.call_tool("faults", {"argv": ["sh", "noisy"]})
+    stderr = result.structured_content["stderr"]
+    assert stderr.startswith("[stderr cut: its last 2,000 characters of 50,007 bytes]\n")
+    assert stderr.endswith("zzzTHE END") and len(stderr) < 2_100
+
+
 async def test_shell_metacharacters_arrive_as_literal_tokens(faults, tmp_path):
     marker = tmp_path / "pwned"
     command = (

@@ -70,6 +70,22 @@ async def test_json_from_a_file(awk, tmp_path):
     assert json.loads(text(result)) == {"query": "from file", "tags": ["t"]}
 
 
+@pytest.mark.parametrize(
+    "source, words",
+    [("/dev/zero", "@/dev/zero is not a regular file"), (".", "is not a regular file"),
+     ("big", "holds 1,000,013 bytes, more than the 1,000,000 allowed"), ("missing", "cannot read @")],
+)  # fmt: skip
+async def test_json_files_are_regular_and_capped(awk, tmp_path, source, words):
+    if source == "big":
+        (tmp_path / "big").write_text('{"query": "' + "x" * 1_000_000 + '"}')
+    path = source if source.startswith("/") else str(tmp_path / source)
+    result = await awk.call_tool("awk", {"argv": ["awkward", "echo-args", "--json", f"@{path}"]})
+    assert result.is_error and result.structured_content["error"] == "usage"
+    assert words in text(result), text(result)
+    after = await awk.call_tool("awk", {"argv": ["awkward", "echo-args", "--query", "still here"]})
+    assert json.loads(text(after)) == {"query": "still here"}
+
+
 async def test_original_tool_name_is_an_alias(awk):
     result = await awk.call_tool("awk", {"argv": ["awkward", "echo_args", "--query", "q"]})
     assert json.loads(text(result)) == {"query": "q"}

@@ -28,14 +28,16 @@ from .base import Call, timeout_of
 _STDERR_TAIL = 2_000
 
 
-async def _drain(stream: ByteReceiveStream | None, keep: int, sink: list) -> None:
-    """Read a stream to its end, keeping the first `keep` bytes; sink = [bytearray, total bytes seen]."""
+async def _drain(stream: ByteReceiveStream | None, keep: int, sink: list, tail: bool = False) -> None:
+    """Read a stream to its end, keeping its first `keep` bytes (its last, with `tail`);
+    sink = [bytearray, total bytes seen]."""
     if stream is None:
         return
     async for chunk in stream:
         sink[1] += len(chunk)
-        room = keep - len(sink[0])
-        if room > 0:
+        if tail:
+            sink[0] = (sink[0] + chunk)[-keep:]
+        elif (room := keep - len(sink[0])) > 0:
             sink[0] += chunk[:room]
 
 
@@ -82,7 +84,7 @@ class SubprocessHandler:
             with anyio.move_on_after(self.timeout) as scope:
                 async with anyio.create_task_group() as tg:
                     tg.start_soon(_drain, proc.stdout, self.keep, out)
-                    tg.start_soon(_drain, proc.stderr, _STDERR_TAIL * 8, err)
+                    tg.start_soon(_drain, proc.stderr, _STDERR_TAIL * 4, err, True)
                 await proc.wait()
         finally:
             ended(proc.pid)
@@ -97,7 +99,11 @@ class SubprocessHandler:
                 "Try a smaller input, or raise the timeout in the tree's settings."
             )
         stdout = out[0].decode("utf-8", errors="replace")
-        stderr = err[0].decode("utf-8", errors="replace")[-_STDERR_TAIL:]
+        stderr = err[0].decode("utf-8", errors="replace")
+        if err[1] > _STDERR_TAIL:
+            stderr = (
+                f"[stderr cut: its last {_STDERR_TAIL:,} characters of {err[1]:,} bytes]\n" + stderr[-_STDERR_TAIL:]
+            )
         code = proc.returncode
         result = Result(ok=code == 0, output=stdout, exit_code=code, stderr=stderr, omitted=out[1] - len(out[0]))
         if code != 0:
