@@ -91,6 +91,6 @@ def run(quick: bool = False) -> list[dict]:
          "baseline": statistics.median(bare), "baseline_name": "bare SDK server", "unit": "s", "target": 1.2,
          "failed": bool(started)},
         {"name": f"start-up, wrap of 5 servers, one never answers (cold; {hung_note}; info)",
-         "ours": statistics.median(with_hung), "baseline": STARTUP_BUDGET, "baseline_name": "the start-up budget", "unit": "s", "target": None,
-         "failed": bool(left)},
+         "ours": statistics.median(with_hung), "baseline": STARTUP_BUDGET, "baseline_name": "the start-up budget",
+         "unit": "s", "target": None, "failed": bool(left)},
     ]  # fmt: skip
