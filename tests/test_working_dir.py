@@ -2,6 +2,7 @@
 offers roots, else the server's own folder; never the skill folder. They find the skill in SKILL_DIR and can
 import its modules (`from scripts.util import ...`)."""
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -95,3 +96,23 @@ def test_a_missing_requirement_is_one_line_naming_the_file(tmp_path):
         "Error: `workdir needs` needs the Python module `mcp_cli_test_not_installed_pkg`, which is not installed; "
         f"install the skill's requirements: pip install -r {WORKDIR / 'requirements.txt'}"
     )
+
+
+def test_scripts_see_a_safe_environment_and_what_the_manifest_names(tmp_path):
+    env = {**os.environ, "MCP_CLI_TEST_SECRET": "s3cret", "WORKDIR_OK": "yes"}
+    proc = subprocess.run(
+        [sys.executable, "-m", "mcp_cli", "run", str(WORKDIR), "--", "environment", "MCP_CLI_TEST_SECRET", "WORKDIR_OK",
+         "PATH", "HOME"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120, env=env,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    seen = fields(proc.stdout)
+    assert seen["MCP_CLI_TEST_SECRET"] == "" and seen["WORKDIR_OK"] == "yes"
+    assert seen["PATH"] == os.environ["PATH"] and seen["HOME"] == os.environ["HOME"]
+
+
+def test_the_manifest_sets_the_timeout():
+    from mcp_cli.sources import skill
+
+    tree, _ = skill.load(WORKDIR)
+    assert {n.handler["timeout"] for _, n in tree.walk() if n.kind == "command" and n.handler} == {30.0}

@@ -1,15 +1,17 @@
 """Subprocess commands: an argument list (never a shell), cwd, env, timeout; stdout, stderr and status captured.
 
-Reference: `{"kind": "subprocess", "command": ["{python}", "x.py"], "cwd": ".", "env": {}, "timeout": 60}`.
-The call's tokens (already parsed and validated) are appended verbatim. `{python}` is this interpreter and
-`{base}` the tree's folder, in `command` and `env` values. `cwd` is relative to that folder; without it the
-command runs where the caller works (an MCP client's first root, else the server's own working directory).
-A `PYTHONPATH` in `env` goes before the inherited one. A Python script that fails because a module is
-missing is told in one line, naming the tree's `requirements.txt` when there is one.
+Reference: `{"kind": "subprocess", "command": ["{python}", "x.py"], "cwd": ".", "env": {}, "inherit": [],
+"timeout": 60}`. The call's tokens (already parsed and validated) are appended verbatim. `{python}` is this
+interpreter and `{base}` the tree's folder, in `command` and `env` values. `cwd` is relative to that folder;
+without it the command runs where the caller works (an MCP client's first root, else the server's own working
+directory). The environment is the safe part of the server's (SAFE_ENV: no credentials), the variables `inherit`
+names, then `env`; a `PYTHONPATH` in `env` goes before the inherited one. A Python script that fails because a
+module is missing is told in one line, naming the tree's `requirements.txt` when there is one.
 """
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import re
 import subprocess
@@ -44,12 +46,21 @@ async def _drain(stream: ByteReceiveStream | None, keep: int, sink: list, tail: 
 _MISSING_MODULE = re.compile(r"^ModuleNotFoundError: No module named '([^']+)'", re.MULTILINE)
 
 
-def _environment(env: dict, base: str) -> dict[str, str]:
-    """This process's environment with the reference's on top; its PYTHONPATH goes first."""
-    own = {k: str(v).replace("{python}", sys.executable).replace("{base}", base) for k, v in env.items()}
-    if "PYTHONPATH" in own and os.environ.get("PYTHONPATH"):
-        own["PYTHONPATH"] += os.pathsep + os.environ["PYTHONPATH"]
-    return {**os.environ, **own}
+# What a command inherits from the server's environment unless its reference names more (`inherit`): enough to
+# find programs, write temporary files and speak the user's language; no credentials.
+SAFE_ENV = ("PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "LC_*", "TZ", "TERM", "TMPDIR", "TEMP",
+            "TMP", "XDG_*", "PYTHONPATH", "VIRTUAL_ENV", "SYSTEMROOT", "COMSPEC", "PATHEXT")  # fmt: skip
+
+
+def _environment(ref: dict, base: str) -> dict[str, str]:
+    """The safe part of this process's environment and the variables `inherit` names (patterns allowed), with the
+    reference's `env` on top; a PYTHONPATH there goes before the inherited one."""
+    patterns = [*SAFE_ENV, *ref.get("inherit", [])]
+    inherited = {k: v for k, v in os.environ.items() if any(fnmatch.fnmatchcase(k, p) for p in patterns)}
+    own = {k: str(v).replace("{python}", sys.executable).replace("{base}", base) for k, v in ref.get("env", {}).items()}
+    if "PYTHONPATH" in own and inherited.get("PYTHONPATH"):
+        own["PYTHONPATH"] += os.pathsep + inherited["PYTHONPATH"]
+    return {**inherited, **own}
 
 
 class SubprocessHandler:
@@ -60,7 +71,7 @@ class SubprocessHandler:
         base = str(tree.base_dir or Path.cwd())
         self.command = [str(x).replace("{python}", sys.executable).replace("{base}", base) for x in command]
         self.cwd = str(Path(base, ref["cwd"])) if "cwd" in ref else None
-        self.env = _environment(ref.get("env", {}), base)
+        self.env = _environment(ref, base)
         requirements = Path(base, "requirements.txt")
         self.requirements = requirements if tree.base_dir and requirements.is_file() else None
         self.timeout = timeout_of(ref, tree)

@@ -41,6 +41,7 @@ def load(skill_dir: str | Path) -> tuple[Tree, list[str]]:
             docs_name += "-topics"
         root.children.append(docs.docs_group(docs_name, topics))
     manifest.apply(root, options.get("steps") or [], warnings)
+    manifest.configure_scripts(root, options, warnings)
     if not root.children:
         warnings.append("no scripts or documents found: the tool has nothing to run")
     return Tree(root=root, base_dir=skill_dir), warnings

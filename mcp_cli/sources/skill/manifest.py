@@ -3,6 +3,8 @@
     name: pdf                  # the tool (root) name; default: the skill's name
     summary: PDF toolkit.      # the root summary; default: the skill's description
     docs: docs                 # the name of the doc-topics group; false leaves the documents out
+    env: [OPENAI_API_KEY, AWS_*]   # variables the scripts get from the server's environment (beyond a safe base)
+    timeout: 300               # seconds a script may run (default 60)
     steps:                     # applied in order, each on the tree the previous one left
       - move: {from: extract-text, to: text extract}   # rename and/or regroup (groups made as needed)
       - hide: debug-dump                              # drop a node
@@ -22,10 +24,10 @@ from typing import Any
 import yaml
 
 from ...errors import SourceError
-from ...tree import Group, Node
+from ...tree import Command, Group, Node, Tree
 
 FILE = "mcp-cli.yaml"
-KEYS = ("name", "summary", "docs", "steps")
+KEYS = ("name", "summary", "docs", "env", "timeout", "steps")
 
 
 def read(skill_dir: Path, warnings: list[str]) -> dict[str, Any]:
@@ -116,3 +118,18 @@ def apply(root: Group, steps: list[Any], warnings: list[str]) -> None:
                 group.children.sort(key=lambda n: rank.get(n.name, len(rank)))
         else:
             warnings.append(f"{where}: unknown step or bad argument")
+
+
+def configure_scripts(root: Group, options: dict[str, Any], warnings: list[str]) -> None:
+    """Give every script the manifest's `env` (names to inherit) and `timeout`."""
+    inherit, timeout = options.get("env") or [], options.get("timeout")
+    if not isinstance(inherit, list) or not all(isinstance(n, str) for n in inherit):
+        warnings.append(f"{FILE}: `env` must be a list of variable names (or patterns); ignored")
+        inherit = []
+    if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0):
+        warnings.append(f"{FILE}: `timeout` must be a number of seconds; ignored")
+        timeout = None
+    for _, node in Tree(root).walk():
+        if isinstance(node, Command) and node.handler.get("kind") == "subprocess":
+            node.handler.update({"inherit": list(inherit)} if inherit else {})
+            node.handler.update({"timeout": float(timeout)} if timeout else {})
