@@ -11,12 +11,21 @@ import functools
 import os
 import shutil
 import signal
+import subprocess
 import sys
 
 
 @functools.cache
 def _setpriv() -> str | None:
-    return shutil.which("setpriv") if sys.platform.startswith("linux") else None
+    """util-linux `setpriv`, if it is there and knows --pdeathsig (2.33 and later)."""
+    path = shutil.which("setpriv") if sys.platform.startswith("linux") else None
+    if path is None:
+        return None
+    try:
+        probe = subprocess.run([path, "--pdeathsig", "KILL", "--", "true"], capture_output=True, timeout=5)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return path if probe.returncode == 0 else None
 
 
 def guarded(argv: list[str]) -> list[str]:

@@ -149,6 +149,11 @@ def wrap(
         typer.echo(f"mcp-cli: {config}: not an MCP client configuration: {_why_not_config(path)}", err=True)
         raise typer.Exit(2)
     tree = _load(config, progress=True, **options)
+    if tree.rediscover is not None:  # a package is frozen: it would never get the missing servers' tools
+        missing = [" ".join(p) for p, n in tree.walk() if n.kind == "group" and n.summary.startswith("Unavailable")]
+        typer.echo(f"mcp-cli: not wrapping while {', '.join(missing)} could not list its tools (see above); give "
+                   "it longer with --startup-timeout, or leave it out with --exclude-server", err=True)  # fmt: skip
+        raise typer.Exit(1)
     tree.upstreams, warnings = credentials.externalise(tree.upstreams)
     for warning in warnings:
         logging.getLogger("mcp_cli").warning("%s", warning)

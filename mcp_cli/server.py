@@ -133,7 +133,7 @@ def build(runtime: Runtime) -> Server:
     roots = Roots()
 
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=[the_tool])
+        return types.ListToolsResult(tools=[tool(runtime)])  # anew: servers that come back change the description
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         if params.name != the_tool.name:
@@ -188,7 +188,7 @@ async def serve_http(runtime: Runtime, host: str = "127.0.0.1", port: int = 8000
     await uvicorn.Server(config).serve()
 
 
-STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
+STOP_SIGNALS = tuple(getattr(signal, n) for n in ("SIGTERM", "SIGHUP", "SIGINT") if hasattr(signal, n))
 
 
 async def _until_stopped(runtime: Runtime, main: Any, *args: Any) -> None:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import DEMO, FAULTS, served, text
+from .conftest import DEMO, FAULTS, running, served, text
 
 pytestmark = pytest.mark.anyio
 
@@ -180,6 +180,12 @@ async def test_hung_subprocess_and_its_children_are_killed(faults):
     await faults.call_tool("faults", {"argv": ["sh", "hang"]})
     left = subprocess.run(["pgrep", "-f", "sleep 300"], capture_output=True, text=True).stdout.split()
     assert left == []
+
+
+async def test_a_timeout_kills_what_the_command_left_running(faults):
+    result = await faults.call_tool("faults", {"argv": ["sh", "linger"]})
+    assert result.structured_content["error"] == "timeout"  # its child kept stdout open past the timeout
+    assert running("sleep 301.5") == []
 
 
 async def test_long_stderr_keeps_its_end_with_a_note(faults):

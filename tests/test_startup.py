@@ -137,3 +137,34 @@ def test_the_cache_can_be_seen_and_cleared(hung):
     assert "failed: no answer within 1 s" in shown and "awkward: 8 tools" in shown
     assert cli("cache", "--clear").startswith("deleted 2 cached file(s)")
     assert "0 cached file(s)" in cli("cache")
+
+
+def test_a_remembered_failure_does_not_hold_against_a_longer_budget(hung):
+    config, env, _, starts = hung
+    servers = json.loads(config.read_text())["mcpServers"]
+    servers["ok"]["startup_timeout_sec"] = 60
+    del servers["slow"]["startup_timeout_sec"]
+    config.write_text(json.dumps({"mcpServers": servers}))
+    for budget in ("0.5", "0.5", "1.5"):
+        proc = subprocess.run(
+            [sys.executable, "-m", "mcp_cli", "inspect", str(config), "--startup-timeout", budget],
+            capture_output=True, text=True, timeout=120, env={**os.environ, **env},
+        )  # fmt: skip
+        assert proc.returncode == 0, proc.stderr
+    assert "no answer within 1.5 s; shown as unavailable" in proc.stderr
+    assert starts.read_text().count("start") == 2  # the second 0.5 s start remembered; 1.5 s asked again
+
+
+def test_with_no_server_answering_it_serves_what_it_can_say_and_wrap_refuses(hung, tmp_path):
+    config, env, _, _ = hung
+    servers = json.loads(config.read_text())["mcpServers"]
+    config.write_text(json.dumps({"mcpServers": {"slow": servers["slow"]}}))
+    env = {**os.environ, **env}
+    inspect = subprocess.run([sys.executable, "-m", "mcp_cli", "inspect", str(config)], capture_output=True,
+                             text=True, timeout=120, env=env)  # fmt: skip
+    assert inspect.returncode == 0, inspect.stderr
+    assert "hung slow" in inspect.stdout and "Unavailable: no answer within 1 s" in inspect.stdout
+    wrap = subprocess.run([sys.executable, "-m", "mcp_cli", "wrap", str(config), "-o", str(tmp_path / "out")],
+                          capture_output=True, text=True, timeout=120, env=env)  # fmt: skip
+    assert wrap.returncode == 1 and "not wrapping while slow could not list its tools" in wrap.stderr
+    assert not (tmp_path / "out").exists()

@@ -49,7 +49,9 @@ _MISSING_MODULE = re.compile(r"^ModuleNotFoundError: No module named '([^']+)'",
 # What a command inherits from the server's environment unless its reference names more (`inherit`): enough to
 # find programs, write temporary files and speak the user's language; no credentials.
 SAFE_ENV = ("PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "LC_*", "TZ", "TERM", "TMPDIR", "TEMP",
-            "TMP", "XDG_*", "PYTHONPATH", "VIRTUAL_ENV", "SYSTEMROOT", "COMSPEC", "PATHEXT")  # fmt: skip
+            "TMP", "XDG_*", "PYTHONPATH", "VIRTUAL_ENV", "SYSTEMROOT", "COMSPEC", "PATHEXT", "HTTP_PROXY",
+            "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy", "SSL_CERT_FILE", "SSL_CERT_DIR",
+            "REQUESTS_CA_BUNDLE")  # fmt: skip
 
 
 def _environment(ref: dict, base: str) -> dict[str, str]:
@@ -70,6 +72,7 @@ class SubprocessHandler:
             raise ValueError("subprocess handler reference needs a 'command' list")
         base = str(tree.base_dir or Path.cwd())
         self.command = [str(x).replace("{python}", sys.executable).replace("{base}", base) for x in command]
+        self.launch = guarded(self.command)
         self.cwd = str(Path(base, ref["cwd"])) if "cwd" in ref else None
         self.env = _environment(ref, base)
         requirements = Path(base, "requirements.txt")
@@ -78,18 +81,18 @@ class SubprocessHandler:
         self.keep = tree.settings.max_output * 4 + 4
 
     async def run(self, call: Call) -> Result:
-        argv = self.command + call.tokens
+        argv = self.launch + call.tokens
         out, err = [bytearray(), 0], [bytearray(), 0]
         try:
             proc = await anyio.open_process(
-                guarded(argv),
+                argv,
                 cwd=self.cwd or call.cwd,
                 env=self.env,
                 stdin=subprocess.DEVNULL,
                 start_new_session=True,
             )
         except OSError as exc:
-            raise HandlerError(f"cannot start `{call.path}` ({argv[0]}): {exc.strerror or exc}") from None
+            raise HandlerError(f"cannot start `{call.path}` ({self.command[0]}): {exc.strerror or exc}") from None
         started(proc.pid)
         try:
             with anyio.move_on_after(self.timeout) as scope:
@@ -99,7 +102,7 @@ class SubprocessHandler:
                 await proc.wait()
         finally:
             ended(proc.pid)
-            if proc.returncode is None:
+            if proc.returncode is None or scope.cancelled_caught:  # and what it left running in the background
                 kill_group(proc.pid)
                 with anyio.CancelScope(shield=True):
                     await proc.wait()

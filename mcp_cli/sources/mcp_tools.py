@@ -54,7 +54,8 @@ def cache_entries() -> list[tuple[str, str, float]]:
         except OSError:
             continue
         if path.suffix == ".failed":
-            entries.append((path.name, f"failed: {one_line(text, 100)}", age))
+            why = (_remembered(path) or ("an old failure, no longer used",))[0]
+            entries.append((path.name, f"failed: {one_line(why, 100)}", age))
         elif path.suffix == ".json":
             try:
                 listing = json.loads(text)
@@ -99,25 +100,42 @@ async def _listing(server: Server, refresh: bool, ttl: float, budget: float) -> 
             return json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             pass
-    if not refresh and failed.is_file() and (age := time.time() - failed.stat().st_mtime) < FAILED_TTL:
-        why = failed.read_text(encoding="utf-8", errors="replace")
-        raise Unavailable(f"{why} ({age:.0f} s ago; asked again after {FAILED_TTL:g} s)")
     timeout = float(server.config.get("startup_timeout") or budget)
+    remembered = _remembered(failed)
+    if not refresh and remembered and remembered[1] >= timeout:  # failed as recently, given as long as now
+        why, _, age = remembered
+        raise Unavailable(f"{why} ({age:.0f} s ago; asked again after {FAILED_TTL:g} s)")
     try:
         listing = await list_tools(server.config, timeout)
     except Exception as exc:
-        why = f"no answer within {timeout:g} s" if str(exc).startswith("no answer") else str(exc)
-        _write(failed, why)
+        why = str(exc)
+        if why.startswith("no answer"):  # keep its stderr tail, if any
+            why = f"no answer within {timeout:g} s{why[len('no answer') :]}"
+        _remember(failed, why, timeout)
         raise Unavailable(why) from None
     _write(path, json.dumps(listing))
     failed.unlink(missing_ok=True)
     return listing
 
 
+def _remember(path: Path, why: str, timeout: float) -> None:
+    _write(path, json.dumps({"why": why, "timeout": timeout}))
+
+
+def _remembered(path: Path) -> tuple[str, float, float] | None:
+    """(why, the time it was given, age in seconds) of a failure remembered less than FAILED_TTL ago."""
+    try:
+        age = time.time() - path.stat().st_mtime
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return (str(data["why"]), float(data["timeout"]), age) if age < FAILED_TTL else None
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
 def _write(path: Path, text: str) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp")
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
         tmp.write_text(text, encoding="utf-8")
         tmp.replace(path)
     except OSError:
@@ -159,7 +177,7 @@ async def listings(
         await anyio.sleep(timeout)
         if server.name in waiting:
             why = f"no answer within {timeout:g} s"
-            _write(_failure_file(server.config), why)
+            _remember(_failure_file(server.config), why, timeout)
             settle(server.name, why=why)
 
     async with anyio.create_task_group() as tg:
@@ -380,9 +398,6 @@ def _tree(
     options: dict[str, Any],
 ) -> tuple[Tree, list[str]]:
     """The tree of what was found; one that failed is shown as unavailable and asked for again later."""
-    if not found:
-        reasons = [f"server {n!r}: {why}" for n, why in failed.items()]
-        raise SourceError(f"{path}: none of its servers could be listed:\n  " + "\n  ".join(reasons))
     warnings = warnings + [
         f"server {n!r}: cannot list its tools: {why}; shown as unavailable" for n, why in failed.items()
     ]
