@@ -44,8 +44,7 @@ CONFIG_OPTIONS: list[tuple[str, Any, Any, str]] = [
     ("startup_timeout", float, typer.Option(5.0, "--startup-timeout", metavar="SECONDS",
         help="How long a server may take to list its tools; slower ones are shown as unavailable."), "startup"),
 ]  # fmt: skip
-CONFIG_FLAGS = {"--name", "--refresh", "--server", "--exclude-server", "--tool", "--exclude-tool", "--threshold",
-                "--startup-timeout"}  # fmt: skip
+CONFIG_FLAGS = {option.param_decls[0] for _, _, option, _ in CONFIG_OPTIONS}
 
 
 def config_options(command: Any) -> Any:
