@@ -342,9 +342,8 @@ def build(
     servers_shown = [g.name for g in root.children]
     if len(root.children) > ROOT_LIMIT:
         root.children = _cluster(root.children)
-    root.summary = f"{count} tools from {len(servers_shown)} MCP servers."
-    if failed:
-        root.summary = f"{count} tools from {len(servers_shown) - len(failed)} MCP servers ({len(failed)} unavailable)."
+    unavailable = f" ({len(failed)} unavailable)" if failed else ""
+    root.summary = f"{count} tools from {len(servers_shown) - len(failed or {})} MCP servers{unavailable}."
     root.children.insert(0, search_command(root.name))
     return Tree(root=root, upstreams=upstreams)
 
