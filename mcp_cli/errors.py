@@ -1,12 +1,27 @@
-"""Errors a call can end in. Each carries what was wrong and the help that teaches the fix."""
+"""Errors a call can end in. Each carries what was wrong and the help that teaches the fix.
+
+`KINDS` is the one list of the `error` values a result can carry; README's table follows it (a test checks).
+"""
 
 from __future__ import annotations
+
+KINDS = {
+    "bad_request": "the tool arguments are malformed: both or neither of argv and command, bad quoting, "
+    "NUL characters or lone surrogates, a message the server cannot read",
+    "not_found": "a group, command or topic name that does not exist",
+    "usage": "bad flags, missing or mistyped values: the argv does not fit the command",
+    "handler": "the command could not run or failed: it raised, could not start, or its server is unavailable",
+    "timeout": "the command did not finish within its time limit",
+    "exit": "a script exited with a non-zero status (`exit_code` holds it)",
+    "upstream": "an upstream MCP tool answered with an error (its content is passed through)",
+    "internal": "a bug in mcp-cli or a broken tree; the server keeps serving",
+}
 
 
 class CallError(Exception):
     """A call that cannot succeed. `kind` names the class of problem; `usage` is the help to show with it."""
 
-    kind = "error"
+    kind = "internal"
 
     def __init__(self, message: str, usage: str = "") -> None:
         super().__init__(message)

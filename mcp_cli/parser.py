@@ -30,13 +30,14 @@ def _bool(text: str) -> bool:
 
 
 JSON_FILE_LIMIT = 1_000_000  # bytes an `@FILE` argument may hold
+JSON_DEPTH = 100  # levels of nesting a JSON argument may have
 
 
 def json_value(text: str) -> Any:
     """A JSON value given inline, or `@FILE`: read from a regular file of at most JSON_FILE_LIMIT bytes (never a
     device, FIFO or folder, which could block or flood the server). Raises ValueError saying what is wrong."""
     if not text.startswith("@"):
-        return json.loads(text)
+        return loads(text)
     path = text[1:]
     try:
         info = os.stat(path)
@@ -50,11 +51,34 @@ def json_value(text: str) -> Any:
         raise ValueError(f"cannot read @{path}: {exc.strerror}") from None
     if len(data) > JSON_FILE_LIMIT:
         raise ValueError(f"@{path} holds more than the {JSON_FILE_LIMIT:,} bytes allowed")
-    return json.loads(data.decode("utf-8", errors="replace"))
+    return loads(data.decode("utf-8", errors="replace"))
+
+
+def loads(text: str) -> Any:
+    """Parse JSON of at most JSON_DEPTH levels (deeper values cannot reach an MCP server). Raises ValueError."""
+    try:
+        value = json.loads(text)
+    except RecursionError:
+        value = None
+    else:
+        level, depth = [value], 0
+        while level and depth <= JSON_DEPTH:
+            depth += 1
+            level = [
+                v for x in level if isinstance(x, (dict, list)) for v in (x.values() if isinstance(x, dict) else x)
+            ]
+        if depth <= JSON_DEPTH:
+            return value
+    raise ValueError(f"the JSON nests deeper than {JSON_DEPTH} levels; flatten it")
 
 
 def _json(text: str) -> Any:
-    return json_value(text)
+    try:
+        return json_value(text)
+    except json.JSONDecodeError as exc:
+        raise argparse.ArgumentTypeError(f"not valid JSON ({exc.msg} at character {exc.pos}): {text!r}") from None
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 # argparse names the converter in its messages ("invalid integer value: 'x'").

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 @dataclass
@@ -60,3 +63,8 @@ def cap(text: str, limit: int, total: int | None = None) -> str:
         f"{cut}\n[output cut: showed {len(cut):,} of {total:,} characters, {total - len(cut):,} not shown. "
         "Ask for less (a narrower range or filter) or write the output to a file and read it in parts.]\n"
     )
+
+
+def wire_text(text: str) -> str:
+    """`text` as JSON can carry it: lone surrogates (from undecodable bytes) become U+FFFD."""
+    return text if text.isascii() else _SURROGATE.sub("\ufffd", text)

@@ -13,7 +13,7 @@ import json
 from typing import Any
 
 from .errors import UsageError
-from .parser import json_value
+from .parser import json_value, loads
 from .tree import Command, Param
 
 JSON_ALL = "@json"  # the dest of --json, never a property path
@@ -205,8 +205,8 @@ def _scalar(param: Param, kind: str, raw: str) -> Any:
         return _json(param, raw)
     if kind in ("integer", "number", "boolean", "any"):
         try:
-            return json.loads(raw)
-        except json.JSONDecodeError:
+            return loads(raw)
+        except ValueError:
             if kind == "any":
                 return raw
             raise UsageError(f"{param.flags[0]}: expected {kind}, got {raw!r}.") from None

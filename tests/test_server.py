@@ -1,12 +1,11 @@
 """End to end: the server as a subprocess, driven by a real MCP client session over stdio."""
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
-from .conftest import DEMO, FAULTS, running, served, text
+from .conftest import DEMO, FAULTS, RawClient, running, served, text
 
 pytestmark = pytest.mark.anyio
 
@@ -242,49 +241,68 @@ async def test_subprocess_cwd_is_relative_to_the_tree(faults):
     assert Path(text(result).strip()) == FAULTS.parent
 
 
-def _raw_session(argv: list[str]):
-    """The server as a subprocess spoken to in raw JSON-RPC lines: (process, replies up to the tools/call)."""
-    import subprocess
-
-    init = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}},
-    }
-    call = {
-        "jsonrpc": "2.0",
-        "id": 2,
-        "method": "tools/call",
-        "params": {"name": "faults", "arguments": {"argv": argv}},
-    }
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "mcp_cli", "serve", str(FAULTS)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
-    for message in (init, {"jsonrpc": "2.0", "method": "notifications/initialized"}, call):
-        proc.stdin.write(json.dumps(message) + "\n")
-        proc.stdin.flush()
-    replies = []
-    while not any(r.get("id") == 2 for r in replies):
-        replies.append(json.loads(proc.stdout.readline()))  # every stdout line must be JSON-RPC
-    return proc, replies  # fmt: skip
+def _call(raw: RawClient, argv: list[str]) -> dict:
+    return raw.request("tools/call", {"name": "faults", "arguments": {"argv": argv}})["result"]
 
 
 def test_stdout_stays_clean_for_the_protocol():
     """Everything the server prints on stdout must be JSON-RPC: a handler's print goes into its result."""
-    proc, replies = _raw_session(["py", "chatty", "zed"])
-    proc.stdin.close()
-    proc.wait(timeout=30)
-    assert replies[-1]["result"]["structuredContent"]["output"].startswith("hello zed")
-    assert proc.stdout.read() == ""
+    raw = RawClient(str(FAULTS))
+    assert _call(raw, ["py", "chatty", "zed"])["structuredContent"]["output"].startswith("hello zed")
+    assert raw.close() == 0
+    assert raw.pending + raw.proc.stdout.read() == b""
 
 
 def test_server_exits_when_the_client_leaves_even_with_a_hung_handler():
-    proc, replies = _raw_session(["py", "hang"])
-    assert replies[-1]["result"]["isError"] is True
-    proc.stdin.close()
-    assert proc.wait(timeout=10) == 0  # the abandoned thread (sleeping 30 s) does not hold the process
+    raw = RawClient(str(FAULTS))
+    assert _call(raw, ["py", "hang"])["isError"] is True
+    assert raw.close() == 0  # the abandoned thread (sleeping 30 s) does not hold the process
+
+
+def _kind(result: dict) -> str:
+    assert result["isError"] is True
+    return result["structuredContent"]["error"]
+
+
+def test_every_request_is_answered_with_a_documented_kind():
+    """What the SDK cannot read, and what no command line can carry, still gets an answer; the server goes on."""
+    raw = RawClient(str(FAULTS))
+    call = '{"jsonrpc": "2.0", "id": %s, "method": "tools/call", "params": {"name": "faults", "arguments": %s}}'
+    raw.send(call % (11, '{"argv": ["sh", "echo", "\\ud800"]}'))  # a lone surrogate: not valid JSON text
+    surrogate = raw.reply(11)["result"]
+    assert _kind(surrogate) == "bad_request" and "lone surrogate" in surrogate["content"][0]["text"]
+    raw.send(call % (12, '{"argv": ["sh"], "x": %s}' % ("[" * 2000 + "]" * 2000)))
+    deep = raw.reply(12)["result"]
+    assert _kind(deep) == "bad_request" and "too deeply" in deep["structuredContent"]["message"]
+    raw.send('{"jsonrpc": "2.0", "id": 13, "method": "tools/list", "params": {')  # cut short
+    assert raw.reply(13)["error"]["code"] == -32700
+    raw.send("this is not JSON")
+    assert raw.reply(None)["error"]["code"] == -32700  # JSON-RPC: an unnamed request's error has a null id
+    nul = _call(raw, ["sh", "echo", "a\0b"])
+    assert _kind(nul) == "bad_request" and "argv[2] holds a NUL" in nul["structuredContent"]["message"]
+    too_deep = _call(raw, ["py", "typed", "1", "0.5", "x", "--config", "[" * 150 + "]" * 150])
+    assert _kind(too_deep) == "usage" and "deeper than 100 levels" in too_deep["structuredContent"]["message"]
+    assert json.loads(_call(raw, ["sh", "echo", "still", "here"])["structuredContent"]["output"]) == ["still", "here"]
+    assert raw.close() == 0
+
+
+def test_output_json_cannot_carry_is_made_carriable():
+    """A handler returning an undecodable file name (a lone surrogate) or data nested past what the wire
+    carries still answers: the name with U+FFFD, the deep data as text only."""
+    raw = RawClient(str(FAULTS))
+    odd = _call(raw, ["py", "odd"])
+    assert odd["structuredContent"]["data"] == {"files": ["caf\ufffd.txt"]}
+    deep = _call(raw, ["py", "odd", "--depth", "300"])
+    assert deep["isError"] is False and "data" not in deep["structuredContent"]
+    assert deep["structuredContent"]["output"].startswith("[\n [\n  [\n")  # the text stays (cut at 1,000)
+    assert raw.close() == 0
+
+
+def test_readme_documents_every_error_kind():
+    """The kinds a result can carry are listed once (errors.KINDS) and README's table says the same."""
+    import re
+
+    from mcp_cli.errors import KINDS
+
+    readme = (FAULTS.parents[3] / "README.md").read_text(encoding="utf-8")
+    assert re.findall(r"^\| `(\w+)` \| ", readme, re.M) == list(KINDS)

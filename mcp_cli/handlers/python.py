@@ -22,7 +22,8 @@ import anyio
 import anyio.to_thread
 
 from ..errors import CallError, HandlerError, HandlerTimeout
-from ..result import Result
+from ..parser import loads
+from ..result import Result, wire_text
 from ..tree import Tree
 from .base import Call, timeout_of
 
@@ -73,15 +74,19 @@ def ref(func: Any, **options: Any) -> dict[str, Any]:
 
 
 def _to_result(value: Any, printed: str) -> Result:
+    """The handler's value as a Result. Lone surrogates (undecodable file names) become U+FFFD; data nested
+    deeper than JSON arguments may be is left as text only, as the wire could not carry it."""
     if isinstance(value, Result):
-        value.output = printed + value.output
+        value.output = wire_text(printed + value.output)
         return value
-    if value is None:
-        return Result(ok=True, output=printed)
-    if isinstance(value, str):
-        return Result(ok=True, output=printed + value)
-    text = json.dumps(value, indent=1, ensure_ascii=False, default=str)
-    return Result(ok=True, output=printed + text, data=json.loads(text))
+    if value is None or isinstance(value, str):
+        return Result(ok=True, output=wire_text(printed + (value or "")))
+    text = wire_text(json.dumps(value, indent=1, ensure_ascii=False, default=str))
+    try:
+        data = loads(text)
+    except ValueError:
+        data = None
+    return Result(ok=True, output=wire_text(printed) + text, data=data)
 
 
 class PythonHandler:
