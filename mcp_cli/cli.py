@@ -11,6 +11,7 @@ from typing import Any
 import typer
 
 from . import __version__
+from .http_guard import HELP as GUARD_HELP
 
 app = typer.Typer(
     name="mcp-cli",
@@ -114,10 +115,18 @@ def serve(
     http: str | None = typer.Option(
         None, "--http", metavar="HOST:PORT", help="Serve streamable HTTP at /mcp instead of stdio."
     ),
+    allow_host: list[str] | None = typer.Option(None, "--allow-host", metavar="HOST", help=GUARD_HELP["allow_host"]),
+    allow_origin: list[str] | None = typer.Option(
+        None, "--allow-origin", metavar="ORIGIN", help=GUARD_HELP["allow_origin"]
+    ),
+    token_env: str | None = typer.Option(None, "--token-env", metavar="NAME", help=GUARD_HELP["token_env"]),
+    no_auth: bool = typer.Option(False, "--no-auth", help=GUARD_HELP["no_auth"]),
     *,
     options: dict[str, Any],
 ) -> None:
-    """Serve TREE as one MCP tool (stdio unless --http)."""
+    """Serve TREE as one MCP tool (stdio unless --http). Off loopback, HTTP needs a bearer token in $MCP_CLI_TOKEN
+    (or --no-auth)."""
+    from .http_guard import Refused, guard
     from .launcher import parse_address
     from .runtime import Runtime
     from .server import serve as run_server
@@ -126,7 +135,14 @@ def serve(
         address = parse_address(http) if http else None
     except ValueError as exc:
         raise typer.BadParameter(str(exc)) from None
-    run_server(Runtime(_load(tree, **options)), http=address)
+    try:
+        checks = guard(
+            address, allow_hosts=allow_host, allow_origins=allow_origin, token_env=token_env, no_auth=no_auth
+        )
+    except Refused as exc:
+        typer.echo(f"mcp-cli: {exc}", err=True)
+        raise typer.Exit(2) from None
+    run_server(Runtime(_load(tree, **options)), http=address, guard=checks)
 
 
 @app.command()

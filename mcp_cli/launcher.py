@@ -7,7 +7,9 @@ from pathlib import Path
 
 
 def main(tree_file: str | Path, argv: list[str] | None = None) -> None:
-    """`NAME` serves over stdio; `NAME --http [HOST:]PORT` over streamable HTTP (127.0.0.1 by default)."""
+    """`NAME` serves over stdio; `NAME --http [HOST:]PORT` over streamable HTTP (127.0.0.1 by default), with the
+    same Host/Origin allow-list and bearer-token options as `mcp-cli serve`."""
+    from .http_guard import HELP, Refused, guard
     from .runtime import Runtime
     from .server import serve
     from .tree import Tree
@@ -15,12 +17,26 @@ def main(tree_file: str | Path, argv: list[str] | None = None) -> None:
     tree = Tree.load(tree_file)
     parser = argparse.ArgumentParser(prog=tree.name + "-mcp", description=f"Serve {tree.name} as one MCP tool.")
     parser.add_argument("--http", metavar="HOST:PORT", help="serve streamable HTTP at /mcp instead of stdio")
+    parser.add_argument("--allow-host", metavar="HOST", action="append", default=[], help=HELP["allow_host"])
+    parser.add_argument("--allow-origin", metavar="ORIGIN", action="append", default=[], help=HELP["allow_origin"])
+    parser.add_argument("--token-env", metavar="NAME", help=HELP["token_env"])
+    parser.add_argument("--no-auth", action="store_true", help=HELP["no_auth"])
     args = parser.parse_args(argv)
     try:
         address = parse_address(args.http) if args.http else None
     except ValueError as exc:
         parser.error(str(exc))
-    serve(Runtime(tree), http=address)
+    try:
+        checks = guard(
+            address,
+            allow_hosts=args.allow_host,
+            allow_origins=args.allow_origin,
+            token_env=args.token_env,
+            no_auth=args.no_auth,
+        )
+    except Refused as exc:
+        parser.exit(2, f"{parser.prog}: {exc}\n")
+    serve(Runtime(tree), http=address, guard=checks)
 
 
 def parse_address(value: str) -> tuple[str, int]:

@@ -17,7 +17,7 @@ import anyio
 from mcp import types
 from mcp.server.lowlevel import Server
 
-from . import __version__
+from . import __version__, http_guard
 from .handlers.python import exit_process
 from .help import one_line
 from .result import Result
@@ -177,14 +177,21 @@ async def serve_stdio(runtime: Runtime) -> None:
         await server.run(read, write, server.create_initialization_options())
 
 
-async def serve_http(runtime: Runtime, host: str = "127.0.0.1", port: int = 8000) -> None:
-    """Streamable HTTP at http://HOST:PORT/mcp. Logs (uvicorn's too) go to stderr."""
+async def serve_http(
+    runtime: Runtime, host: str = "127.0.0.1", port: int = 8000, guard: http_guard.Guard | None = None
+) -> None:
+    """Streamable HTTP at http://HOST:PORT/mcp, checked by `guard` (default: the one for the address with no
+    options, which refuses a non-loopback address without a token). Logs (uvicorn's too) go to stderr."""
     import uvicorn
 
-    server = build(runtime)
-    app = server.streamable_http_app(host=host)
-    config = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False, log_config=None)
-    log.info("serving %s over streamable HTTP at http://%s:%d/mcp", runtime.tree.name, host, port)
+    guard = guard or http_guard.guard((host, port))
+    app = build(runtime).streamable_http_app(host=host, transport_security=guard.security())
+    config = uvicorn.Config(
+        guard.wrap(app), host=host, port=port, log_level="warning", access_log=False, log_config=None
+    )
+    url = f"http://{http_guard.bracketed(host)}:{port}/mcp"
+    access = "a bearer token required" if guard.token else "no token required"
+    log.info("serving %s over streamable HTTP at %s (%s)", runtime.tree.name, url, access)
     await uvicorn.Server(config).serve()
 
 
@@ -210,12 +217,13 @@ async def _until_stopped(runtime: Runtime, main: Any, *args: Any) -> None:
         tg.cancel_scope.cancel()
 
 
-def serve(runtime: Runtime, http: tuple[str, int] | None = None) -> None:
-    """Serve until the client goes away (stdio) or the process is stopped (SIGTERM, SIGHUP, SIGINT)."""
+def serve(runtime: Runtime, http: tuple[str, int] | None = None, guard: http_guard.Guard | None = None) -> None:
+    """Serve until the client goes away (stdio) or the process is stopped (SIGTERM, SIGHUP, SIGINT); over HTTP
+    at `http`, checked by `guard` (see serve_http)."""
     logging.basicConfig(level=logging.WARNING, format="%(name)s: %(message)s")  # stderr
     logging.getLogger("mcp_cli").setLevel(logging.INFO)  # where it listens, and why it stops
     if http:
-        anyio.run(_until_stopped, runtime, serve_http, *http)
+        anyio.run(_until_stopped, runtime, serve_http, *http, guard)
     else:
         anyio.run(_until_stopped, runtime, serve_stdio)
     exit_process(0)

@@ -1,0 +1,185 @@
+"""Who may use an HTTP server: the Host/Origin allow-list and the bearer token, settled before it listens."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import ipaddress
+import json
+import logging
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+log = logging.getLogger("mcp_cli")
+
+TOKEN_ENV = "MCP_CLI_TOKEN"
+LOOPBACK = ("127.0.0.1", "localhost", "[::1]")
+
+# The --help of the options, shared by `mcp-cli serve` and a built package's launcher.
+HELP = {
+    "allow_host": "With --http: also accept requests whose Host is HOST (any port) or HOST:PORT, and Origins on "
+    "it (repeatable). '*' accepts any Host and Origin. The address served is always accepted.",
+    "allow_origin": "With --http: also accept requests from this browser Origin, e.g. https://app.example.com "
+    "(repeatable).",
+    "token_env": f"With --http: require 'Authorization: Bearer TOKEN', TOKEN read from this environment variable "
+    f"(default: {TOKEN_ENV}, when it is set).",
+    "no_auth": "With --http: serve a non-loopback address without a token (anyone who reaches it can run the tree).",
+}
+
+
+class Refused(ValueError):
+    """Settings a server will not listen with; the message names the fix."""
+
+
+@dataclass(frozen=True)
+class Guard:
+    """The Host and Origin values accepted (`hosts` None: any) and the bearer token required (None: none)."""
+
+    hosts: list[str] | None
+    origins: list[str]
+    token: str | None
+
+    def security(self) -> Any:
+        """The SDK's Host/Origin check (DNS-rebinding protection) for these lists."""
+        from mcp.server.transport_security import TransportSecuritySettings
+
+        if self.hosts is None:
+            return TransportSecuritySettings(enable_dns_rebinding_protection=False)
+        return TransportSecuritySettings(allowed_hosts=self.hosts, allowed_origins=self.origins)
+
+    def wrap(self, app: Any) -> Any:
+        return BearerAuth(app, self.token) if self.token else app
+
+
+def guard(
+    http: tuple[str, int] | None,
+    *,
+    allow_hosts: Iterable[str] = (),
+    allow_origins: Iterable[str] = (),
+    token_env: str | None = None,
+    no_auth: bool = False,
+    environ: Mapping[str, str] = os.environ,
+) -> Guard | None:
+    """The guard for serving at `http` (None for stdio, where these options mean nothing); Refused if unsafe."""
+    allow_hosts, allow_origins = list(allow_hosts or ()), list(allow_origins or ())
+    if http is None:
+        if allow_hosts or allow_origins or token_env or no_auth:
+            raise Refused("--allow-host, --allow-origin, --token-env and --no-auth go with --http")
+        return None
+    host, port = http
+    local, anywhere = _kind(host)
+    token = _token(token_env, no_auth, environ)
+    where = f"{bracketed(host)}:{port}"
+    if not local and token is None and not no_auth:
+        raise Refused(
+            f"refusing to serve {where} without a token: set {TOKEN_ENV} (clients send 'Authorization: Bearer "
+            "<token>'), or pass --no-auth to let anyone who reaches it in"
+        )
+    if anywhere and not allow_hosts:
+        raise Refused(
+            f"{where} listens on every address: name the Host clients use with --allow-host HOST (repeatable), "
+            "or accept any Host with --allow-host '*'"
+        )
+    hosts, origins = _allowed(where, local, anywhere, allow_hosts, allow_origins)
+    if no_auth and not local:
+        log.warning("serving %s with no token (--no-auth): anyone who reaches it can run the tree", where)
+    return Guard(hosts, origins, token)
+
+
+def _allowed(
+    where: str, local: bool, anywhere: bool, allow_hosts: list[str], allow_origins: list[str]
+) -> tuple[list[str] | None, list[str]]:
+    """(Host patterns, Origins) accepted: the address served (on every address: the loopback names instead; on
+    loopback: both) and what the options add; (None, []) for any."""
+    if "*" in allow_hosts:
+        return None, []
+    hosts = ([] if anywhere else [where]) + [f"{name}:*" for name in LOOPBACK if local or anywhere]
+    origins = [f"http://{h}" for h in hosts]
+    for value in allow_hosts:
+        named = _host_patterns(value)
+        hosts += named
+        origins += [f"{scheme}://{h}" for h in named for scheme in ("http", "https")]
+    for origin in allow_origins:
+        if not origin.startswith(("http://", "https://")) or origin.count("/") != 2:
+            raise Refused(f"--allow-origin expects SCHEME://HOST[:PORT], e.g. https://app.example.com; got {origin!r}")
+        origins.append(origin)
+    return hosts, origins
+
+
+def _kind(host: str) -> tuple[bool, bool]:
+    """(loopback, every address) for a host to listen on."""
+    if host == "localhost":
+        return True, False
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False, False  # a name: whatever it resolves to, not known to be loopback
+    return address.is_loopback, address.is_unspecified
+
+
+def _token(token_env: str | None, no_auth: bool, environ: Mapping[str, str]) -> str | None:
+    if no_auth and token_env:
+        raise Refused("--no-auth and --token-env contradict each other: keep one")
+    name = token_env or TOKEN_ENV
+    token = environ.get(name, "").strip() or None
+    if token_env and token is None:
+        raise Refused(f"--token-env {name}: the environment variable {name} is not set (or empty)")
+    if no_auth and token is not None:
+        raise Refused(f"--no-auth, but {name} is set: unset it, or drop --no-auth to require the token")
+    return token
+
+
+def bracketed(host: str) -> str:
+    return f"[{host}]" if ":" in host else host
+
+
+def _host_patterns(value: str) -> list[str]:
+    """--allow-host NAME -> NAME and NAME:* (any port); NAME:PORT -> itself. A bare IPv6 address gets brackets."""
+    value = value.lower()
+    if value.count(":") > 1 and not value.startswith("["):
+        value = f"[{value}]"
+    has_port = ":" in value and not value.endswith("]")
+    name, _, port = value.rpartition(":") if has_port else (value, "", "")
+    if "/" in value or not name.strip("[]") or (has_port and not port.isdigit()):
+        raise Refused(f"--allow-host expects HOST or HOST:PORT (or '*'), got {value!r}")
+    return [value] if has_port else [value, f"{value}:*"]
+
+
+class BearerAuth:
+    """ASGI middleware: an HTTP request needs `Authorization: Bearer TOKEN`, else 401 with a JSON reason.
+    Tokens are compared as SHA-256 digests with `hmac.compare_digest`: constant time, length included."""
+
+    def __init__(self, app: Any, token: str) -> None:
+        self.app = app
+        self._digest = hashlib.sha256(token.encode()).digest()
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            problem = self._problem(dict(scope["headers"]).get(b"authorization", b""))
+            if problem:
+                client = (scope.get("client") or ("an unknown address",))[0]
+                log.warning("refused a request from %s: %s", client, problem)
+                await _unauthorized(send, problem)
+                return
+        await self.app(scope, receive, send)
+
+    def _problem(self, header: bytes) -> str | None:
+        scheme, _, token = header.partition(b" ")
+        if scheme.lower() != b"bearer" or not token.strip():
+            return "no bearer token: send the header 'Authorization: Bearer <token>'"
+        if not hmac.compare_digest(hashlib.sha256(token.strip()).digest(), self._digest):
+            return "wrong bearer token"
+        return None
+
+
+async def _unauthorized(send: Any, description: str) -> None:
+    body = json.dumps({"error": "invalid_token", "error_description": description}).encode()
+    headers = [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(body)).encode()),
+        (b"www-authenticate", f'Bearer error="invalid_token", error_description="{description}"'.encode()),
+    ]
+    await send({"type": "http.response.start", "status": 401, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
