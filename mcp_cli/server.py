@@ -23,6 +23,7 @@ from .help import one_line
 from .result import Result
 from .runtime import Runtime
 from .tree import Group
+from .unreadable import Answering
 
 log = logging.getLogger("mcp_cli")
 
@@ -174,7 +175,7 @@ async def serve_stdio(runtime: Runtime) -> None:
 
     server = build(runtime)
     async with stdio_server() as (read, write):
-        await server.run(read, write, server.create_initialization_options())
+        await server.run(Answering(read, write, runtime.tree.name), write, server.create_initialization_options())
 
 
 async def serve_http(
