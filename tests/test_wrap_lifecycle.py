@@ -27,6 +27,7 @@ def setup(tmp_path_factory):
         "a": entry,
         "b": {**entry, "args": [str(AWKWARD), marker, "b"]},
         "flaky": {**entry, "args": [str(AWKWARD), marker, "flaky"], "env": {"AWKWARD_FAIL_IF": str(sentinel)}},
+        "slow": {**entry, "args": [str(AWKWARD), marker, "slow"], "timeout": 4},
     }}))  # fmt: skip
     env = {"MCP_CLI_CACHE_DIR": str(folder / "cache")}
     warm = subprocess.run(
@@ -136,3 +137,23 @@ async def test_a_hung_upstream_does_not_block_the_others(life):
         await anyio.sleep(0.3)
         tg.start_soon(run, "b", ["b", "pid"])
     assert finished == ["b", "hang"]  # b answered while a's call was still pending (it times out after 2 s)
+
+
+async def test_concurrent_first_calls_each_finish_on_their_own(life):
+    """Calls that arrive together at an upstream not yet started: each answers when its own work is done,
+    the quick ones before the per-call timeout, and the ones over it time out without taking the others along."""
+    client, _ = life
+    finished: list[tuple[float, bool, str]] = []
+
+    async def nap(seconds: float) -> None:
+        result, out = await call(client, ["slow", "sleep", "--seconds", str(seconds)])
+        finished.append((seconds, result.is_error, out))
+
+    async with anyio.create_task_group() as tg:
+        for seconds in (7, 2.2, 0.2, 6, 1.2):
+            tg.start_soon(nap, seconds)
+    assert [(s, error) for s, error, _ in finished[:3]] == [(0.2, False), (1.2, False), (2.2, False)]
+    assert sorted(s for s, _, _ in finished[3:]) == [6, 7]
+    assert all(error and "did not answer within 4 s." in out for _, error, out in finished[3:])
+    result, out = await call(client, ["slow", "sleep", "--seconds", "0"])
+    assert not result.is_error and out.startswith("slept 0")  # the same session still serves
