@@ -2,7 +2,8 @@
 
 Default shape: root = the skill's name, summary = its description; one node per script, named after its file
 stem in kebab-case (a group when the script has subcommands); a `docs` group of doc topics. `mcp-cli.yaml`
-in the folder reshapes it (see `manifest`).
+in the folder reshapes it (see `manifest`). Which files of the folder are read at all is decided in one place,
+`files`: nothing outside the folder, no devices or pipes, bounded sizes; a build copies the same files.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from pathlib import Path
 
 from ...errors import SourceError
 from ...tree import Group, Tree
-from . import docs, manifest, scripts, skillmd
+from . import docs, files, manifest, scripts, skillmd
 from .pyast import kebab
 
 
@@ -25,15 +26,16 @@ def load(skill_dir: str | Path) -> tuple[Tree, list[str]]:
     if not skill_dir.is_dir():
         raise SourceError(f"{skill_dir}: not a folder")
     meta, warnings = skillmd.read(skill_dir)
+    listing = files.walk(skill_dir, warnings)
     options = manifest.read(skill_dir, warnings)
     name = str(options.get("name") or meta.name)
     tool_name = kebab(name)[:64]
     if tool_name != name:
         warnings.append(f"the tool is named {tool_name!r} ({name!r} is not a valid MCP tool name)")
     root = Group(name=tool_name, summary=str(options.get("summary") or meta.description))
-    root.children = scripts.read_all(skill_dir, warnings)
+    root.children = scripts.read_all(skill_dir, warnings, listing)
     docs_name = options.get("docs", "docs")
-    topics = docs.topics(skill_dir, meta.body, warnings)
+    topics = docs.topics(skill_dir, meta.body, warnings, listing)
     if docs_name and topics:
         docs_name = str(docs_name)
         if root.child(docs_name) is not None:

@@ -18,6 +18,7 @@ Paths are space-separated names from the root. A step that names a missing path 
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -25,25 +26,47 @@ import yaml
 
 from ...errors import SourceError
 from ...tree import Command, Group, Node, Tree
+from . import files
 
 FILE = "mcp-cli.yaml"
 KEYS = ("name", "summary", "docs", "env", "timeout", "steps")
 
 
 def read(skill_dir: Path, warnings: list[str]) -> dict[str, Any]:
+    """The manifest's keys; {} without one. One that cannot be read (refused by `files`, not YAML, not a mapping)
+    is an error: the tree it asks for cannot be made. A key of the wrong type is a warning and ignored."""
     path = skill_dir / FILE
-    if not path.is_file():
+    if not os.path.lexists(path):
         return {}
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        data = yaml.safe_load(files.read_text(skill_dir, path, warnings, what="a manifest")) or {}
+    except files.Refused as exc:
+        why = f"refused, {exc.reason}" if exc.verb == "refused" else exc.reason
+        raise SourceError(f"{path}: {why}. Make it a YAML text file in the skill folder, or remove it.") from None
     except yaml.YAMLError as exc:
-        raise SourceError(f"{path}: not valid YAML: {str(exc).splitlines()[0]}") from None
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}" if mark else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise SourceError(f"{path}: not valid YAML{where}: {problem}") from None
     if not isinstance(data, dict):
         raise SourceError(f"{path}: must be a YAML mapping (keys: {', '.join(KEYS)})")
-    for key in data:
+    for key in list(data):
         if key not in KEYS:
             warnings.append(f"{FILE}: unknown key {key!r} ignored (keys: {', '.join(KEYS)})")
+        elif not _TYPES[key][0](data[key]):
+            warnings.append(f"{FILE}: `{key}` must be {_TYPES[key][1]}; ignored")
+            del data[key]
     return data
+
+
+_TYPES = {  # key: (accepts, what it must be); env and timeout are checked where they are used
+    "name": (lambda v: isinstance(v, str) and bool(v.strip()), "a non-empty string"),
+    "summary": (lambda v: isinstance(v, str), "a string"),
+    "docs": (lambda v: v is None or v is False or (isinstance(v, str) and bool(v.strip())), "a group name, or false"),
+    "env": (lambda v: True, ""),
+    "timeout": (lambda v: True, ""),
+    "steps": (lambda v: v is None or isinstance(v, list), "a list of steps"),
+}
 
 
 def _split(path: Any) -> list[str]:

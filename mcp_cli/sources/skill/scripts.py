@@ -3,17 +3,20 @@
 Python scripts are read as argparse, click or typer programs (never imported or run); one whose interface
 cannot be read passes its argv through, with help from its docstring or usage text. Shell and JavaScript
 scripts pass their argv through. Tests, `__init__`, files starting with `_` and helper modules (no main
-guard, no top-level call) are skipped.
+guard, no top-level call) are skipped. Only files `files.walk` accepts are candidates, and they are read through
+`files` (bounded, never a device or a file outside the skill).
 """
 
 from __future__ import annotations
 
 import ast
+import io
 import re
+import tokenize
 from pathlib import Path
 
 from ...tree import Command, Group, Node
-from . import read_argparse, read_click, read_typer
+from . import files, read_argparse, read_click, read_typer
 from .pyast import Module, kebab
 
 # Scripts run where the caller is; they find their skill folder in SKILL_DIR and can import from it.
@@ -33,14 +36,16 @@ def _skipped(path: Path) -> bool:
     )
 
 
-def discover(skill_dir: Path) -> list[Path]:
-    """Candidate script files: everything runnable under scripts/ (folders become groups) and in the top folder."""
-    found = [p for p in sorted(skill_dir.iterdir()) if p.is_file() and not _skipped(p)]
-    scripts = skill_dir / "scripts"
-    if scripts.is_dir():
-        for p in sorted(scripts.rglob("*")):
-            parts = p.relative_to(scripts).parts[:-1]
-            if p.is_file() and not _skipped(p) and not any(d in _SKIP_DIRS or d.startswith((".", "_")) for d in parts):
+def discover(skill_dir: Path, listing: list[Path] | None = None) -> list[Path]:
+    """Candidate script files: everything runnable under scripts/ (folders become groups) and in the top folder.
+    `listing` is the skill's files as `files.walk` gives them (walked here when not given)."""
+    listing = files.walk(skill_dir, []) if listing is None else listing
+    relative = [(p, p.relative_to(skill_dir).parts) for p in listing]
+    found = sorted(p for p, parts in relative if len(parts) == 1 and not _skipped(p))
+    for p, parts in sorted(relative):
+        dirs = parts[1:-1]
+        if parts[0] == "scripts" and len(parts) > 1 and not _skipped(p):
+            if not any(d in _SKIP_DIRS or d.startswith((".", "_")) for d in dirs):
                 found.append(p)
     return found
 
@@ -87,14 +92,39 @@ def _comment_header(source: str) -> str:
     return "\n".join(lines).strip()
 
 
-def _read_python(path: Path, rel: str, warnings: list[str]) -> Node | None:
+def _python_source(data: bytes, rel: str) -> str:
+    """A script's source as Python reads it (its coding declaration, else UTF-8); Refused if Python could not."""
+    if b"\0" in data:
+        raise files.Refused(rel, "a binary file (it has NUL bytes), not Python source", "")
     try:
-        source = path.read_text(encoding="utf-8-sig")
+        encoding, problem = tokenize.detect_encoding(io.BytesIO(data).readline)[0], ""
+    except SyntaxError as exc:  # not UTF-8 in its first lines, or a coding declaration Python does not know
+        encoding, problem = "utf-8", exc.msg
+    try:
+        source = data.decode(encoding)
+    except UnicodeDecodeError as exc:
+        raise files.Refused(
+            rel,
+            f"not valid {encoding.upper().replace('-SIG', '')} (byte 0x{data[exc.start]:02x} at offset {exc.start}), "
+            "so Python cannot run it either; save it as UTF-8 or declare its encoding (`# -*- coding: latin-1 -*-`)",
+            "",
+        ) from None
+    if problem:
+        raise files.Refused(rel, f"Python cannot read it: {problem}", "")
+    return source
+
+
+def _read_python(skill_dir: Path, path: Path, rel: str, warnings: list[str]) -> Node | None:
+    try:
+        source = _python_source(files.read_bytes(skill_dir, path, files.MAX_TEXT, "a script"), rel)
         mod = Module(source, filename=rel)
+    except files.Refused as exc:
+        files.note(warnings, f"{exc}; skipped")
+        return None
     except SyntaxError as exc:
         warnings.append(f"{rel}: syntax error at line {exc.lineno}: {exc.msg}; skipped")
         return None
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
+    except (OSError, ValueError, RecursionError, MemoryError) as exc:
         warnings.append(f"{rel}: cannot be read ({exc}); skipped")
         return None
     if not _is_entry_point(mod):
@@ -135,16 +165,21 @@ def _attach_handlers(node: Node, command: list[str]) -> None:
         node.handler = {"kind": "subprocess", "command": command + node.handler.get("args", []), "env": dict(SKILL_ENV)}
 
 
-def read_all(skill_dir: Path, warnings: list[str]) -> list[Node]:
-    """One node per script, named after its file stem in kebab-case; nested script folders become groups."""
+def read_all(skill_dir: Path, warnings: list[str], listing: list[Path] | None = None) -> list[Node]:
+    """One node per script, named after its file stem in kebab-case; nested script folders become groups.
+    `listing` is the skill's files as `files.walk` gives them (walked here when not given)."""
     nodes: list[Node] = []
     groups: dict[tuple[str, ...], Group] = {}
-    for path in discover(skill_dir):
+    for path in discover(skill_dir, files.walk(skill_dir, warnings) if listing is None else listing):
         rel = path.relative_to(skill_dir).as_posix()
         if path.suffix == ".py":
-            node = _read_python(path, rel, warnings)
+            node = _read_python(skill_dir, path, rel, warnings)
         else:
-            header = _comment_header(path.read_text(encoding="utf-8", errors="replace"))
+            try:
+                header = _comment_header(files.read_text(skill_dir, path, warnings, what="a script"))
+            except files.Refused as exc:
+                files.note(warnings, f"{exc}; skipped")
+                continue
             node = Command(
                 name="",
                 summary=" ".join(header.split("\n\n")[0].split()),

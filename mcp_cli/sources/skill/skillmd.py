@@ -1,11 +1,12 @@
 """SKILL.md: YAML frontmatter read and checked against the Agent Skills spec, plus the markdown body.
 
-Spec violations are warnings (real skills break the spec); a missing SKILL.md, unreadable YAML or a missing
-name/description is an error naming the file and the problem.
+Spec violations are warnings (real skills break the spec); a missing, empty, binary or refused SKILL.md (see
+`files`), unreadable YAML or a missing name/description is an error naming the file and the problem.
 """
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,6 +15,7 @@ from typing import Any
 import yaml
 
 from ...errors import SourceError
+from . import files
 
 FIELDS = ("name", "description", "license", "compatibility", "metadata", "allowed-tools")
 _NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
@@ -29,11 +31,16 @@ class SkillMeta:
 
 
 def find(skill_dir: Path) -> Path | None:
-    """SKILL.md in the folder; another spelling of the name (skill.md) is accepted too."""
+    """SKILL.md in the folder; another spelling of the name (skill.md) is accepted too. Anything by that name that
+    is not a folder counts (a FIFO, a broken symlink), so that `read` can say why it cannot be read."""
     exact = skill_dir / "SKILL.md"
-    if exact.is_file():
+    if os.path.lexists(exact) and not exact.is_dir():
         return exact
-    return next((p for p in sorted(skill_dir.iterdir()) if p.name.lower() == "skill.md" and p.is_file()), None)
+    try:
+        entries = sorted(skill_dir.iterdir())
+    except OSError:
+        return None
+    return next((p for p in entries if p.name.lower() == "skill.md" and not p.is_dir()), None)
 
 
 def read(skill_dir: Path) -> tuple[SkillMeta, list[str]]:
@@ -44,8 +51,18 @@ def read(skill_dir: Path) -> tuple[SkillMeta, list[str]]:
             "(name, description) between --- lines."
         )
     warnings = [] if path.name == "SKILL.md" else [f"{path.name}: the spec names this file SKILL.md"]
-    text = path.read_text(encoding="utf-8-sig", errors="replace")
+    try:
+        text = files.read_text(skill_dir, path, warnings, what="SKILL.md")
+    except files.Refused as exc:
+        why = f"refused, {exc.reason}" if exc.verb == "refused" else exc.reason
+        raise SourceError(f"{path}: {why}. SKILL.md must be a UTF-8 text file inside the skill folder.") from None
+    if not text.strip():
+        raise SourceError(
+            f"{path}: empty. Start it with YAML frontmatter: a --- line, `name:` and `description:`, another --- line."
+        )
     m = re.match(r"\A---[ \t]*\r?\n(.*?)^---[ \t]*\r?$\n?", text, re.S | re.M)
+    if not m and re.match(r"\A---[ \t]*\r?$", text, re.M):
+        raise SourceError(f"{path}: the frontmatter is not closed: add a --- line after its last field.")
     if not m:
         raise SourceError(
             f"{path}: no YAML frontmatter. Start the file with a --- line, then `name:` and "
@@ -63,6 +80,11 @@ def read(skill_dir: Path) -> tuple[SkillMeta, list[str]]:
     if not isinstance(data, dict):
         raise SourceError(f"{path}: the frontmatter must be a YAML mapping with name and description.")
     for key in ("name", "description"):
+        if data.get(key) is not None and not isinstance(data[key], str):
+            raise SourceError(
+                f"{path}: the frontmatter's `{key}` must be a string, not {_a(data[key])}. Quote it if it looks like "
+                "something else."
+            )
         if not isinstance(data.get(key), str) or not data[key].strip():
             raise SourceError(f"{path}: the frontmatter has no `{key}` (a non-empty string); the spec requires it.")
     name, description = data["name"].strip(), " ".join(data["description"].split())
@@ -86,3 +108,12 @@ def read(skill_dir: Path) -> tuple[SkillMeta, list[str]]:
         )
     extra = {k: v for k, v in data.items() if k in FIELDS[2:]}
     return SkillMeta(name, description, text[m.end() :], path, extra), warnings
+
+
+def _a(value: Any) -> str:
+    """`a list`, `a mapping`, `a number`: what a YAML value is, for a message."""
+    if isinstance(value, bool):
+        return "true/false"
+    if isinstance(value, (int, float)):
+        return "a number"
+    return {list: "a list", dict: "a mapping"}.get(type(value), f"a {type(value).__name__}")

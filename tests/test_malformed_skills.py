@@ -1,0 +1,420 @@
+"""A corpus of malformed skills (tests/fixtures/malformed/), each with the outcome it must give.
+
+Each case is a folder of the corpus plus, for what git cannot hold (symlinks, FIFOs, permissions, huge sparse
+files), a set-up that adds it to a copy of the folder at run time. A case either fails to load with the exact
+SourceError naming the file and the problem, or loads with exactly the warnings listed, each naming a file. In
+every case: no traceback, nothing from outside the skill folder served or copied, and `mcp-cli build` (run as a
+real command) exits with the error, or builds a package holding none of the files left out.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from mcp_cli.errors import SourceError
+from mcp_cli.sources.skill import files, load
+
+from .conftest import ROOT
+
+CORPUS = ROOT / "tests" / "fixtures" / "malformed"
+SECRET = "SECRET-7f3a"  # in every file outside the skill folder; must never reach a tree or a build
+AS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0  # root reads files whatever their permissions
+MiB = 2**20
+HELLO = ["hello", "docs", "docs skill"]
+GUIDE = ["docs", "docs skill", "docs guide"]
+MUST_BE_TEXT = "SKILL.md must be a UTF-8 text file inside the skill folder."
+FRONTMATTER = "Start it with YAML frontmatter: a --- line, `name:` and `description:`, another --- line."
+
+Setup = Callable[[Path, Path], object]  # (the skill's copy, a folder outside it) -> adds what git cannot hold
+
+
+@dataclass
+class Case:
+    """`error`: the SourceError (`{skill}` and `{outside}` filled in); else `warnings` and the tree's `paths`.
+    `left_out`: files of the skill folder the build must not contain. `cli_error`: the build command's own word."""
+
+    error: str = ""
+    warnings: list[str] = field(default_factory=list)
+    paths: list[str] = field(default_factory=list)
+    left_out: list[str] = field(default_factory=list)
+    setup: Setup | None = None
+    cli_error: str = ""
+
+
+def symlink(rel: str, target: str) -> Setup:
+    return lambda skill, outside: os.symlink(target.format(outside=outside), skill / rel)
+
+
+def fifo(rel: str) -> Setup:
+    return lambda skill, outside: os.mkfifo(skill / rel)
+
+
+def sparse(rel: str, size: int) -> Setup:
+    def make(skill: Path, outside: Path) -> None:
+        with open(skill / rel, "wb") as f:
+            f.truncate(size)  # a hole: no disk used, and nothing to read unless something reads it
+
+    return make
+
+
+def no_permissions(rel: str, content: str | None = None) -> Setup:
+    def make(skill: Path, outside: Path) -> None:
+        if content is None:
+            (skill / rel).mkdir()
+            (skill / rel / "notes.md").write_text("# Notes\n\nKept in a folder others cannot list.\n")
+        else:
+            (skill / rel).write_text(content)
+        os.chmod(skill / rel, 0)
+
+    return make
+
+
+def both(*setups: Setup) -> Setup:
+    return lambda skill, outside: [s(skill, outside) for s in setups]
+
+
+def folder(rel: str, contents: dict[str, str]) -> Setup:
+    def make(skill: Path, outside: Path) -> None:
+        (skill / rel).mkdir()
+        for name, text in contents.items():
+            (skill / rel / name).write_text(text)
+
+    return make
+
+
+CASES: dict[str, Case] = {
+    # SKILL.md itself: an error naming the file and what to do.
+    "no-skillmd": Case(
+        error="{skill}: no SKILL.md. A skill folder needs a SKILL.md with YAML frontmatter (name, description) "
+        "between --- lines.",
+        cli_error="{skill}: not a skill folder (no SKILL.md in it)",
+    ),
+    "empty-skillmd": Case(error=f"{{skill}}/SKILL.md: empty. {FRONTMATTER}"),
+    "frontmatter-not-closed": Case(
+        error="{skill}/SKILL.md: the frontmatter is not closed: add a --- line after its last field."
+    ),
+    "frontmatter-bad-yaml": Case(
+        error="{skill}/SKILL.md: the frontmatter is not valid YAML at line 3: mapping values are not allowed here. "
+        "Quote values that contain colons."
+    ),
+    "frontmatter-a-list": Case(
+        error="{skill}/SKILL.md: the frontmatter must be a YAML mapping with name and description."
+    ),
+    "no-name": Case(
+        error="{skill}/SKILL.md: the frontmatter has no `name` (a non-empty string); the spec requires it."
+    ),
+    "no-description": Case(
+        error="{skill}/SKILL.md: the frontmatter has no `description` (a non-empty string); the spec requires it."
+    ),
+    "name-not-a-string": Case(
+        error="{skill}/SKILL.md: the frontmatter's `name` must be a string, not a list. Quote it if it looks like "
+        "something else."
+    ),
+    "binary-skillmd": Case(error=f"{{skill}}/SKILL.md: a binary file (it has NUL bytes), not text. {MUST_BE_TEXT}"),
+    "skillmd-fifo": Case(
+        error=f"{{skill}}/SKILL.md: refused, a named pipe (FIFO); only regular files are read. {MUST_BE_TEXT}",
+        setup=fifo("SKILL.md"),
+    ),
+    "skillmd-outside": Case(
+        error="{skill}/SKILL.md: refused, a symlink to {outside}/SKILL.md, outside the skill folder. " + MUST_BE_TEXT,
+        setup=symlink("SKILL.md", "{outside}/SKILL.md"),
+    ),
+    # SKILL.md breaking the spec where the intent is clear: warnings.
+    "bad-name": Case(
+        warnings=[
+            "SKILL.md: name 'Bad_Name!' breaks the spec (1-64 lowercase letters, digits and single hyphens)",
+            "SKILL.md: name 'Bad_Name!' does not match the folder name 'bad-name'",
+            "the tool is named 'bad-name' ('Bad_Name!' is not a valid MCP tool name)",
+        ],
+        paths=HELLO,
+    ),
+    "name-not-folder": Case(
+        warnings=["SKILL.md: name 'some-other-name' does not match the folder name 'name-not-folder'"], paths=HELLO
+    ),
+    "latin1-skillmd": Case(
+        warnings=[
+            "SKILL.md: not valid UTF-8 (byte 0xe9 at offset 55); bytes that are not UTF-8 read as U+FFFD. "
+            "Save the file as UTF-8."
+        ],
+        paths=["docs", "docs skill"],
+    ),
+    # Scripts: a script that cannot be read is skipped with a warning; the rest of the skill works.
+    "script-syntax-error": Case(
+        warnings=["scripts/broken.py: syntax error at line 4: invalid syntax; skipped"], paths=HELLO
+    ),
+    "script-binary": Case(
+        warnings=["scripts/blob.py: a binary file (it has NUL bytes), not Python source; skipped"], paths=HELLO
+    ),
+    "script-not-utf8": Case(
+        warnings=[
+            "scripts/menu.py: not valid UTF-8 (byte 0xe9 at offset 16), so Python cannot run it either; save it as "
+            "UTF-8 or declare its encoding (`# -*- coding: latin-1 -*-`); skipped"
+        ],
+        paths=HELLO,
+    ),
+    "script-unreadable": Case(
+        warnings=[] if AS_ROOT else ["scripts/secret.py: skipped, not readable (permission denied)"],
+        paths=["hello", "secret", "docs", "docs skill"] if AS_ROOT else HELLO,
+        left_out=[] if AS_ROOT else ["scripts/secret.py"],
+        setup=no_permissions("scripts/secret.py", '"""Secret."""\nif __name__ == "__main__":\n    print(1)\n'),
+    ),
+    "script-outside": Case(
+        warnings=["scripts/tool.py: refused, a symlink to {outside}/lib/tool.py, outside the skill folder"],
+        paths=HELLO,
+        left_out=["scripts/tool.py"],
+        setup=symlink("scripts/tool.py", "{outside}/lib/tool.py"),
+    ),
+    "duplicate-commands": Case(
+        warnings=["scripts/make_report.py: another script is already named 'make-report'; skipped"],
+        paths=["make-report", "docs", "docs skill"],
+    ),
+    "empty-scripts": Case(warnings=["no scripts or documents found: the tool has nothing to run"], paths=[]),
+    # Folders: never followed out of the skill, nor round in a loop.
+    "scripts-loop": Case(
+        warnings=["scripts/loop: refused, a symlink to scripts, a folder it is in (following it loops)"],
+        paths=HELLO,
+        left_out=["scripts/loop"],
+        setup=symlink("scripts/loop", "."),
+    ),
+    "folder-loop": Case(
+        warnings=["assets/up: refused, a symlink to the skill folder itself, a folder it is in (following it loops)"],
+        paths=HELLO,
+        left_out=["assets/up"],
+        setup=both(folder("assets", {"logo.txt": "logo\n"}), symlink("assets/up", "..")),
+    ),
+    "folder-outside": Case(
+        warnings=["scripts/ext: refused, a symlink to {outside}/lib, outside the skill folder"],
+        paths=HELLO,
+        left_out=["scripts/ext"],
+        setup=symlink("scripts/ext", "{outside}/lib"),
+    ),
+    "unlistable-folder": Case(
+        warnings=[]
+        if AS_ROOT
+        else [
+            "assets: skipped, a folder that cannot be listed (permission denied)",
+            "SKILL.md: links to assets/notes.md, which is not in the skill folder",
+        ],
+        paths=[*HELLO, "docs notes"] if AS_ROOT else HELLO,
+        left_out=[] if AS_ROOT else ["assets"],
+        setup=no_permissions("assets"),
+    ),
+    # Reference documents.
+    "huge-reference": Case(
+        warnings=["references/huge.md: refused, 300 MiB, over the 50 MiB limit for a file in a skill"],
+        paths=GUIDE,
+        left_out=["references/huge.md"],
+        setup=sparse("references/huge.md", 300 * MiB),
+    ),
+    "big-reference": Case(  # served no, copied yes: a script may still read it
+        warnings=["references/big.md: 5 MiB, over the 4 MiB limit for a document; it is not served as a document"],
+        paths=GUIDE,
+        setup=sparse("references/big.md", 5 * MiB),
+    ),
+    "reference-outside": Case(
+        warnings=["references/secret.md: refused, a symlink to {outside}/secret.md, outside the skill folder"],
+        paths=GUIDE,
+        left_out=["references/secret.md"],
+        setup=symlink("references/secret.md", "{outside}/secret.md"),
+    ),
+    "reference-dev-zero": Case(
+        warnings=["references/zero.md: refused, a symlink to /dev/zero, outside the skill folder"],
+        paths=GUIDE,
+        left_out=["references/zero.md"],
+        setup=symlink("references/zero.md", "/dev/zero"),
+    ),
+    "reference-fifo": Case(
+        warnings=["references/pipe.md: refused, a named pipe (FIFO); only regular files are read"],
+        paths=GUIDE,
+        left_out=["references/pipe.md"],
+        setup=fifo("references/pipe.md"),
+    ),
+    "dangling-symlink": Case(
+        warnings=["references/gone.md: skipped, a broken symlink (to missing.md, which does not exist)"],
+        paths=GUIDE,
+        left_out=["references/gone.md"],
+        setup=symlink("references/gone.md", "missing.md"),
+    ),
+    "symlink-chain-loop": Case(
+        warnings=[
+            "references/a.md: refused, a symlink that loops (its chain of links leads back to itself)",
+            "references/b.md: refused, a symlink that loops (its chain of links leads back to itself)",
+        ],
+        paths=GUIDE,
+        left_out=["references/a.md", "references/b.md"],
+        setup=both(symlink("references/a.md", "b.md"), symlink("references/b.md", "a.md")),
+    ),
+    "requirements-outside": Case(
+        warnings=["requirements.txt: refused, a symlink to {outside}/requirements.txt, outside the skill folder"],
+        paths=HELLO,
+        left_out=["requirements.txt"],
+        setup=symlink("requirements.txt", "{outside}/requirements.txt"),
+    ),
+    # Symlinks that stay inside the skill are fine: the build holds copies of their targets.
+    "inside-symlinks": Case(
+        paths=["hello", "hi", "more", "more extra", "docs", "docs skill", "docs alias", "docs guide"],
+        setup=both(
+            symlink("references/alias.md", "guide.md"),
+            symlink("scripts/hi.py", "hello.py"),
+            folder("tools", {"extra.py": '"""Extra."""\nif __name__ == "__main__":\n    print(2)\n'}),
+            symlink("scripts/more", "../tools"),
+        ),
+    ),
+    # The manifest: one that cannot be read is an error (the tree it asks for cannot be made); a wrong type, a warning.
+    "manifest-bad-yaml": Case(
+        error="{skill}/mcp-cli.yaml: not valid YAML at line 3: expected the node content, but found '-'"
+    ),
+    "manifest-a-list": Case(
+        error="{skill}/mcp-cli.yaml: must be a YAML mapping (keys: name, summary, docs, env, timeout, steps)"
+    ),
+    "manifest-fifo": Case(
+        error="{skill}/mcp-cli.yaml: refused, a named pipe (FIFO); only regular files are read. Make it a YAML text "
+        "file in the skill folder, or remove it.",
+        setup=fifo("mcp-cli.yaml"),
+    ),
+    "manifest-wrong-types": Case(
+        warnings=[
+            "mcp-cli.yaml: `name` must be a non-empty string; ignored",
+            "mcp-cli.yaml: `summary` must be a string; ignored",
+            "mcp-cli.yaml: `docs` must be a group name, or false; ignored",
+            "mcp-cli.yaml: `steps` must be a list of steps; ignored",
+            "mcp-cli.yaml: `env` must be a list of variable names (or patterns); ignored",
+            "mcp-cli.yaml: `timeout` must be a number of seconds; ignored",
+        ],
+        paths=HELLO,
+    ),
+}
+
+
+@pytest.fixture
+def place(tmp_path):
+    """A copy of a corpus folder with its set-up applied, beside a folder `outside` full of secrets."""
+    outside = tmp_path / "outside"
+    (outside / "lib").mkdir(parents=True)
+    (outside / "secret.md").write_text(f"# Secret\n\n{SECRET}\n")
+    (outside / "lib" / "tool.py").write_text(f'"""{SECRET}"""\nif __name__ == "__main__":\n    print(1)\n')
+    (outside / "requirements.txt").write_text(f"{SECRET.lower()}-package==1.0\n")
+    (outside / "SKILL.md").write_text(f"---\nname: skillmd-outside\ndescription: {SECRET}\n---\n")
+
+    def make(name: str) -> tuple[Path, Path]:
+        skill = tmp_path / "skills" / name
+        shutil.copytree(CORPUS / name, skill)
+        if CASES[name].setup:
+            CASES[name].setup(skill, outside)
+        return skill, outside
+
+    yield make
+    for top, dirs, names in os.walk(tmp_path / "skills"):  # let pytest remove what was made unreadable
+        for name in dirs + names:
+            path = Path(top, name)
+            if not path.is_symlink() and not stat.S_IMODE(path.lstat().st_mode):
+                path.chmod(0o700)
+
+
+def filled(text: str, skill: Path, outside: Path) -> str:
+    return text.replace("{skill}", str(skill)).replace("{outside}", str(outside))
+
+
+def test_every_corpus_folder_has_a_case():
+    assert sorted(p.name for p in CORPUS.iterdir() if p.is_dir()) == sorted(CASES)
+    assert len(CASES) >= 20
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_loading(name, place):
+    case = CASES[name]
+    skill, outside = place(name)
+    if case.error:
+        with pytest.raises(SourceError) as caught:
+            load(skill)
+        assert str(caught.value) == filled(case.error, skill, outside)
+        return
+    tree, warnings = load(skill)
+    assert warnings == [filled(w, skill, outside) for w in case.warnings]
+    assert [" ".join(p) for p, _ in tree.walk()] == case.paths
+    assert SECRET not in tree.to_json() and str(outside) not in tree.to_json()
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_building(name, place, tmp_path):
+    case = CASES[name]
+    skill, outside = place(name)
+    out = tmp_path / "built"
+    proc = subprocess.run(
+        [sys.executable, "-m", "mcp_cli", "build", str(skill), "-o", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=600,  # a hang guard only (a FIFO that is opened blocks forever)
+    )
+    assert "Traceback" not in proc.stderr
+    if case.error:
+        assert (proc.returncode, proc.stderr) == (
+            2,
+            f"mcp-cli: {filled(case.cli_error or case.error, skill, outside)}\n",
+        )
+        assert not out.exists()
+        return
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.splitlines() == [f"warning: {filled(w, skill, outside)}" for w in case.warnings]
+    for path in out.rglob("*"):  # the whole package: its data, pyproject.toml (requirements), README
+        assert path.is_dir() or (path.is_file() and not path.is_symlink()), path
+        assert path.is_dir() or SECRET.lower().encode() not in path.read_bytes().lower(), path
+    (data,) = out.glob("*_mcp/data")
+    built = {p.relative_to(data).as_posix(): p for p in data.rglob("*")}
+    for rel in case.left_out:
+        assert rel not in built and not any(b.startswith(rel + "/") for b in built), rel
+    expected = {p.relative_to(skill).as_posix() for p in files.walk(skill, [])} | {"mcp-cli-tree.json"}
+    assert {rel for rel, p in built.items() if p.is_file()} == expected
+
+
+def test_inside_symlinks_are_built_as_copies(place, tmp_path):
+    skill, _ = place("inside-symlinks")
+    out = tmp_path / "built"
+    proc = subprocess.run(
+        [sys.executable, "-m", "mcp_cli", "build", str(skill), "-o", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert proc.returncode == 0, proc.stderr
+    data = out / "inside_symlinks_mcp" / "data"
+    assert (data / "references" / "alias.md").read_text() == (skill / "references" / "guide.md").read_text()
+    assert (data / "scripts" / "more" / "extra.py").read_text() == (skill / "tools" / "extra.py").read_text()
+    assert not any(p.is_symlink() for p in data.rglob("*"))
+
+
+def test_a_skill_the_size_of_a_data_set_is_an_error(tmp_path, monkeypatch):
+    skill = tmp_path / "crowded"
+    (skill / "data").mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: crowded\ndescription: Too many files.\n---\n")
+    for i in range(4):
+        (skill / "data" / f"{i}.csv").write_text("a,b\n")
+    monkeypatch.setattr(files, "MAX_FILES", 3)
+    with pytest.raises(SourceError, match=r"crowded: more than 3 files \(at data/2.csv\); a skill folder holds"):
+        load(skill)
+    monkeypatch.setattr(files, "MAX_FILES", 10)
+    monkeypatch.setattr(files, "MAX_TOTAL", (skill / "SKILL.md").stat().st_size + 4)  # SKILL.md and 0.csv fit
+    with pytest.raises(SourceError, match=r"crowded: over \d+ bytes \(at data/1.csv\)"):
+        load(skill)
+
+
+def test_a_read_checks_the_file_again(tmp_path):
+    """A file the walk accepted and that was then swapped for a FIFO is refused when it is read, never opened."""
+    skill = tmp_path / "swap"
+    (skill / "references").mkdir(parents=True)
+    late = skill / "references" / "late.md"
+    late.write_text("# Late\n")
+    assert files.walk(skill, []) == [late]
+    late.unlink()
+    os.mkfifo(late)
+    with pytest.raises(files.Refused, match=r"^references/late.md: refused, a named pipe \(FIFO\)"):
+        files.read_text(skill, late, [])
