@@ -133,7 +133,10 @@ def test_http_start_line_is_information_not_a_warning():
     finally:
         proc.terminate()
         _, stderr = proc.communicate(timeout=10)
-    assert stderr.splitlines()[0] == f"serving demo over streamable HTTP at http://127.0.0.1:{port}/mcp"
+    assert (
+        stderr.splitlines()[0]
+        == f"serving demo over streamable HTTP at http://127.0.0.1:{port}/mcp (no token required)"
+    )
 
 
 def test_warnings_still_say_warning(tmp_path):

@@ -6,6 +6,7 @@ import contextlib
 import json
 import os
 import pty
+import re
 import subprocess
 import sys
 import uuid
@@ -80,7 +81,8 @@ def test_inspect_shows_progress_on_a_terminal(hung, tmp_path):
         while chunk := os.read(leader, 4096):
             seen += chunk
     assert proc.wait(timeout=60) == 0
-    assert b"waiting for 1 MCP server(s): slow" in seen
+    # a line that names who is still awaited and for how long (whether `ok` has answered yet depends on load)
+    assert re.search(rb"\rwaiting for [12] MCP server\(s\): (ok, )?slow \(\d s of \d\)", seen)
 
 
 async def test_an_unavailable_server_joins_the_tree_once_it_answers(tmp_path, monkeypatch):
@@ -134,7 +136,7 @@ def test_the_cache_can_be_seen_and_cleared(hung):
     cli("inspect", str(config))
     shown = cli("cache")
     assert f"{env['MCP_CLI_CACHE_DIR']}: 2 cached file(s)" in shown
-    assert "failed: no answer within 1 s" in shown and "awkward: 8 tools" in shown
+    assert "failed: no answer within 1 s" in shown and "awkward: 9 tools" in shown
     assert cli("cache", "--clear").startswith("deleted 2 cached file(s)")
     assert "0 cached file(s)" in cli("cache")
 
