@@ -15,7 +15,7 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
-from . import corpora, economy, install, quality, runtime, scale, skill, wrap
+from . import corpora, economy, install, quality, reliability, runtime, scale, skill, wrap
 
 HERE = Path(__file__).resolve().parent
 STRATEGIES = ("static", "meta-tools", "search-tool", "mcp-cli")
@@ -176,6 +176,10 @@ def main() -> None:
 
     lines, more = scale_lines(scale.run((100, 1000) if quick else scale.SIZES, 5 if quick else 25))
     sections.append(("Scale", scale.__doc__.strip(), lines))
+    targets += more
+
+    lines, more = reliability.report(reliability.run(300 if quick else 2000, 10 if quick else 100))
+    sections.append(("Reliability", reliability.__doc__.strip().split("\n\n")[1], lines))
     targets += more
 
     for title, _, lines in sections:

@@ -58,6 +58,20 @@ def transport(config: dict[str, Any], errlog: Any) -> Any:
     return stdio_client(params, errlog=errlog)
 
 
+class _OneLine(logging.Filter):
+    """The SDK logs an upstream's stray stdout line with a traceback; one line says it all."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.exc_info and record.exc_info[1] is not None:
+            lines = [line.strip() for line in str(record.exc_info[1]).splitlines() if line.startswith(" ")]
+            why = lines[0] if lines else describe(record.exc_info[1])  # pydantic's detail: what the line was
+            record.msg, record.args, record.exc_info = f"{record.getMessage()}: {why}", (), None
+        return True
+
+
+logging.getLogger("mcp.client.stdio").addFilter(_OneLine())
+
+
 def describe(exc: BaseException) -> str:
     """One line for an exception, looking inside exception groups."""
     while getattr(exc, "exceptions", None):  # an exception group: tell its first member
