@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 from mcp import Client, StdioServerParameters
 
+from bench.reliability import running  # noqa: F401 (tests import it from here)
+
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "examples" / "demo" / "demo.json"
 FAULTS = ROOT / "tests" / "fixtures" / "faults" / "tree.json"
@@ -35,14 +37,6 @@ async def served(
     params = StdioServerParameters(command=argv[0], args=argv[1:], cwd=str(cwd or ROOT), env=full_env)
     async with Client(params, **client_options) as client:
         yield client
-
-
-def running(marker: str) -> list[str]:
-    """Command lines of live processes that mention `marker` (zombies do not count)."""
-    import subprocess
-
-    out = subprocess.run(["ps", "-ww", "-eo", "stat=,args="], capture_output=True, text=True).stdout
-    return [line for line in out.splitlines() if marker in line and not line.lstrip().startswith("Z")]
 
 
 def free_port() -> int:
