@@ -61,14 +61,13 @@ def loads(text: str) -> Any:
     except RecursionError:
         value = None
     else:
-        level, depth = [value], 0
-        while level and depth <= JSON_DEPTH:
+        level, depth = [value], 0  # depth: containers within containers
+        while depth <= JSON_DEPTH:
+            level = [x for x in level if isinstance(x, (dict, list))]
+            if not level:
+                return value
             depth += 1
-            level = [
-                v for x in level if isinstance(x, (dict, list)) for v in (x.values() if isinstance(x, dict) else x)
-            ]
-        if depth <= JSON_DEPTH:
-            return value
+            level = [v for x in level for v in (x.values() if isinstance(x, dict) else x)]
     raise ValueError(f"the JSON nests deeper than {JSON_DEPTH} levels; flatten it")
 
 

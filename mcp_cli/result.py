@@ -68,3 +68,8 @@ def cap(text: str, limit: int, total: int | None = None) -> str:
 def wire_text(text: str) -> str:
     """`text` as JSON can carry it: lone surrogates (from undecodable bytes) become U+FFFD."""
     return text if text.isascii() else _SURROGATE.sub("\ufffd", text)
+
+
+def has_surrogate(text: str) -> bool:
+    """Whether `text` holds a lone surrogate, which JSON cannot carry."""
+    return not text.isascii() and _SURROGATE.search(text) is not None

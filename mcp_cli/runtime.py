@@ -14,7 +14,7 @@ from . import schema
 from .children import kill_all
 from .errors import BadRequest, CallError, NotFound, UsageError, did_you_mean
 from .handlers import Call, Handler, resolve
-from .result import Result, cap, wire_text
+from .result import Result, cap, has_surrogate, wire_text
 from .tree import Command, Group, Node, Topic, Tree
 from .upstream import Upstreams
 
@@ -105,7 +105,7 @@ class Runtime:
         for i, token in enumerate(tokens):
             if "\0" in token:
                 raise BadRequest(f"argv[{i}] holds a NUL character, which no command line can carry; remove it.")
-            if wire_text(token) != token:
+            if has_surrogate(token):
                 raise BadRequest(f"argv[{i}] holds a lone surrogate, which is not text; send the text as UTF-8.")
         # Agents often repeat the tool's own name ("pdf text extract"); drop it unless it names a child.
         if tokens and tokens[0] == name and self.tree.root.child(name) is None:
@@ -185,4 +185,4 @@ class Runtime:
         return await handler.run(call)
 
     def _failure(self, exc: CallError, prog: str) -> Result:
-        return Result(ok=False, path=prog, error=exc.kind, message=exc.render())
+        return Result(ok=False, path=prog, error=exc.kind, message=wire_text(exc.render()))

@@ -59,10 +59,11 @@ def transport(config: dict[str, Any], errlog: Any) -> Any:
 
 
 class _OneLine(logging.Filter):
-    """The SDK logs an upstream's stray stdout line with a traceback; one line says it all."""
+    """The SDK logs an upstream's stray stdout line ("Failed to parse JSONRPC message") with a traceback; one
+    line says it all. Other records keep theirs."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        if record.exc_info and record.exc_info[1] is not None:
+        if record.exc_info and record.exc_info[1] is not None and "Failed to parse" in str(record.msg):
             lines = [line.strip() for line in str(record.exc_info[1]).splitlines() if line.startswith(" ")]
             why = lines[0] if lines else describe(record.exc_info[1])  # pydantic's detail: what the line was
             record.msg, record.args, record.exc_info = f"{record.getMessage()}: {why}", (), None

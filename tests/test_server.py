@@ -278,6 +278,16 @@ def test_every_request_is_answered_with_a_documented_kind():
     assert raw.reply(13)["error"]["code"] == -32700
     raw.send("this is not JSON")
     assert raw.reply(None)["error"]["code"] == -32700  # JSON-RPC: an unnamed request's error has a null id
+    raw.send('{"jsonrpc": "2.0", "id": 14, "method": "ping", "\\x": 1, ')  # a key with a bad escape, cut short
+    assert raw.reply(14)["error"]["code"] == -32700
+    raw.send('{"jsonrpc": "2.0", "id": "\\udc00", "method": "ping"}')  # an id JSON cannot carry back
+    assert "lone surrogate" in raw.reply(None)["error"]["message"]
+    raw.send('{"jsonrpc": "1.0", "method": "notifications/x"}')  # a broken notification: nobody waits
+    raw.send("[]")
+    assert raw.reply(None)["error"]["code"] == -32600  # the first null-id answer is this one's, not the above's
+    raw.send('{"jsonrpc": "1.0", "id": 15, "method": "ping"}')
+    assert raw.reply(15)["error"] == {"code": -32600, "message": "Error: the request is not a valid MCP request "
+                                      "(jsonrpc: Input should be '2.0')."}  # fmt: skip
     nul = _call(raw, ["sh", "echo", "a\0b"])
     assert _kind(nul) == "bad_request" and "argv[2] holds a NUL" in nul["structuredContent"]["message"]
     too_deep = _call(raw, ["py", "typed", "1", "0.5", "x", "--config", "[" * 150 + "]" * 150])

@@ -81,7 +81,10 @@ def _to_result(value: Any, printed: str) -> Result:
         return value
     if value is None or isinstance(value, str):
         return Result(ok=True, output=wire_text(printed + (value or "")))
-    text = wire_text(json.dumps(value, indent=1, ensure_ascii=False, default=str))
+    try:
+        text = wire_text(json.dumps(value, indent=1, ensure_ascii=False, default=str))
+    except (TypeError, ValueError, RecursionError):  # keys JSON cannot have, or a cycle: its repr
+        return Result(ok=True, output=wire_text(printed + repr(value)))
     try:
         data = loads(text)
     except ValueError:
