@@ -418,3 +418,27 @@ def test_a_read_checks_the_file_again(tmp_path):
     os.mkfifo(late)
     with pytest.raises(files.Refused, match=r"^references/late.md: refused, a named pipe \(FIFO\)"):
         files.read_text(skill, late, [])
+
+
+def test_links_that_fan_out_stop_at_the_folder_limit(tmp_path):
+    """Two links to the next folder, sixteen deep: 65,536 paths to walk. The walk stops at the limit with a
+    named error instead of listing them all."""
+    (tmp_path / "SKILL.md").write_text("---\nname: fan\ndescription: Links that fan out.\n---\n")
+    previous = tmp_path
+    for i in range(16):
+        folder = tmp_path / f"d{i}"
+        folder.mkdir()
+        (previous / "a").symlink_to(folder)
+        (previous / "b").symlink_to(folder)
+        previous = folder
+    with pytest.raises(SourceError, match="more than 10,000 folders"):
+        files.walk(tmp_path, [])
+
+
+def test_a_name_that_is_not_utf8_is_skipped(tmp_path):
+    (tmp_path / "SKILL.md").write_text("---\nname: names\ndescription: Odd names.\n---\n")
+    (tmp_path / "scripts").mkdir()
+    (tmp_path / "scripts" / os.fsdecode(b"caf\xe9.sh")).write_text("echo hi\n")
+    warnings: list[str] = []
+    assert files.walk(tmp_path, warnings) == [tmp_path / "SKILL.md"]
+    assert warnings == ["scripts/caf\ufffd.sh: skipped, a name that is not UTF-8"]

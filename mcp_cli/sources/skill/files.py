@@ -30,6 +30,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ...errors import SourceError
+from ...result import has_surrogate, wire_text
 
 MAX_FILE = 50 * 2**20  # one file of a skill, read or copied
 MAX_TEXT = 4 * 2**20  # a document or script read into the tree
@@ -114,6 +115,12 @@ def _check(real_root: str, path: Path, rel: str) -> tuple[str, os.stat_result]:
     return real, st
 
 
+TOO_MUCH = (
+    "a skill folder holds a SKILL.md, scripts and documents. Move data sets, virtual environments and build "
+    "output out of it."
+)
+
+
 def walk(root: Path, warnings: list[str]) -> list[Path]:
     """Every file of the skill folder `root` that may be read or copied, as `root / relative path`, in a stable
     order (each folder's entries sorted by name, a folder's files before the next entry). Refusals are warnings.
@@ -122,9 +129,13 @@ def walk(root: Path, warnings: list[str]) -> list[Path]:
     real_root = os.path.realpath(root)
     found: list[Path] = []
     total = 0
+    folders = 0  # folders listed: links may reach one folder many times, each time counts
 
     def visit(folder: Path, walked: tuple[str, ...]) -> None:
-        nonlocal total
+        nonlocal total, folders
+        folders += 1
+        if folders > MAX_FILES:
+            raise SourceError(f"{root}: more than {MAX_FILES:,} folders (at {_relative(root, folder)}); {TOO_MUCH}")
         try:
             with os.scandir(folder) as it:
                 names = sorted(entry.name for entry in it)
@@ -137,6 +148,9 @@ def walk(root: Path, warnings: list[str]) -> list[Path]:
                 continue
             path = folder / name
             rel = _relative(root, path)
+            if has_surrogate(name):  # served names and built files must be text
+                note(warnings, str(Refused(wire_text(rel), "a name that is not UTF-8", "skipped")))
+                continue
             try:
                 real, st = _check(real_root, path, rel)
             except Refused as exc:
@@ -154,10 +168,7 @@ def walk(root: Path, warnings: list[str]) -> list[Path]:
             total += st.st_size
             if len(found) > MAX_FILES or total > MAX_TOTAL:
                 over = f"more than {MAX_FILES:,} files" if len(found) > MAX_FILES else f"over {size_text(MAX_TOTAL)}"
-                raise SourceError(
-                    f"{root}: {over} (at {rel}); a skill folder holds a SKILL.md, scripts and documents. Move data "
-                    "sets, virtual environments and build output out of it."
-                )
+                raise SourceError(f"{root}: {over} (at {rel}); {TOO_MUCH}")
 
     visit(root, (real_root,))
     return found
