@@ -7,7 +7,8 @@
 - faults: upstreams that exit at start, crash at start, never initialise, print garbage on stdout, crash or
   hang mid-call; every call answered, the healthy upstream still serving, no process left after the server;
 - concurrent HTTP: sessions at once against one server, each with its own arguments; none lost or crossed;
-- malformed skills: every folder of tests/fixtures/malformed loads with warnings or fails with a named error.
+- malformed skills: every case of tests/malformed.py, placed with its symlinks, FIFOs or huge files, gives
+  exactly the error or warnings it names.
 
 `python -m bench.reliability` (2,000 argv; `--long` for 10,000; `--argv N`). The ideal of every count is
 stated beside it; tests/test_reliability.py runs it in CI.
@@ -38,7 +39,8 @@ FIXTURES = ROOT / "tests" / "fixtures"
 AWKWARD = FIXTURES / "upstreams" / "awkward.py"
 SLOW = {"hang", "freeze", "crash", "sleep", "linger", "flood", "big"}  # faults, measured apart from the argv run
 TRACEBACK = re.compile(r'File "[^"]*[/\\]mcp_cli[/\\]')  # a frame of ours, shown to the caller
-CALL_WAIT = 60.0
+CALL_WAIT = 60.0  # seconds without an answer that count as a dead server
+ORPHAN_GRACE = 10.0  # seconds a child may take to go after its server
 HOSTILE = [
     "", " ", "-", "--", "-h", "--help", "--help-all", "=", "--=", "-x", "--no-such-option", "--json", "@",
     "@/dev/zero", "@/etc/passwd", "@/no/such/file", "@.", "{", '{"a":', "[" * 150 + "]" * 150, "1e309", "-1",
@@ -52,6 +54,14 @@ def running(marker: str) -> list[str]:
     """Command lines of live processes that mention `marker` (zombies do not count)."""
     out = subprocess.run(["ps", "-ww", "-eo", "stat=,args="], capture_output=True, text=True).stdout
     return [line for line in out.splitlines() if marker in line and not line.lstrip().startswith("Z")]
+
+
+def orphans(marker: str, grace: float = ORPHAN_GRACE) -> int:
+    """Processes marked `marker` still alive `grace` seconds after their server is gone."""
+    deadline = time.monotonic() + grace
+    while running(marker) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    return len(running(marker))
 
 
 def _awkward_config(folder: Path, marker: str, servers: dict[str, dict[str, str]]) -> Path:
@@ -146,18 +156,20 @@ def _classify(result: Any, counts: dict[str, int], examples: dict[str, str]) -> 
 
 
 async def fuzz(label: str, source: list[str], tree: Any, calls: int, seed: int) -> dict[str, Any]:
-    """`calls` generated calls to `mcp-cli serve <source>` over one stdio session; the counts."""
+    """`calls` generated calls to `mcp-cli serve <source>` over one stdio session; the counts. Tracebacks are
+    counted in what the caller reads and in the server's log (stderr)."""
     from mcp import Client, StdioServerParameters
+    from mcp.client.stdio import stdio_client
 
     rng = random.Random(seed)
     words = Vocabulary(tree)
     counts = dict.fromkeys(("calls", "answered", "not enveloped", "internal", "tracebacks", "server deaths"), 0)
     counts["outcomes"] = {}
     examples: dict[str, str] = {}
-    with tempfile.TemporaryDirectory() as work:  # where scripts write what they write
+    with tempfile.TemporaryDirectory() as work, tempfile.TemporaryFile("w+") as errlog:  # scripts write in `work`
         params = StdioServerParameters(command=sys.executable, args=["-m", "mcp_cli", "serve", *source], cwd=work,
                                        env={**os.environ, "PYTHONPATH": str(ROOT)})  # fmt: skip
-        async with Client(params) as client:
+        async with Client(stdio_client(params, errlog=errlog)) as client:
             start = time.perf_counter()
             for _ in range(calls):
                 counts["calls"] += 1
@@ -171,6 +183,11 @@ async def fuzz(label: str, source: list[str], tree: Any, calls: int, seed: int) 
                     break
                 _classify(result, counts, examples)
             seconds = time.perf_counter() - start
+        errlog.seek(0)
+        logged = errlog.read()
+    counts["tracebacks"] += logged.count("Traceback (most recent call last)")
+    if "Traceback" in logged:
+        examples.setdefault("tracebacks", logged[logged.index("Traceback") :][:300])
     return {"source": label, "seconds": seconds, **counts, "examples": examples}
 
 
@@ -192,26 +209,28 @@ def argv_runs(total: int, seed: int = 1) -> list[dict[str, Any]]:
             tree = load(source[0], **options)
             share = total // len(targets) + (i < total % len(targets))
             runs.append(anyio.run(fuzz, label, source, tree, share, seed + i))
-        runs[-1]["orphans"] = len(running(marker))
+        runs[-1]["orphans"] = orphans(marker)  # the wrapped upstream's processes carry the marker
     return runs
 
 
 # --- faults -----------------------------------------------------------------------------------------------
 
-FAULTS = {  # name: (environment of the upstream, the call made to it)
-    "exits at start": ({"AWKWARD_EXIT_START": "1"}, ["pid"]),
-    "crashes at start": ({"AWKWARD_FAIL_START": "1"}, ["pid"]),
-    "never initialises": ({"AWKWARD_HANG_START": "1"}, ["pid"]),
-    "garbage on stdout": ({"AWKWARD_GARBAGE": "1"}, ["pid"]),
-    "crashes mid-call": ({}, ["crash"]),
-    "hangs mid-call": ({}, ["hang"]),
-    "blocks its process mid-call": ({}, ["freeze"]),
+FAULTS = {  # name: (environment of the upstream, the call made to it, the `error` due (None: ok), words in it)
+    "exits at start": ({"AWKWARD_EXIT_START": "1"}, ["pid"], "handler", "could not list its tools"),
+    "crashes at start": ({"AWKWARD_FAIL_START": "1"}, ["pid"], "handler", "missing API key"),
+    "never initialises": ({"AWKWARD_HANG_START": "1"}, ["pid"], "handler", "no answer within"),
+    "garbage on stdout": ({"AWKWARD_GARBAGE": "1"}, ["pid"], None, ""),
+    "crashes mid-call": ({}, ["crash"], "handler", "stopped during the call"),
+    "hangs mid-call": ({}, ["hang"], "timeout", "did not answer within 3 s"),
+    "blocks its process mid-call": ({}, ["freeze"], "timeout", "no longer answers pings"),
 }
 
 
-async def _fault(name: str, env: dict[str, str], argv: list[str], folder: Path) -> dict[str, Any]:
+async def _fault(name: str, folder: Path) -> dict[str, Any]:
     from mcp import Client, StdioServerParameters
+    from mcp.client.stdio import stdio_client
 
+    env, argv, kind, words = FAULTS[name]
     marker = f"rel-{uuid.uuid4().hex[:8]}"
     config = _awkward_config(folder, marker, {"faulty": env, "healthy": {}})
     cache = {"MCP_CLI_CACHE_DIR": str(folder / f"cache-{marker}")}
@@ -219,28 +238,27 @@ async def _fault(name: str, env: dict[str, str], argv: list[str], folder: Path) 
                    env={**os.environ, **cache}, capture_output=True)  # fmt: skip
     params = StdioServerParameters(command=sys.executable, args=["-m", "mcp_cli", "serve", str(config)],
                                    env={**os.environ, **cache})  # fmt: skip
-    counts = {"fault": name, "calls": 0, "answered": 0, "documented": 0, "healthy after": False, "orphans": 0}
-    tree_name = config.stem
-    async with Client(params) as client:
-        for call in (["faulty", *argv], ["faulty", *argv], ["healthy", "pid"]):
-            counts["calls"] += 1
-            with anyio.fail_after(CALL_WAIT):
-                result = await client.call_tool(tree_name, {"argv": call})
-            counts["answered"] += 1
-            data = result.structured_content or {}
-            counts["documented"] += data.get("ok") is True or data.get("error") in set(KINDS) - {"internal"}
-            if call[0] == "healthy":
-                counts["healthy after"] = data.get("ok") is True
-    deadline = time.monotonic() + 10
-    while running(marker) and time.monotonic() < deadline:
-        time.sleep(0.2)
-    counts["orphans"] = len(running(marker))
+    counts = {"fault": name, "calls": 0, "answered": 0, "as due": 0, "healthy after": False, "tracebacks": 0}
+    with tempfile.TemporaryFile("w+") as errlog:
+        async with Client(stdio_client(params, errlog=errlog)) as client:
+            for call in (["faulty", *argv], ["faulty", *argv], ["healthy", "pid"]):
+                counts["calls"] += 1
+                with anyio.fail_after(CALL_WAIT):
+                    result = await client.call_tool(config.stem, {"argv": call})
+                counts["answered"] += 1
+                data = result.structured_content or {}
+                due, text = (None, "") if call[0] == "healthy" else (kind, words)
+                counts["as due"] += data.get("error") == due and text in (data.get("message") or "")
+                counts["healthy after"] = call[0] == "healthy" and data.get("ok") is True
+        errlog.seek(0)
+        counts["tracebacks"] = errlog.read().count("Traceback (most recent call last)")
+    counts["orphans"] = orphans(marker)
     return counts
 
 
 def fault_runs() -> list[dict[str, Any]]:
     with tempfile.TemporaryDirectory() as tmp:
-        return [anyio.run(_fault, name, env, argv, Path(tmp)) for name, (env, argv) in FAULTS.items()]
+        return [anyio.run(_fault, name, Path(tmp)) for name in FAULTS]
 
 
 # --- concurrent HTTP sessions -----------------------------------------------------------------------------
@@ -301,10 +319,7 @@ def http_run(sessions: int = 100) -> dict[str, Any]:
         finally:
             proc.terminate()
             proc.wait(timeout=30)
-        deadline = time.monotonic() + 10
-        while running(marker) and time.monotonic() < deadline:
-            time.sleep(0.2)
-        counts["orphans"] = len(running(marker))
+        counts["orphans"] = orphans(marker)
     return counts
 
 
@@ -312,23 +327,24 @@ def http_run(sessions: int = 100) -> dict[str, Any]:
 
 
 def malformed_run() -> dict[str, Any]:
-    """Each folder of the malformed-skill corpus, loaded: with warnings, or a named error, never anything else.
-    (tests/test_malformed_skills.py checks the exact message of each; here they are counted.)"""
-    from mcp_cli.errors import SourceError
-    from mcp_cli.sources import skill
+    """Each case of the malformed-skill corpus, placed with its set-up (symlinks, FIFOs, huge files) and loaded:
+    the exact error or warnings its case names (tests/malformed.py), never anything else."""
+    from tests.malformed import CASES, outcome, placed
 
-    counts: dict[str, Any] = {"skills": 0, "loaded": 0, "named errors": 0, "other failures": 0, "examples": {}}
-    for folder in sorted(p for p in (FIXTURES / "malformed").iterdir() if p.is_dir()):
-        counts["skills"] += 1
-        try:
-            skill.load(folder)
-        except SourceError:
-            counts["named errors"] += 1
-        except Exception as exc:
-            counts["other failures"] += 1
-            counts["examples"][folder.name] = f"{type(exc).__name__}: {exc}"[:300]
-        else:
-            counts["loaded"] += 1
+    counts: dict[str, Any] = {"skills": 0, "as named": 0, "named errors": 0, "other failures": 0, "examples": {}}
+    with tempfile.TemporaryDirectory() as tmp, placed(Path(tmp)) as make:
+        for name in sorted(CASES):
+            counts["skills"] += 1
+            try:
+                differs = outcome(name, *make(name))
+            except Exception as exc:  # a traceback where a named error was due
+                differs = f"{type(exc).__name__}: {exc}"
+            if differs:
+                counts["other failures"] += 1
+                counts["examples"][name] = differs[:300]
+            else:
+                counts["as named"] += 1
+                counts["named errors"] += bool(CASES[name].error)
     return counts
 
 
@@ -349,24 +365,21 @@ def run(argv: int = 2000, sessions: int = 100) -> dict[str, Any]:
     return {**parts, "malformed": malformed_run()}
 
 
-def _orphans(results: dict[str, Any]) -> int:
-    return (results["argv"][-1].get("orphans", 0) + sum(f["orphans"] for f in results["faults"])
-            + results["http"]["orphans"])  # fmt: skip
-
-
 def verdicts(results: dict[str, Any]) -> dict[str, bool]:
-    """Whether each part is at its ideal: all answered, nothing outside the envelope, 0 tracebacks, 0 deaths,
-    0 orphans, 0 lost or crossed, at least 2,000 calls and 20 malformed skills."""
+    """Whether each part is at its ideal: every call answered (as due, for faults), nothing outside the
+    envelope, 0 tracebacks, 0 deaths, 0 orphans, 0 lost or crossed; at least 2,000 calls, 20 malformed skills."""
     argv, faults, http, bad = results["argv"], results["faults"], results["http"], results["malformed"]
     calls = sum(r["calls"] for r in argv)
     flawless = all(r[k] == 0 for r in argv for k in ("not enveloped", "internal", "tracebacks", "server deaths"))
     return {
-        "argv": calls >= 2000 and sum(r["answered"] for r in argv) == calls and flawless,
-        "faults": all(f["documented"] == f["answered"] == f["calls"] and f["healthy after"] for f in faults)
-        and _orphans(results) == 0,
-        "http": http["answered"] == http["sessions"] and http["crossed"] == 0 and http["server alive"],
+        "argv": calls >= 2000 and sum(r["answered"] for r in argv) == calls and flawless
+        and sum(r.get("orphans", 0) for r in argv) == 0,
+        "faults": all(f["as due"] == f["answered"] == f["calls"] and f["healthy after"] and f["tracebacks"] == 0
+                      and f["orphans"] == 0 for f in faults),
+        "http": http["answered"] == http["sessions"] and http["crossed"] == 0 and http["server alive"]
+        and http["orphans"] == 0,
         "malformed": bad["skills"] >= 20 and bad["other failures"] == 0,
-    }
+    }  # fmt: skip
 
 
 def report(results: dict[str, Any]) -> tuple[list[str], list[str]]:
@@ -387,30 +400,35 @@ def report(results: dict[str, Any]) -> tuple[list[str], list[str]]:
         outcomes = ", ".join(f"{k} {n:,}" for k, n in sorted(r["outcomes"].items(), key=lambda kv: -kv[1]))
         lines.append(f"- {r['source']}, outcomes: {outcomes}")
         lines += [f"- {r['source']}, {kind}: `{text}`" for kind, text in r["examples"].items()]
-    lines += ["", "### Faults", "", "| upstream | calls | answered | documented | healthy one after | orphans |",
-              "|---|---|---|---|---|---|"]  # fmt: skip
+    lines += ["", "### Faults", "", "| upstream | calls | answered | as due | healthy one after | server tracebacks "
+              "| orphans |", "|---|---|---|---|---|---|---|"]  # fmt: skip
     for f in faults:
-        lines.append(f"| {f['fault']} | {f['calls']} | {f['answered']} | {f['documented']} | "
-                     f"{'yes' if f['healthy after'] else 'NO'} | {f['orphans']} |")  # fmt: skip
+        lines.append(f"| {f['fault']} | {f['calls']} | {f['answered']} | {f['as due']} | "
+                     f"{'yes' if f['healthy after'] else 'NO'} | {f['tracebacks']} | {f['orphans']} |")  # fmt: skip
     lines += ["", "### Concurrent HTTP sessions", "",
               f"{http['sessions']} sessions at once, two calls each: {http['answered']} answered, {http['lost']} lost, "
               f"{http['crossed']} crossed, in {http['seconds']:.1f} s; server alive after: {http['server alive']}; "
               f"orphans: {http['orphans']}.",
               "", "### Malformed skills", "",
-              f"{bad['skills']} skills: {bad['loaded']} loaded with warnings, {bad['named errors']} failed with "
-              f"a named error, {bad['other failures']} failed otherwise."]  # fmt: skip
+              f"{bad['skills']} skills: {bad['as named']} gave exactly the outcome their case names "
+              f"({bad['named errors']} a named error, the rest their warnings), "
+              f"{bad['other failures']} did not."]  # fmt: skip
     lines += [f"- {name}: `{text}`" for name, text in bad["examples"].items()]
     ok = verdicts(results)
-    documented = sum(f["documented"] for f in faults)
+    due = sum(f["as due"] for f in faults)
+    argv_orphans = sum(r.get("orphans", 0) for r in argv)
     targets = [
         f"- generated argv: {total['answered']:,} of {total['calls']:,} answered, {total['not enveloped']} outside "
         f"the envelope, {total['internal']} internal, {total['tracebacks']} tracebacks, {total['server deaths']} "
-        f"server deaths -- {mark(ok['argv'])}",
-        f"- faults: {documented} of {sum(f['calls'] for f in faults)} calls answered with a documented kind, the "
-        f"healthy upstream serving after every fault, {_orphans(results)} orphans in all runs -- {mark(ok['faults'])}",
-        f"- {http['sessions']} concurrent HTTP sessions: {http['lost']} lost, {http['crossed']} crossed -- "
+        f"server deaths, {argv_orphans} orphans -- {mark(ok['argv'])}",
+        f"- faults: {due} of {sum(f['calls'] for f in faults)} calls answered with the kind and reason due, the "
+        f"healthy upstream serving after every fault, {sum(f['tracebacks'] for f in faults)} tracebacks, "
+        f"{sum(f['orphans'] for f in faults)} orphans -- {mark(ok['faults'])}",
+        f"- {http['sessions']} concurrent HTTP sessions: {http['lost']} lost, {http['crossed']} crossed, "
+        f"{http['orphans']} orphans -- "
         f"{mark(ok['http'])}",
-        f"- {bad['skills']} malformed skills, each loaded or a named error: {bad['other failures']} otherwise -- "
+        f"- {bad['skills']} malformed skills, each with the exact error or warnings named: {bad['other failures']} "
+        f"otherwise -- "
         f"{mark(ok['malformed'])}",
     ]
     return lines, targets

@@ -12,7 +12,7 @@ from . import help as helptext
 from . import parser as argparser
 from . import schema
 from .children import kill_all
-from .errors import BadRequest, CallError, NotFound, UsageError, did_you_mean
+from .errors import BadRequest, CallError, HandlerError, NotFound, UsageError, did_you_mean
 from .handlers import Call, Handler, resolve
 from .result import Result, cap, has_surrogate, wire_text
 from .tree import Command, Group, Node, Topic, Tree
@@ -150,6 +150,8 @@ class Runtime:
             word = rest[0]
             if word.startswith("-"):
                 raise UsageError(f"`{prog}` takes no options; unknown option {word}. Pick a name below.", listing)
+            if not node.children:  # e.g. a server that could not list its tools: its description says why
+                raise HandlerError(f"`{prog}` has no commands at the moment. {node.description}".rstrip(), listing)
             what = "domain" if is_root else "command"
             names = [n for c in node.children for n in (c.name, *c.aliases)]
             raise NotFound(f"`{prog}` has no {what} `{word}`.{did_you_mean(word, names)}", listing)

@@ -14,11 +14,13 @@ def test_reliability_suite_is_at_its_ideal():
 
 
 def test_the_verdicts_see_a_flaw():
-    """One lost session, one traceback, one orphan: each turns its verdict."""
+    """A traceback, an orphan, a lost session: each turns its own verdict, and only that one."""
     argv = [{"calls": 2000, "answered": 2000, "not enveloped": 0, "internal": 0, "tracebacks": 1,
              "server deaths": 0, "orphans": 0}]  # fmt: skip
-    faults = [{"calls": 3, "answered": 3, "documented": 3, "healthy after": True, "orphans": 1}]
+    faults = [{"calls": 3, "answered": 3, "as due": 3, "healthy after": True, "tracebacks": 0, "orphans": 1}]
     http = {"sessions": 100, "answered": 99, "lost": 1, "crossed": 0, "server alive": True, "orphans": 0}
-    malformed = {"skills": 20, "other failures": 0}
+    malformed = {"skills": 38, "other failures": 0}
     verdicts = reliability.verdicts({"argv": argv, "faults": faults, "http": http, "malformed": malformed})
     assert verdicts == {"argv": False, "faults": False, "http": False, "malformed": True}
+    argv[0]["tracebacks"], faults[0]["orphans"], http["answered"] = 0, 0, 100
+    assert all(reliability.verdicts({"argv": argv, "faults": faults, "http": http, "malformed": malformed}).values())
