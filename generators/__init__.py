@@ -48,17 +48,15 @@ def _requirements(folder: Path) -> list[str]:
     return [line for line in lines if line and not line.startswith("-")]
 
 
-def server_package(
-    tree: Tree, out: Path, source_dir: Path | None = None, warnings: list[str] | None = None
-) -> list[Path]:
+def server_package(tree: Tree, out: Path, source_dir: Path | None = None) -> list[Path]:
     """Write an installable server package for `tree` into `out`: the frozen tree (beside a copy of the source
     folder, for a skill) under the package's data/, a copy of the serving runtime under its _runtime/, a
     launcher, pyproject.toml, README.md and client configuration snippets. It installs from the package
     registries alone. The same inputs give the same bytes. Returns the files written, sorted.
 
     The skill is copied file by file through `mcp_cli.sources.skill.files`, the rules loading it followed: what
-    it refused (outside the folder, devices, pipes, loops, too big) is left out, and its warnings are added to
-    `warnings` (loading the skill has reported them already)."""
+    it refused (outside the folder, devices, pipes, loops, too big) is left out (loading the skill has warned
+    of it already); a file that changed into something refused since it was loaded fails the build."""
     runtime = vendor.collect()  # before touching `out`: a runtime that cannot be copied fails the build cleanly
     name = tree.name
     package = name.replace("-", "_") + "_mcp"
@@ -70,11 +68,9 @@ def server_package(
     data_dir = out / package / "data"
     if source_dir is not None:
         try:
-            refused = skill_files.copy(source_dir, data_dir, exclude=lambda rel: rel.rpartition("/")[2] == TREE_FILE)
+            skill_files.copy(source_dir, data_dir, exclude=lambda rel: rel.rpartition("/")[2] == TREE_FILE)
         except SourceError as exc:  # grew past the limits since it was loaded
             raise OSError(str(exc)) from None
-        if warnings is not None:
-            warnings += refused
     data_dir.mkdir(parents=True, exist_ok=True)
     (data_dir / TREE_FILE).write_text(tree.to_json(), encoding="utf-8")
     vendor.copy(runtime, out / package / RUNTIME)

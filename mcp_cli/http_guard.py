@@ -156,7 +156,7 @@ class BearerAuth:
         self._digest = hashlib.sha256(token.encode()).digest()
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        if scope["type"] == "http":
+        if scope["type"] == "http":  # the app has no websocket routes (Starlette closes those itself)
             problem = self._problem(dict(scope["headers"]).get(b"authorization", b""))
             if problem:
                 client = (scope.get("client") or ("an unknown address",))[0]
