@@ -19,7 +19,6 @@ from mcp.server.lowlevel import Server
 
 from . import __version__, http_guard
 from .handlers.python import exit_process
-from .help import one_line
 from .result import Result
 from .runtime import Runtime
 from .tree import Group
@@ -50,14 +49,29 @@ def _validator() -> Any:
 
 
 NAMED = 12  # domain names in the tool description
+SUMMARY_BUDGET = 1024  # characters of the root summary in the tool description (a skill's description at most)
+
+
+def clip(text: str, limit: int) -> str:
+    """`text` on one line, whole when it fits `limit`; else cut after its last sentence (or word) that fits, with
+    an ellipsis when the cut falls inside a sentence."""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    head = text[: limit - 3]
+    sentence = max(head.rfind(f"{end} ") for end in ".!?")
+    if sentence >= limit // 2:
+        return head[: sentence + 1]
+    return head.rsplit(" ", 1)[0].rstrip(",;:-") + "..."
 
 
 def description(runtime: Runtime) -> str:
-    """Root summary, the domain names, and the instruction to start with --help."""
+    """Root summary (a skill's whole description, up to SUMMARY_BUDGET), the domain names, and the instruction to
+    start with --help."""
     root = runtime.tree.root
     groups = [n.name for n in root.children if isinstance(n, Group)]
     others = [n.name for n in root.children if not isinstance(n, Group)]
-    parts = [one_line(root.summary, 200) if root.summary else f"The {root.name} command line."]
+    parts = [clip(root.summary, SUMMARY_BUDGET) if root.summary else f"The {root.name} command line."]
     if groups:
         more = f" and {len(groups) - NAMED} more" if len(groups) > NAMED else ""
         parts.append("Domains: " + ", ".join(groups[:NAMED]) + more + ".")

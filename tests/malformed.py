@@ -125,6 +125,13 @@ CASES: dict[str, Case] = {
         ],
         paths=HELLO,
     ),
+    "frontmatter-colon": Case(
+        warnings=[
+            "SKILL.md: the frontmatter is not valid YAML at line 3 (mapping values are not allowed here); read key by "
+            "key, taking values YAML cannot read as plain text. Quote values that contain colons."
+        ],
+        paths=["docs", "docs skill"],
+    ),
     "name-not-folder": Case(
         warnings=["SKILL.md: name 'some-other-name' does not match the folder name 'name-not-folder'"], paths=HELLO
     ),

@@ -19,7 +19,7 @@ def test_the_verdicts_see_a_flaw():
              "server deaths": 0, "orphans": 0}]  # fmt: skip
     faults = [{"calls": 3, "answered": 3, "as due": 3, "healthy after": True, "tracebacks": 0, "orphans": 1}]
     http = {"sessions": 100, "answered": 99, "lost": 1, "crossed": 0, "server alive": True, "orphans": 0}
-    malformed = {"skills": 38, "other failures": 0}
+    malformed = {"skills": 39, "other failures": 0}
     verdicts = reliability.verdicts({"argv": argv, "faults": faults, "http": http, "malformed": malformed})
     assert verdicts == {"argv": False, "faults": False, "http": False, "malformed": True}
     argv[0]["tracebacks"], faults[0]["orphans"], http["answered"] = 0, 0, 100

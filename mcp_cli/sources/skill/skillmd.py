@@ -74,9 +74,15 @@ def read(skill_dir: Path) -> tuple[SkillMeta, list[str]]:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 2}" if mark else ""
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise SourceError(
-            f"{path}: the frontmatter is not valid YAML{where}: {problem}. Quote values that contain colons."
-        ) from None
+        data = _key_by_key(m.group(1))
+        if data is None:
+            raise SourceError(
+                f"{path}: the frontmatter is not valid YAML{where}: {problem}. Quote values that contain colons."
+            ) from None
+        warnings.append(
+            f"{path.name}: the frontmatter is not valid YAML{where} ({problem}); read key by key, taking values YAML "
+            "cannot read as plain text. Quote values that contain colons."
+        )
     if not isinstance(data, dict):
         raise SourceError(f"{path}: the frontmatter must be a YAML mapping with name and description.")
     for key in ("name", "description"):
@@ -108,6 +114,35 @@ def read(skill_dir: Path) -> tuple[SkillMeta, list[str]]:
         )
     extra = {k: v for k, v in data.items() if k in FIELDS[2:]}
     return SkillMeta(name, description, text[m.end() :], path, extra), warnings
+
+
+_KEY = re.compile(r"^([A-Za-z_][\w-]*)[ \t]*:(?:[ \t]+(.*))?$")
+
+
+def _key_by_key(frontmatter: str) -> dict[str, Any] | None:
+    """Frontmatter YAML cannot read as a whole (most often an unquoted `: ` inside a value, which tools that read
+    frontmatter loosely accept), read one top-level key at a time: a key with its indented lines as YAML, else its
+    value as plain text. None when a line belongs to no key: then the intent is not clear."""
+    entries: list[list[str]] = []
+    for line in frontmatter.splitlines():
+        if _KEY.match(line):
+            entries.append([line])
+        elif entries and (not line.strip() or line[0] in " \t"):
+            entries[-1].append(line)
+        elif line.strip() and not line.startswith("#"):
+            return None
+    data: dict[str, Any] = {}
+    for lines in entries:
+        try:
+            value = yaml.safe_load("\n".join(lines))
+        except yaml.YAMLError:
+            value = None
+        if isinstance(value, dict):
+            data.update(value)
+        else:
+            key, first = _KEY.match(lines[0]).groups()  # type: ignore[union-attr]
+            data[key] = " ".join(" ".join([first or "", *lines[1:]]).split())
+    return data or None
 
 
 def _a(value: Any) -> str:
