@@ -213,7 +213,8 @@ def _notes(p: Param, cmd: Command) -> str:
         notes.append("repeatable")
     if p.action == "count":
         notes.append("repeatable, counts")
-    if p.default not in (None, False, []) and p.action != "store_false" and "default" not in p.help.lower():
+    empty = p.default is None or p.default is False or (isinstance(p.default, (str, list, dict)) and not p.default)
+    if not empty and p.action != "store_false" and "default" not in p.help.lower():
         notes.append(f"default: {p.default}")
     others = [n for e in cmd.exclusive if p.name in e.params for n in e.params if n != p.name]
     if others:

@@ -101,3 +101,14 @@ def test_long_topic_lists_its_sections_and_shows_one():
     assert section.startswith("## Part 2") and "Body of part 3" not in section
     missing = run(tree, ["docs", "guide", "part-9"])
     assert not missing.ok and "Did you mean" in missing.message
+
+
+def test_defaults_shown_when_they_say_something():
+    params = [
+        Param(name="limit", flags=["--limit"], type="integer", default=0),
+        Param(name="prefix", flags=["--prefix"], default=""),
+        Param(name="tags", flags=["--tags"], action="append", default=[]),
+    ]
+    out = run(Tree(root=Group(name="t", children=[Command(name="c", params=params)])), ["c", "--help"]).output
+    assert "--limit INT    (default: 0)" in out
+    assert "default: )" not in out and "default: []" not in out
