@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import contextlib
-import functools
+import json
 import logging
 import signal
 import warnings
@@ -40,12 +40,20 @@ INPUT_SCHEMA: dict[str, Any] = {
 }
 
 
-@functools.cache
-def _validator() -> Any:
-    """The input validator, built on first use: importing jsonschema would slow every cold start."""
-    import jsonschema
-
-    return jsonschema.Draft202012Validator(INPUT_SCHEMA)
+def malformed(arguments: Any) -> str:
+    """What is wrong with tool arguments that do not fit INPUT_SCHEMA, or "" when they fit (checked by hand:
+    jsonschema would cost more than the rest of a trivial call)."""
+    if not isinstance(arguments, dict):
+        return "the arguments must be an object"
+    unknown = sorted(set(arguments) - set(INPUT_SCHEMA["properties"]))
+    if unknown:
+        return f"unknown field(s) {', '.join(map(repr, unknown))}; the fields are `argv` and `command`"
+    argv, command = arguments.get("argv"), arguments.get("command")
+    if "argv" in arguments and not (isinstance(argv, list) and all(isinstance(t, str) for t in argv)):
+        return f"`argv` must be a list of strings, not {json.dumps(argv)[:80]}"
+    if "command" in arguments and not isinstance(command, str):
+        return f"`command` must be a string, not {json.dumps(command)[:80]}"
+    return ""
 
 
 NAMED = 12  # domain names in the tool description
@@ -87,18 +95,18 @@ def tool(runtime: Runtime) -> types.Tool:
     return types.Tool(name=runtime.tree.name, description=description(runtime), input_schema=INPUT_SCHEMA)
 
 
-def to_mcp(result: Result) -> types.CallToolResult:
-    """Result envelope -> CallToolResult: passed-through content items, or the text; structuredContent always."""
+_COMPLETE = {"resultType": "complete"}  # required by the 2026 protocol; older versions' sieve drops it
+
+
+def to_mcp(result: Result) -> dict[str, Any]:
+    """Result envelope -> a CallToolResult in wire form: passed-through content items (as received), or the
+    text; structuredContent always. A plain dict: the SDK validates it once on the way out."""
     if result.content is not None:
-        content = [types.TextContent(type="text", text=result.message)] if result.message else []
-        content += [_content_item(c) for c in result.content]
+        content = [{"type": "text", "text": result.message}] if result.message else []
+        content += result.content
     else:
-        content = [types.TextContent(type="text", text=result.text())]
-    return types.CallToolResult(content=content, structured_content=result.structured(), is_error=not result.ok)
-
-
-def _content_item(item: dict[str, Any]) -> Any:
-    return types.CallToolResult.model_validate({"content": [item]}).content[0]
+        content = [{"type": "text", "text": result.text()}]
+    return {**_COMPLETE, "content": content, "structuredContent": result.structured(), "isError": not result.ok}
 
 
 ROOTS_TIMEOUT = 5.0
@@ -150,16 +158,15 @@ def build(runtime: Runtime) -> Server:
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
         return types.ListToolsResult(tools=[tool(runtime)])  # anew: servers that come back change the description
 
-    async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+    async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> dict[str, Any]:
         if params.name != the_tool.name:
             text = f"Error: no tool named {params.name!r}; this server has one tool, {the_tool.name!r}."
-            return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=True)
+            return {**_COMPLETE, "content": [{"type": "text", "text": text}], "isError": True}
         arguments = params.arguments or {}
-        errors = sorted(_validator().iter_errors(arguments), key=lambda e: list(e.path))
-        if errors:
-            where = "/".join(map(str, errors[0].path)) or "arguments"
+        problem = malformed(arguments)
+        if problem:
             text = (
-                f"Error: invalid tool arguments at {where}: {errors[0].message}. "
+                f"Error: invalid tool arguments: {problem}. "
                 'Give {"argv": ["--help"]} (a list of strings) or {"command": "--help"} (one string).'
             )
             bad = Result(ok=False, path=runtime.tree.name, error="bad_request", message=text)
@@ -185,10 +192,10 @@ def build(runtime: Runtime) -> Server:
 
 
 async def serve_stdio(runtime: Runtime) -> None:
-    from mcp.server.stdio import stdio_server
+    from .stdio import stdio_streams
 
     server = build(runtime)
-    async with stdio_server() as (read, write):
+    async with stdio_streams() as (read, write):
         await server.run(Answering(read, write, runtime.tree.name), write, server.create_initialization_options())
 
 

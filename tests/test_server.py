@@ -1,6 +1,8 @@
 """End to end: the server as a subprocess, driven by a real MCP client session over stdio."""
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -117,8 +119,8 @@ ERRORS = [
     ({"argv": ["--help"], "command": "--help"}, "bad_request", ["not both"], '{"argv": ["--help"]}'),
     ({}, "bad_request", ["give `argv`"], '{"command": "--help"}'),
     ({"command": "text upper 'unclosed"}, "bad_request", ["cannot split"], "use `argv`"),
-    ({"argv": "text"}, "bad_request", ["is not of type 'array'"], '{"argv": ["--help"]}'),
-    ({"argv": ["text"], "extra": 1}, "bad_request", ["Additional properties"], '{"argv": ["--help"]}'),
+    ({"argv": "text"}, "bad_request", ['`argv` must be a list of strings, not "text"'], '{"argv": ["--help"]}'),
+    ({"argv": ["text"], "extra": 1}, "bad_request", ["unknown field(s) 'extra'"], '{"argv": ["--help"]}'),
 ]
 
 
@@ -294,6 +296,30 @@ def test_every_request_is_answered_with_a_documented_kind():
     assert _kind(too_deep) == "usage" and "deeper than 100 levels" in too_deep["structuredContent"]["message"]
     assert json.loads(_call(raw, ["sh", "echo", "still", "here"])["structuredContent"]["output"]) == ["still", "here"]
     assert raw.close() == 0
+
+
+def test_a_message_too_long_to_hold_is_answered_and_the_server_goes_on():
+    from mcp_cli.stdio import LINE_LIMIT
+
+    raw = RawClient(str(FAULTS))
+    head = '{"jsonrpc": "2.0", "id": 21, "method": "tools/call", "params": {"name": "faults", "arguments": {"argv": ["'
+    raw.send(head + "x" * LINE_LIMIT + '"]}}}')
+    cut = raw.reply(21)
+    cut = cut["result"]
+    assert _kind(cut) == "bad_request" and "not valid JSON" in cut["structuredContent"]["message"], cut
+    assert json.loads(_call(raw, ["sh", "echo", "still", "here"])["structuredContent"]["output"]) == ["still", "here"]
+    assert raw.close() == 0
+
+
+def test_requests_from_a_file_are_answered(tmp_path):
+    """Stdin that is a regular file, not a pipe, is read too (by the SDK's own files)."""
+    hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "file", "version": "0"}}
+    requests = tmp_path / "requests.jsonl"
+    requests.write_text(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello}) + "\n")
+    with requests.open() as stdin:
+        out = subprocess.run([sys.executable, "-m", "mcp_cli", "serve", str(FAULTS)], stdin=stdin,
+                             capture_output=True, text=True, timeout=60).stdout  # fmt: skip
+    assert json.loads(out)["result"]["serverInfo"]["name"] == "faults"
 
 
 def test_output_json_cannot_carry_is_made_carriable():

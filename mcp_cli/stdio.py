@@ -1,0 +1,117 @@
+"""The stdio wire without a thread per message: the event loop reads stdin and writes stdout itself.
+
+The SDK's stdio transport reads and writes through worker threads, two thread hand-offs per call; here its
+transport is given pipe-backed files the event loop serves directly. As the SDK does, fd 0 then reads the
+null device and fd 1 writes to stderr while serving, so children and stray prints never touch the wire.
+Stdin that is not a pipe, socket or terminal (a regular file) is left to the SDK's own files.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import stat
+from collections.abc import AsyncIterator
+from typing import Any
+
+from mcp.server.stdio import stdio_server
+
+LINE_LIMIT = 64 * 2**20  # characters of one message; a longer one is cut, so that it reads as broken JSON
+_KEPT = 65536  # characters of a cut message kept: enough for the answer to find its id (see unreadable)
+
+
+class _Lines:
+    """The lines of a pipe, decoded as UTF-8 (bytes that are not UTF-8 read as U+FFFD, as the SDK does)."""
+
+    def __init__(self, reader: asyncio.StreamReader) -> None:
+        self.reader = reader
+
+    def __aiter__(self) -> _Lines:
+        return self
+
+    async def __anext__(self) -> str:
+        try:
+            line = await self.reader.readuntil(b"\n")
+        except asyncio.IncompleteReadError as exc:  # the last line, without its newline
+            line = exc.partial
+        except asyncio.LimitOverrunError:  # too long to hold: keep its start, drop the rest of the line
+            line = await self._cut()
+        if not line:
+            raise StopAsyncIteration
+        return line.decode("utf-8", errors="replace")
+
+    async def _cut(self) -> bytes:
+        start = await self.reader.readexactly(_KEPT)
+        while True:
+            try:
+                await self.reader.readuntil(b"\n")
+                return start
+            except asyncio.LimitOverrunError as exc:
+                await self.reader.readexactly(exc.consumed)
+            except asyncio.IncompleteReadError:
+                return start
+
+
+class _Out:
+    """Writes to a pipe; `flush` waits while the reader is behind."""
+
+    def __init__(self, writer: asyncio.StreamWriter) -> None:
+        self.writer = writer
+
+    async def write(self, text: str) -> None:
+        self.writer.write(text.encode("utf-8"))
+
+    async def flush(self) -> None:
+        await self.writer.drain()
+
+
+def _served_by_loop(fd: int) -> bool:
+    try:
+        mode = os.fstat(fd).st_mode
+    except OSError:
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode)
+
+
+@contextlib.contextmanager
+def _claimed() -> Any:
+    """Duplicates of fds 0 and 1 for the wire, with fd 0 reading the null device and fd 1 writing to stderr
+    until the block ends."""
+    saved = os.dup(0), os.dup(1)
+    null = os.open(os.devnull, os.O_RDONLY)
+    try:
+        os.dup2(null, 0)
+        os.dup2(2, 1)
+        yield os.dup(saved[0]), os.dup(saved[1])
+    finally:
+        os.close(null)
+        for fd, wire in zip((0, 1), saved, strict=True):
+            os.dup2(wire, fd)
+            os.close(wire)
+
+
+@contextlib.asynccontextmanager
+async def stdio_streams() -> AsyncIterator[tuple[Any, Any]]:
+    """The SDK's (read, write) streams over this process's stdin and stdout."""
+    if not (_served_by_loop(0) and _served_by_loop(1)):
+        async with stdio_server() as streams:
+            yield streams
+        return
+    loop = asyncio.get_running_loop()
+    with _claimed() as (wire_in, wire_out):
+        reader = asyncio.StreamReader(limit=LINE_LIMIT)
+        reading, _ = await loop.connect_read_pipe(
+            lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(wire_in, "rb", buffering=0)
+        )
+        writing, protocol = await loop.connect_write_pipe(
+            asyncio.streams.FlowControlMixin, os.fdopen(wire_out, "wb", buffering=0)
+        )
+        try:
+            async with stdio_server(
+                _Lines(reader), _Out(asyncio.StreamWriter(writing, protocol, None, loop))
+            ) as streams:  # type: ignore[arg-type]
+                yield streams
+        finally:
+            reading.close()
+            writing.close()
