@@ -1,4 +1,4 @@
-"""Help text at every level: root, group, command. Plain text, deterministic, stable order (DESIGN.md)."""
+"""Help text at every level: root, group, command, doc topic. Plain text, deterministic, stable order (DESIGN.md)."""
 
 from __future__ import annotations
 
@@ -270,28 +270,30 @@ def _command_help(prog: str, cmd: Command, short: bool) -> str:
 
 def topic_help(prog: str, topic: Topic, rest: list[str], budget: int, cap: int) -> str:
     """A topic, or one of its sections by a path of names (`rest`, plus `--part N`). A section that fits `budget`
-    is shown whole; a bigger one shows its own text, then lists its sub-sections with their sizes. Text over the
-    output `cap` comes in parts, each saying how to get the next: no text is left out."""
+    is shown whole; a bigger one shows its own text, then lists its sub-sections with their sizes. An answer over
+    the output `cap` comes in parts, each saying how to get the next: no text and no section is left out."""
     doc = markdown.parse(topic.text)
     names, part = _topic_args(prog, rest)
     section, where = _section(prog, doc, names)
-    whole = doc.text(section.start, section.end)
     header = f"{title(prog, topic)}\n\n" if section is doc.root else ""
-    room = cap - len(header) - 200  # 200: the note on parts
-    listing = ""
-    if section.children and len(whole) > min(budget, room):
-        listing = _sections(doc, section, where)
-        room -= len(listing)
-    pages = doc.pages(section.start, section.own_end if listing else section.end, max(room, 500)) or [""]
+    room = max(cap - len(header) - 200, 500)  # 200: the note on parts
+    split = bool(section.children) and len(doc.text(section.start, section.end)) > min(budget, room)
+    pages = doc.pages(section.start, section.own_end if split else section.end, room)
+    if split:
+        listing = _sections(doc, section, where, room)
+        if pages and len(pages[-1]) + 2 + len(listing[0]) <= room:
+            pages[-1] += "\n\n" + listing.pop(0)
+        pages += listing
+    pages = pages or [""]
     if part > len(pages):
         from .errors import UsageError
 
         raise UsageError(f"`{where}` has {len(pages)} part{'s' * (len(pages) > 1)}; --part takes 1 to {len(pages)}.")
-    out = header + pages[part - 1]
+    out = (header if part == 1 else "") + pages[part - 1]
     if len(pages) > 1:
         more = f" Run `{where} --part {part + 1}` for the next." if part < len(pages) else " The last part."
-        out += f"\n\n[Part {part} of {len(pages)} of this text.{more}]"
-    return (out + "\n\n" + listing).strip("\n") + "\n"
+        out += f"\n\n[Part {part} of {len(pages)}.{more}]"
+    return out.strip("\n") + "\n"
 
 
 def _topic_args(prog: str, rest: list[str]) -> tuple[list[str], int]:
@@ -330,7 +332,7 @@ def _section(prog: str, doc: markdown.Document, names: list[str]) -> tuple[markd
             near = [s for s in slugs if s.startswith(names[i].lower())]
             hint = did_you_mean(key, slugs) or did_you_mean(names[i].lower(), slugs)
             hint = hint or (" It could be " + ", ".join(f"`{s}`" for s in near) + "." if near else "")
-            raise NotFound(f"`{where}` has no section `{key}`.{hint}", _sections(doc, section, where))
+            raise NotFound(f"`{where}` has no section `{key}`.{hint}", _sections(doc, section, where, 10_000)[0])
         section, used = found
         path.append(section.slug)
         i += used
@@ -348,14 +350,27 @@ def _child(section: markdown.Section, names: list[str]) -> tuple[markdown.Sectio
     return None
 
 
-def _sections(doc: markdown.Document, section: markdown.Section, where: str) -> str:
-    """The sub-sections of a section, one a line with its size, and how to read one."""
-    rows = []
+def _sections(doc: markdown.Document, section: markdown.Section, where: str, room: int) -> list[str]:
+    """The sub-sections of a section, one a line with its size, and how to read one: in pieces of at most `room`
+    characters when there are too many for one."""
+    entries = []
     for c in section.children:
         n = c.count()
         about = f"{len(doc.text(c.start, c.end)):,} chars" + (f", {n} sub-section{'s' * (n > 1)}" if n else "")
-        rows.append((c.slug, f"{c.heading or c.slug} ({about})"))
-    size = len(doc.text(section.start, section.end))
-    return "\n".join(
-        [f"Sections ({size:,} characters in all):", *_rows(rows), "", f"Run `{where} <section>` to read one."]
-    )
+        entries.append((c.slug, f"{c.heading or c.slug} ({about})"))
+    run = f"Run `{where} <section>` to read one."
+    chunks: list[list[tuple[str, str]]] = [[]]
+    used = 0
+    for slug, about in entries:
+        cost = len(slug) + len(about) + 34  # a row at most: indent, padding, or a line of its own for a long name
+        if chunks[-1] and used + cost > room - len(run) - 100:
+            chunks.append([])
+            used = 0
+        chunks[-1].append((slug, about))
+        used += cost
+    size, first, out = len(doc.text(section.start, section.end)), 1, []
+    for chunk in chunks:
+        span = "" if len(chunks) == 1 else f"{first}-{first + len(chunk) - 1} of {len(entries)}; "
+        out.append("\n".join([f"Sections ({span}{size:,} characters in all):", *_rows(chunk), "", run]))
+        first += len(chunk)
+    return out

@@ -62,17 +62,26 @@ class Section:
 @dataclass
 class Document:
     """A parsed markdown text. `root` is the whole document (titled by its first line when that is a heading);
-    `front` the YAML text of its front matter; `links` the targets of its links outside code (inline and
-    reference-style)."""
+    `front` the YAML text of its front matter."""
 
     lines: list[str]
     root: Section
     front: str
     first_paragraph: str
-    links: list[str]
+    _linked: list[str]  # inline text with a link in it
+    _references: list[str]  # the targets of reference definitions (`[name]: path.md`)
     _starts: frozenset[int]  # lines where a block begins: good places to cut
     _kept: dict[int, tuple[int, int]]  # a line inside a fence, HTML block or front matter: that block's lines
     _sizes: list[int]  # characters before each line
+
+    @functools.cached_property
+    def links(self) -> list[str]:
+        """The targets of its links outside code, inline and reference-style (read on demand: help needs none)."""
+        inline = [
+            c.attrGet("href") for src in self._linked for t in _INLINE.parseInline(src) for c in t.children or []
+            if c.type == "link_open"
+        ]  # fmt: skip
+        return [unquote(str(href)) for href in [*inline, *self._references] if href]
 
     def text(self, start: int, end: int) -> str:
         return "\n".join(self.lines[start:end]).strip("\n")
@@ -115,15 +124,15 @@ def _front_matter(lines: list[str]) -> int:
     return next((i + 1 for i in range(2, len(lines)) if lines[i].rstrip() in ("---", "...")), 0)
 
 
-@functools.lru_cache(maxsize=64)
+@functools.lru_cache(maxsize=16)
 def parse(text: str) -> Document:
-    """The structure of a markdown text (cached: topics are parsed again at each call)."""
+    """The structure of a markdown text (the last few are kept: a topic is read at each call)."""
     lines = re.sub(r"\r\n?", "\n", text).split("\n")
     skip = _front_matter(lines)
     env: dict = {}
     tokens = _BLOCKS.parse("\n".join(lines[skip:]), env)
     starts, kept = set(), dict.fromkeys(range(1, skip), (0, skip))
-    headings, links, first_paragraph = [], [], ""
+    headings, linked, first_paragraph = [], [], ""
     for i, tok in enumerate(tokens):
         if tok.map is None:
             continue
@@ -135,18 +144,14 @@ def parse(text: str) -> Document:
             headings.append((int(tok.tag[1]), a, plain(tokens[i + 1].content)))
         elif tok.type == "inline":
             if "](" in tok.content:
-                links += [
-                    c.attrGet("href") for t in _INLINE.parseInline(tok.content) for c in t.children or []
-                    if c.type == "link_open"
-                ]  # fmt: skip
+                linked.append(tok.content)
             if not first_paragraph and tokens[i - 1].type == "paragraph_open":
                 first_paragraph = plain(tok.content)
-    links += [ref["href"] for ref in env.get("references", {}).values()]
+    references = [ref["href"] for ref in env.get("references", {}).values()]
     root = _outline(lines, skip, headings)
     sizes = [0, *accumulate(len(line) + 1 for line in lines)]
-    links = [unquote(str(h)) for h in links if h]
-    front = "\n".join(lines[1 : skip - 1])
-    return Document(lines, root, front, first_paragraph, links, frozenset(starts), kept, sizes)
+    front = "\n".join(lines[1 : skip - 1]) if skip else ""
+    return Document(lines, root, front, first_paragraph, linked, references, frozenset(starts), kept, sizes)
 
 
 def _outline(lines: list[str], skip: int, headings: list[tuple[int, int, str]]) -> Section:

@@ -16,7 +16,7 @@ from .conftest import ROOT, served, text
 HANDBOOK = ROOT / "tests" / "fixtures" / "docs" / "handbook"
 TOPICS = [
     "skill", "grader", "history", "catalog", "fences", "layout", "links",  # every .md in a sub-folder, by path
-    "setup", "reference", "forms", "checklist", "troubleshooting", "advanced",  # beside SKILL.md: named ones
+    "reference", "forms", "checklist", "setup", "troubleshooting", "quick-start", "advanced",  # beside SKILL.md
 ]  # fmt: skip
 
 
@@ -46,7 +46,8 @@ def test_documents_are_found_where_and_as_authors_name_them():
     found = topics(tree)
     assert list(found) == TOPICS
     # "see REFERENCE.md", "read forms.md", `CHECKLIST.md`, {baseDir}/SETUP.md, ${CLAUDE_SKILL_DIR}/TROUBLESHOOTING.md,
-    # and ADVANCED.md, named only by REFERENCE.md; README.md and LICENSE.md are named by nothing
+    # [quick start](<Quick start.md>), and ADVANCED.md, named only by REFERENCE.md; README.md and LICENSE.md are
+    # named by nothing
     assert found["advanced"].text.startswith("# Advanced tuning")
     assert found["grader"].summary == "Grades an answer against the checklist and says what is missing."
     assert found["forms"].summary == "Filling in forms"  # a setext title
@@ -112,9 +113,9 @@ def test_a_section_over_the_output_cap_comes_in_parts():
     codes = section.root.children[0]
     whole = section.text(codes.start, codes.end)
     first = ok(tree, ["docs", "catalog", "codes"])
-    assert "\n\n[Part 1 of 2 of this text. Run `handbook docs catalog codes --part 2` for the next.]" in first
+    assert "\n\n[Part 1 of 2. Run `handbook docs catalog codes --part 2` for the next.]" in first
     last = ok(tree, ["docs", "catalog", "codes", "--part=2"])
-    assert last.endswith("\n\n[Part 2 of 2 of this text. The last part.]\n")
+    assert last.endswith("\n\n[Part 2 of 2. The last part.]\n")
     pieces = [first.split("\n\n[Part")[0], last.split("\n\n[Part")[0]]
     assert "\n".join(pieces) == whole and all(len(p) <= tree.settings.max_output for p in (first, last))
     assert any("```text\n# the codes come from this table in the source\nE0001 .. E0360\n```" in p for p in pieces)
@@ -128,18 +129,18 @@ def test_a_section_over_the_output_cap_comes_in_parts():
 
 
 def reachable(tree, topic: str) -> list[str]:
-    """Every answer reachable from a topic: each section named in a listing, each part named in a note."""
+    """Every answer reachable from a topic: each part named in a note, each section named in a listing."""
     answers, todo = [], [["docs", topic]]
     while todo:
         argv = todo.pop()
-        out = ok(tree, argv)
-        assert "[output cut" not in out
-        answers.append(out)
-        parts = re.search(r"\[Part 1 of (\d+) of this text", out)
-        if parts:
-            answers += [ok(tree, [*argv, "--part", str(n)]) for n in range(2, int(parts.group(1)) + 1)]
-        listing = out.partition("\nSections (")[2].partition("\n\n")[0]
-        todo += [[*argv, slug] for slug in re.findall(r"^  (\S+)", listing, re.M)]
+        parts = [ok(tree, argv)]
+        count = re.search(r"\[Part 1 of (\d+)\.", parts[0])
+        parts += [ok(tree, [*argv, "--part", str(n)]) for n in range(2, int(count.group(1)) + 1)] if count else []
+        for out in parts:
+            assert "[output cut" not in out and len(out) <= tree.settings.max_output
+            listing = re.search(r"^Sections \(.*?\n(.*?)\n\n", out, re.M | re.S)
+            todo += [[*argv, slug] for slug in re.findall(r"^  (\S+)", listing.group(1), re.M)] if listing else []
+        answers += parts
     return answers
 
 
@@ -150,9 +151,24 @@ def test_every_line_of_every_document_is_reachable(budget, cap):
         seen = {line for answer in reachable(tree, name) for line in answer.splitlines()}
         lost = [line for line in topic.text.splitlines() if line.strip() and line not in seen]
         assert not lost, f"{name}: {len(lost)} lines not reachable, e.g. {lost[:3]}"
-    if cap:  # an intro over the cap is in parts too, each with the sections
+    if cap:  # an intro over the cap is in parts too, followed by the sections
         layout = ok(tree, ["docs", "layout"])
-        assert "[Part 1 of " in layout and "\nSections (" in layout
+        assert "[Part 1 of " in layout and "Intro line 1:" in layout and "\nSections (" not in layout
+        last = ok(tree, ["docs", "layout", "--part", re.search(r"Part 1 of (\d+)", layout).group(1)])
+        assert "\nSections (" in last and "The last part." in last
+
+
+def test_a_listing_over_the_output_cap_comes_in_parts(tmp_path):
+    skill = tmp_path / "many"
+    (skill / "references").mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: many\ndescription: Many sections.\n---\nSee the index.\n")
+    entries = "".join(f"## Entry number {i} of the index\n\nAbout entry {i}.\n\n" for i in range(1, 601))
+    (skill / "references" / "index.md").write_text(f"# Index\n\n{entries}")
+    tree, _ = load(skill)
+    answers = reachable(tree, "index")
+    assert len(answers) > 600 + 2  # every entry, and the listing in more than one part
+    listed = re.findall(r"^  (entry-number-\S+)", "\n".join(answers), re.M)
+    assert listed == [f"entry-number-{i}-of-the-index" for i in range(1, 601)]
 
 
 def test_pages_keep_a_fence_whole_when_it_fits():
@@ -171,6 +187,7 @@ def test_pages_keep_a_fence_whole_when_it_fits():
 def test_front_matter_is_text_not_a_heading():
     doc = markdown.parse("---\nname: grader\ndescription: Grades.\n---\n\n# Grader\n\nBody.\n")
     assert (doc.root.heading, doc.root.children, doc.front) == ("Grader", [], "name: grader\ndescription: Grades.")
+    assert markdown.parse("# Notes\n\ndescription: not front matter\n").front == ""
 
 
 @pytest.mark.anyio
@@ -184,7 +201,7 @@ async def test_documents_over_a_real_stdio_server():
 
         assert re.findall(r"^  (\S+)", (await call("docs")).partition("Topics:")[2], re.M) == TOPICS
         assert (await call("docs", "forms", "filling", "checkboxes", "tri-state-boxes")).startswith("#### Tri-state")
-        assert "Part 2 of 2 of this text." in await call("docs", "catalog", "codes", "--part", "2")
+        assert "Part 2 of 2. The last part." in await call("docs", "catalog", "codes", "--part", "2")
         assert "Every setting of the archive. For tuning beyond these, see ADVANCED.md." in await call(
             "docs", "reference"
         )

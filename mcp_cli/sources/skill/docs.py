@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import posixpath
 import re
+from collections import Counter
 from pathlib import Path, PurePosixPath
 
 import yaml
@@ -61,8 +62,10 @@ class _Index:
 def _named(index: _Index, rel: str, text: str, warnings: list[str]) -> list[Path]:
     """The documents the document `rel` names; its links to .md files the skill does not have are warned about."""
     folder = posixpath.dirname(rel)
-    found = []
-    for link in markdown.parse(text).links:
+    mentions = dict.fromkeys(m.group() for m in _MENTION.finditer(text))
+    found = [p for ref in mentions if (p := index.find(ref, folder)) is not None]
+    # links also name what a mention cannot spell: `[x](<my file.md>)`, `[x](my%20file.md)`
+    for link in dict.fromkeys(markdown.parse(text).links):
         target = re.split(r"[#?]", link, maxsplit=1)[0].strip()
         if not target.lower().endswith(_SUFFIXES) or _SCHEME.match(target):
             continue
@@ -71,7 +74,6 @@ def _named(index: _Index, rel: str, text: str, warnings: list[str]) -> list[Path
             found.append(path)
         elif not any(os.path.lexists(index.skill_dir / c) for c in index.candidates(target, folder)):
             files.note(warnings, f"{rel}: links to {target}, which is not in the skill folder")  # refused: said
-    found += [p for m in _MENTION.finditer(text) if (p := index.find(m.group(), folder)) is not None]
     return found
 
 
@@ -93,10 +95,11 @@ def _name(text: str) -> str:
 def _names(rels: list[str]) -> list[str]:
     """Topic names: a file's stem in kebab-case; its path (`agents-grader`) when stems collide; then numbered."""
     stems = [_name(PurePosixPath(r).stem) for r in rels]
+    counts = Counter(stems)
     taken = {"skill"}
     out = []
     for rel, stem in zip(rels, stems, strict=True):
-        name = stem if stems.count(stem) == 1 and stem != "skill" else _name(rel.rsplit(".", 1)[0])
+        name = stem if counts[stem] == 1 and stem != "skill" else _name(rel.rsplit(".", 1)[0])
         base, n = name, 1
         while name in taken:
             n += 1
@@ -114,25 +117,25 @@ def topics(skill_dir: Path, body: str, warnings: list[str], listing: list[Path] 
     nested = sorted((p for p, r in index.rel.items() if "/" in r), key=index.rel.__getitem__)
     seen = set(nested)
     queue: list[Path | None] = [None, *nested]  # None: SKILL.md, whose body is given; grows as documents are named
-    docs: list[tuple[str, str]] = []  # (relative path, text)
+    docs: list[tuple[str, str, str]] = []  # (relative path, text, summary)
     for path in queue:
         if path is None:
-            rel, text = "SKILL.md", body
+            rel, text = "SKILL.md", body.strip()
         else:
             rel = index.rel[path]
             try:
-                text = files.read_text(skill_dir, path, warnings, what="a document")
+                text = files.read_text(skill_dir, path, warnings, what="a document").strip()
             except files.Refused as exc:
                 files.note(warnings, f"{exc}; it is not served as a document")
                 continue
-            docs.append((rel, text))
+            docs.append((rel, text, summary_of(text) or rel))
         for named in _named(index, rel, text, warnings):
             if named not in seen and index.rel[named].lower() != "skill.md":
                 seen.add(named)
                 queue.append(named)
     out = [Topic(name="skill", summary="How to use this skill (SKILL.md).", text=body.strip())] if body.strip() else []
-    for name, (rel, text) in zip(_names([r for r, _ in docs]), docs, strict=True):
-        out.append(Topic(name=name, summary=summary_of(text) or rel, text=text.strip()))
+    for name, (_, text, summary) in zip(_names([d[0] for d in docs]), docs, strict=True):
+        out.append(Topic(name=name, summary=summary, text=text))
     return out
 
 
