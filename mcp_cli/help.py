@@ -1,9 +1,10 @@
-"""Help text at every level: root, group, command. Plain text, deterministic, stable order (DESIGN.md)."""
+"""Help text at every level: root, group, command, doc topic. Plain text, deterministic, stable order (DESIGN.md)."""
 
 from __future__ import annotations
 
 import re
 
+from . import markdown
 from .tree import Command, Group, Node, Param, Topic
 
 WIDTH = 100
@@ -16,7 +17,6 @@ _HINTS = (
     ("idempotentHint", "idempotent"),
     ("openWorldHint", "open-world"),
 )
-_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 
 
 def one_line(text: str, limit: int = 90) -> str:
@@ -269,59 +269,109 @@ def _command_help(prog: str, cmd: Command, short: bool) -> str:
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
-def sections(text: str) -> tuple[str, list[tuple[str, str, str]]]:
-    """Markdown split at its top section level, outside code fences: (intro, [(slug, heading, text)])."""
-    lines, heads, fence = text.splitlines(), [], False
-    for i, line in enumerate(lines):
-        if line.lstrip().startswith(("```", "~~~")):
-            fence = not fence
-        m = None if fence else _HEADING.match(line)
-        if m:
-            heads.append((i, len(m.group(1)), m.group(2).strip()))
-    if heads and heads[0][0] == next((i for i, x in enumerate(lines) if x.strip()), 0):
-        heads = heads[1:]  # the document's own title
-    if not heads:
-        return text, []
-    level = min(h[1] for h in heads)
-    cuts = [h for h in heads if h[1] == level]
-    out, seen = [], set()
-    for k, (i, _, heading) in enumerate(cuts):
-        end = cuts[k + 1][0] if k + 1 < len(cuts) else len(lines)
-        slug = re.sub(r"[^a-z0-9]+", "-", heading.lower()).strip("-")[:40].strip("-") or f"section-{k + 1}"
-        slug = slug if slug not in seen else f"{slug}-{k + 1}"
-        seen.add(slug)
-        out.append((slug, heading, "\n".join(lines[i:end]).strip()))
-    return "\n".join(lines[: cuts[0][0]]).strip(), out
-
-
-def topic_help(prog: str, topic: Topic, rest: list[str], budget: int) -> str:
-    """A topic in full when it fits the budget; else its start and its sections, each readable by name."""
-    intro, parts = sections(topic.text)
-    wanted = [t for t in rest if t not in ("-h", "--help")]
-    if wanted and parts:
-        slugs = [slug for slug, _, _ in parts]
-        key = "-".join(wanted).lower()
-        hits = [p for p in parts if p[0] == key] or [p for p in parts if p[0].startswith(key)]
-        if len(hits) != 1:
-            from .errors import NotFound, did_you_mean
-
-            hint = did_you_mean(key, slugs) or (
-                " It could be " + ", ".join(f"`{p[0]}`" for p in hits) + "." if hits else ""
-            )
-            raise NotFound(f"`{prog}` has no section `{key}`.{hint}", topic_help(prog, topic, [], budget))
-        return hits[0][2] + "\n"
-    if wanted:
+def topic_help(prog: str, topic: Topic, rest: list[str], budget: int, cap: int) -> str:
+    """A topic, or one of its sections by a path of names (`rest`, plus `--part N`). A section that fits `budget`
+    is shown whole; a bigger one shows its own text, then lists its sub-sections with their sizes. An answer over
+    the output `cap` comes in parts, each saying how to get the next: no text and no section is left out."""
+    doc = markdown.parse(topic.text)
+    names, part = _topic_args(prog, rest)
+    section, where = _section(prog, doc, names)
+    header = f"{title(prog, topic)}\n\n" if section is doc.root else ""
+    room = max(cap - len(header) - 200, 500)  # 200: the note on parts
+    split = bool(section.children) and len(doc.text(section.start, section.end)) > min(budget, room)
+    pages = doc.pages(section.start, section.own_end if split else section.end, room)
+    if split:
+        listing = _sections(doc, section, where, room)
+        if pages and len(pages[-1]) + 2 + len(listing[0]) <= room:
+            pages[-1] += "\n\n" + listing.pop(0)
+        pages += listing
+    pages = pages or [""]
+    if part > len(pages):
         from .errors import UsageError
 
-        raise UsageError(f"`{prog}` has no sections; run `{prog}` to read it.")
-    text = topic.text.strip()
-    if len(text) <= budget or not parts:
-        return f"{title(prog, topic)}\n\n{text}\n"
-    if len(intro) > budget // 2:
-        intro = intro[: budget // 2].rsplit(" ", 1)[0] + " ..."
-    rows = [(slug, f"{heading} ({len(body):,} chars)") for slug, heading, body in parts]
-    lines = [title(prog, topic), "", intro, ""] if intro else [title(prog, topic), ""]
-    lines += (
-        [f"Sections ({len(text):,} characters in all):"] + _rows(rows) + ["", f"Run `{prog} <section>` to read one."]
-    )
-    return "\n".join(lines) + "\n"
+        raise UsageError(f"`{where}` has {len(pages)} part{'s' * (len(pages) > 1)}; --part takes 1 to {len(pages)}.")
+    out = (header if part == 1 else "") + pages[part - 1]
+    if len(pages) > 1:
+        more = f" Run `{where} --part {part + 1}` for the next." if part < len(pages) else " The last part."
+        out += f"\n\n[Part {part} of {len(pages)}.{more}]"
+    return out.strip("\n") + "\n"
+
+
+def _topic_args(prog: str, rest: list[str]) -> tuple[list[str], int]:
+    """Section names and the part asked for (`--part N` or `--part=N`); `-h`/`--help` change nothing."""
+    from .errors import UsageError
+
+    names, part, tokens = [], 1, iter(rest)
+    for token in tokens:
+        if token in ("-h", "--help"):
+            continue
+        if token == "--part" or token.startswith("--part="):
+            value = token.partition("=")[2] if "=" in token else next(tokens, "")
+            if not value.isdigit() or int(value) < 1:
+                raise UsageError(f"--part takes a part number (1, 2, ...), not {value!r}.")
+            part = int(value)
+        elif token.startswith("-"):
+            raise UsageError(f"`{prog}` takes section names and --part N; unknown option {token}.")
+        else:
+            names.append(token)
+    return names, part
+
+
+def _section(prog: str, doc: markdown.Document, names: list[str]) -> tuple[markdown.Section, str]:
+    """The section a path of names leads to, and its full path. At each level the longest run of names that is a
+    section's name joined by `-` (`fill form` for `fill-form`) wins, then the longest that starts one."""
+    from .errors import NotFound, did_you_mean
+
+    section, path, i = doc.root, [prog], 0
+    while i < len(names):
+        where = " ".join(path)
+        if not section.children:
+            raise NotFound(f"`{where}` has no sections; run `{where}` to read it.")
+        found = _child(section, names[i:])
+        if found is None:
+            key, slugs = "-".join(names[i:]).lower(), [c.slug for c in section.children]
+            near = [s for s in slugs if s.startswith(names[i].lower())]
+            hint = did_you_mean(key, slugs) or did_you_mean(names[i].lower(), slugs)
+            hint = hint or (" It could be " + ", ".join(f"`{s}`" for s in near) + "." if near else "")
+            raise NotFound(f"`{where}` has no section `{key}`.{hint}", _sections(doc, section, where, 10_000)[0])
+        section, used = found
+        path.append(section.slug)
+        i += used
+    return section, " ".join(path)
+
+
+def _child(section: markdown.Section, names: list[str]) -> tuple[markdown.Section, int] | None:
+    """The sub-section the first names lead to, and how many names that took; None when none or several do."""
+    for match in (str.__eq__, str.startswith):
+        for k in range(len(names), 0, -1):
+            key = "-".join(names[:k]).lower()
+            hits = [c for c in section.children if match(c.slug, key)]
+            if len(hits) == 1:
+                return hits[0], k
+    return None
+
+
+def _sections(doc: markdown.Document, section: markdown.Section, where: str, room: int) -> list[str]:
+    """The sub-sections of a section, one a line with its size, and how to read one: in pieces of at most `room`
+    characters when there are too many for one."""
+    entries = []
+    for c in section.children:
+        n = c.count()
+        about = f"{len(doc.text(c.start, c.end)):,} chars" + (f", {n} sub-section{'s' * (n > 1)}" if n else "")
+        entries.append((c.slug, f"{c.heading or c.slug} ({about})"))
+    run = f"Run `{where} <section>` to read one."
+    chunks: list[list[tuple[str, str]]] = [[]]
+    used = 0
+    for slug, about in entries:
+        cost = len(slug) + len(about) + 34  # a row at most: indent, padding, or a line of its own for a long name
+        if chunks[-1] and used + cost > room - len(run) - 100:
+            chunks.append([])
+            used = 0
+        chunks[-1].append((slug, about))
+        used += cost
+    size, first, out = len(doc.text(section.start, section.end)), 1, []
+    for chunk in chunks:
+        span = "" if len(chunks) == 1 else f"{first}-{first + len(chunk) - 1} of {len(entries)}; "
+        out.append("\n".join([f"Sections ({span}{size:,} characters in all):", *_rows(chunk), "", run]))
+        first += len(chunk)
+    return out

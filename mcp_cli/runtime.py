@@ -156,7 +156,7 @@ class Runtime:
             names = [n for c in node.children for n in (c.name, *c.aliases)]
             raise NotFound(f"`{prog}` has no {what} `{word}`.{did_you_mean(word, names)}", listing)
         if isinstance(node, Topic):
-            return Result(ok=True, output=helptext.topic_help(prog, node, rest, budget))
+            return Result(ok=True, output=helptext.topic_help(prog, node, rest, budget, self.tree.settings.max_output))
         return await self._run(node, prog, rest, cwd)
 
     async def _run(self, cmd: Command, prog: str, rest: list[str], cwd: str | None) -> Result:

@@ -106,7 +106,13 @@ def test_build_output_is_complete_and_deterministic(tmp_path):
     assert not {"cli.py", "tokens.py", "__main__.py", "sources/__init__.py"} & runtime.keys()
     project = tomllib.loads(files["pyproject.toml"].decode())
     dependencies = project["project"]["dependencies"]
-    assert {d.split("<")[0].split(">")[0] for d in dependencies} == {"mcp", "anyio", "jsonschema", "uvicorn"}
+    assert {d.split("<")[0].split(">")[0] for d in dependencies} == {
+        "mcp",
+        "anyio",
+        "jsonschema",
+        "markdown-it-py",
+        "uvicorn",
+    }
     assert "mcp<3,>=2.3" in dependencies
     assert project["tool"]["setuptools"]["packages"] == [
         "argtool_mcp",
