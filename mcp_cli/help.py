@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
-from . import markdown
 from .tree import Command, Group, Node, Param, Topic
+
+if TYPE_CHECKING:  # markdown-it is imported on the first document read, not at every start
+    from . import markdown
 
 WIDTH = 100
 MAX_OPTIONAL = 4
@@ -273,6 +276,8 @@ def topic_help(prog: str, topic: Topic, rest: list[str], budget: int, cap: int) 
     """A topic, or one of its sections by a path of names (`rest`, plus `--part N`). A section that fits `budget`
     is shown whole; a bigger one shows its own text, then lists its sub-sections with their sizes. An answer over
     the output `cap` comes in parts, each saying how to get the next: no text and no section is left out."""
+    from . import markdown
+
     doc = markdown.parse(topic.text)
     names, part = _topic_args(prog, rest)
     section, where = _section(prog, doc, names)
