@@ -145,7 +145,7 @@ def _parser_from(mod: Module, call: ast.Call, name: str = "") -> _Parser:
 def read(mod: Module) -> tuple[Node | None, list[str]]:
     """The interface of an argparse script as a node (a group when it has subcommands), or None if none is found."""
     objects: dict[str, Any] = {}
-    parsers: list[tuple[str, _Parser]] = []
+    parsers: list[tuple[str, _Parser]] = []  # every parser made, top-level or sub, with the variable it went to
     parsed_names: set[str] = set()
     calls: list[tuple[ast.Call, str]] = []  # (call, target variable or "")
     for node in ast.walk(mod.tree):
@@ -196,51 +196,90 @@ def read(mod: Module) -> tuple[Node | None, list[str]]:
             if name:
                 child = _parser_from(mod, call, name)
                 owner[1].children.append(child)
+                parsers.append((target, child))
                 if target:
                     objects[target] = child
         elif method in ("add_argument", "add_parser", "add_mutually_exclusive_group") and owner is None:
             untracked.append(f"{ast.unparse(call.func)} at line {call.lineno}")
     if not parsers:
         return None, []
+    named = {t: p for t, p in parsers if t}
+    untracked += [f"parents=[{name}]" for _, p in parsers for name in p.parents if name not in named]
     if untracked:  # a flag we could not see would be rejected although the script takes it
         where = untracked[0]
         return None, [f"arguments added where they cannot be followed statically ({where}); passing argv through"]
-    named = {t: p for t, p in parsers if t}
-    for _, p in parsers:
-        for parent in p.parents:
-            if parent in named:
-                p.params = named[parent].params + p.params
     used_as_parent = {name for _, p in parsers for name in p.parents}
-    roots = [(t, p) for t, p in parsers if t not in used_as_parent]
-    root = next((p for t, p in roots if t in parsed_names), roots[0][1] if roots else parsers[0][1])
+    for _, p in parsers:
+        _inherit(p, named, set())
+    subs = {id(c) for _, p in parsers for c in p.children}
+    tops = [(t, p) for t, p in parsers if t not in used_as_parent and id(p) not in subs]
+    root = next((p for t, p in tops if t in parsed_names), tops[0][1] if tops else parsers[0][1])
     warnings: list[str] = []
-    return _to_node(root, [], warnings), warnings
+    return _to_node(root, [], [], warnings), warnings
 
 
-def _to_node(p: _Parser, prefix: list[str], warnings: list[str]) -> Node:
-    handler = {"args": prefix}
+def _inherit(p: _Parser, named: dict[str, _Parser], seen: set[int]) -> None:
+    """Put the arguments of `p`'s `parents=[...]` (theirs first, as argparse copies them) into `p`, once."""
+    if id(p) in seen or not p.parents:
+        return
+    seen.add(id(p))
+    params, exclusive = [], []
+    for parent in (named[name] for name in p.parents):
+        _inherit(parent, named, seen)
+        params += parent.params
+        exclusive += parent.exclusive
+    p.params, p.exclusive, p.parents = params + p.params, exclusive + p.exclusive, []
+
+
+def _arity(p: Param) -> int | None:
+    """How many values follow an option's flag: 0 for a switch, a count for a fixed nargs, None when it varies."""
+    if not p.takes_value:
+        return 0
+    if p.nargs is None:
+        return 1
+    return p.nargs if isinstance(p.nargs, int) else None
+
+
+def _spellings(p: Param) -> list[str]:
+    """The flags an option may be written with: its own, and `--no-X` for a negatable `--X`."""
+    return p.flags + [f"--no-{f[2:]}" for f in p.flags if p.action == "negatable" and f.startswith("--")]
+
+
+def _to_node(p: _Parser, prefix: list[str], above: list[_Parser], warnings: list[str]) -> Node:
+    """`above`: for each subcommand word in `prefix`, the parser in front of it. argparse reads that parser's
+    options only before the word; the command accepts them anywhere and its handler moves them there (`before`)."""
+    name = kebab(p.name) if p.name else ""
     if not p.children:
+        taken = {f for q in p.params for f in q.flags}
+        levels: list[list[Param]] = []
+        for parent in reversed(above):  # a deeper parser's option shadows an upper one's of the same flag
+            level = [q for q in parent.params if q.flags and _arity(q) is not None and not taken & set(q.flags)]
+            taken.update(f for q in level for f in q.flags)
+            levels.insert(0, level)
+        handler: dict[str, Any] = {"args": prefix}
+        if any(levels):
+            handler["before"] = [{f: _arity(q) for q in level for f in _spellings(q)} for level in levels]
+        inherited = [q for level in levels for q in level]
+        names = {q.name for q in inherited}
+        exclusive = [e for parent in above for e in parent.exclusive if e.params and names.issuperset(e.params)]
         return Command(
-            name=kebab(p.name) if p.name else "",
+            name=name,
             summary=p.summary,
             description=p.description if p.description != p.summary else "",
-            params=p.params,
-            exclusive=[e for e in p.exclusive if e.params],
+            params=inherited + p.params,
+            exclusive=exclusive + [e for e in p.exclusive if e.params],
             handler=handler,
             aliases=p.aliases,
         )
-    if any(q.required for q in p.params):
-        names = ", ".join(q.flags[0] if q.flags else q.name for q in p.params if q.required)
-        warnings.append(f"required arguments before the subcommand ({names}) cannot be modelled; passing argv through")
+    positionals = [q.name for q in p.params if q.positional and q.required]
+    if positionals:
+        names = ", ".join(positionals)
+        warnings.append(f"arguments before the subcommand ({names}) cannot be modelled; passing argv through")
         return Command(
-            name=kebab(p.name) if p.name else "",
-            summary=p.summary,
-            description=p.description,
-            handler=handler,
-            passthrough=True,
+            name=name, summary=p.summary, description=p.description, handler={"args": prefix}, passthrough=True
         )
-    if p.params:
-        names = ", ".join(q.flags[0] if q.flags else q.name for q in p.params)
-        warnings.append(f"options before the subcommand ({names}) are not exposed")
-    children = [_to_node(c, prefix + [c.name], warnings) for c in p.children]
-    return Group(name=kebab(p.name) if p.name else "", summary=p.summary, description=p.description, children=children)
+    varying = [q.flags[0] if q.flags else q.name for q in p.params if not q.flags or _arity(q) is None]
+    if varying:
+        warnings.append(f"arguments before the subcommand ({', '.join(varying)}) are not exposed")
+    children = [_to_node(c, prefix + [c.name], above + [p], warnings) for c in p.children]
+    return Group(name=name, summary=p.summary, description=p.description, children=children)

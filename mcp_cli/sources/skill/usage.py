@@ -1,0 +1,102 @@
+"""Help for scripts whose arguments pass through: a summary and usage text from their comments.
+
+The header is the comment block at the top (after a shebang, coding line or inline script metadata). A comment
+that annotates a set-up line (`# Exit on error` over `set -e`) is not the header; set-up lines do not end the
+top, so a usage block after `set -euo pipefail` is found. A JavaScript header is a `/** ... */` (JSDoc) or `//`
+block; `@usage`, `@example` and `@description` tags read as usage, examples and description.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Lines that set up a shell script before its work starts; comments over them describe them, not the script.
+_SET_UP = re.compile(r"(set|shopt|trap|umask|readonly|declare|source|\.)\s|IFS=|export\s+\w+=")
+_ABOUT_SET_UP = re.compile(r"\b(exit|error|errors|fail|fails|failure|strict|unset|undefined|pipe|pipefail|abort|"
+                           r"stop|trace|debug|bash|mode|option|options)\b", re.IGNORECASE)  # fmt: skip
+_DIRECTIVE = re.compile(r"^(-\*-.*-\*-|(vim?|ex):.*|shellcheck\s.*|eslint.*|@ts-.*|prettier-.*|[-=*#~_ ]{3,}|"
+                        r"coding[:=].*)$")  # fmt: skip
+_TAG = re.compile(r"^@(\w+)\s*(.*)$")
+_USAGE_FUNCTION = re.compile(
+    r"""(?s)(?:function\s+)?usage\s*(?:\(\))?\s*\{[^}]*?<<-?\s*['"]?(\w+)['"]?\n(.*?)\n\s*\1\b"""
+)
+_USAGE_ECHO = re.compile(r"""(?m)^\s*(?:echo|printf)\s+(?:-e\s+)?["']([Uu]sage:[^"'\n]*)""")
+
+
+def comments(source: str, marker: str = "#") -> str:
+    """The header comment block of a script, without its markers (see the module's docstring)."""
+    lines, blocks, block, skip = source.splitlines(), [], [], False
+    for i, line in enumerate(lines):
+        stripped = line.strip()
+        if i == 0 and stripped.startswith("#!"):
+            continue
+        if stripped.startswith(marker + " /// ") or stripped == marker + " ///":  # inline script metadata
+            skip = not skip and stripped != marker + " ///"
+            continue
+        if skip:
+            continue
+        if stripped.startswith(marker):
+            text = stripped[len(marker) :]
+            text = text[1:] if text.startswith(" ") else text
+            if not _DIRECTIVE.match(text.strip()) or not text.strip():
+                block.append(text.rstrip())
+            continue
+        if not stripped:
+            if block:
+                blocks.append("\n".join(block).strip())
+                block = []
+            continue
+        if _SET_UP.match(stripped):
+            if block and not (len(block) <= 2 and _ABOUT_SET_UP.search(" ".join(block))):
+                blocks.append("\n".join(block).strip())
+            block = []
+            continue
+        break
+    blocks.append("\n".join(block).strip())
+    return "\n\n".join(b for b in blocks if b)
+
+
+def shell_usage(source: str) -> str:
+    """A shell script's help: its header comments, and a usage text from a `usage()` here-document or an
+    `echo "Usage: ..."` line when the header has none."""
+    header = comments(source, "#")
+    if re.search(r"(?im)^\s*usage\b", header):
+        return header
+    m = _USAGE_FUNCTION.search(source)
+    found = m.group(2).strip() if m else ""
+    if not found:
+        found = "\n".join(e.group(1).strip() for e in _USAGE_ECHO.finditer(source))
+    return "\n\n".join(t for t in (header, found) if t)
+
+
+def js_usage(source: str) -> str:
+    """A JavaScript script's help: its leading `/** ... */` (JSDoc) or `//` comment block, tags made readable."""
+    text = re.sub(r"^#!.*\n", "", source.lstrip("\ufeff"))
+    text = re.sub(r"""^(\s*(['"])use strict\2;?\s*\n)""", "", text).lstrip()
+    if text.startswith("/*"):
+        end = text.find("*/")
+        raw = text[2:end] if end >= 0 else ""
+        lines = [re.sub(r"^\s*\*+ ?", "", line).rstrip() for line in raw.lstrip("*").splitlines()]
+    else:
+        return comments(text, "//")
+    out: list[str] = []
+    for line in lines:
+        m = _TAG.match(line.strip())
+        if not m:
+            out.append(line)
+        elif m.group(1) in ("usage", "example", "examples"):
+            out += ["", "Usage:" if m.group(1) == "usage" else "Example:"] + (["  " + m.group(2)] if m.group(2) else [])
+        elif m.group(1) in ("description", "desc", "summary", "file", "fileoverview", "overview") and m.group(2):
+            out.append(m.group(2))
+        elif m.group(1) in ("param", "arg", "argument", "option", "returns", "return", "throws"):
+            out.append(f"  {m.group(1)} {m.group(2)}".rstrip())
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(out)).strip()
+
+
+def summary(text: str) -> str:
+    """The first paragraph of a help text that is not a usage line, on one line."""
+    for para in re.split(r"\n\s*\n", text.strip()):
+        lines = [x for x in para.strip().splitlines() if not re.match(r"\s*(usage|example)s?\b:?", x, re.I)]
+        if lines:
+            return " ".join(" ".join(lines).split())
+    return ""
