@@ -156,7 +156,7 @@ async def test_names_that_meet_get_their_extension_and_no_script_is_dropped():
 def test_options_of_parent_parsers_are_options_of_every_subcommand():
     tree, warnings = load(FIXTURES / "parents")
     assert warnings == []
-    assert paths(tree)[:5] == ["store", "store list", "store put", "store remote", "store remote add"]
+    assert paths(tree)[3:8] == ["store", "store list", "store put", "store remote", "store remote add"]
     flags = [p.flags[-1] for p in node(tree, "store list").params]
     assert flags == ["--verbose", "--region", "--color", "--config", "--dry-run", "--limit"]
     add = node(tree, "store remote add")
@@ -181,6 +181,15 @@ async def test_parent_options_given_anywhere_reach_argparse_where_it_reads_them(
     }  # fmt: skip
     result = await run("parents", "store", "put", "--region", "mars", "k", "v")
     assert result.error == "usage" and "invalid choice: 'mars'" in result.message
+
+
+async def test_click_group_and_typer_callback_options_are_accepted_after_the_command():
+    result = await run("parents", "sync", "push", "docs", "--config", "c.yaml", "-q")
+    assert result.ok, result.message + result.stderr
+    assert json.loads(result.output) == {"config": "c.yaml", "push": "docs", "quiet": True}
+    result = await run("parents", "jobs", "stop", "build", "--workers", "4", "--verbose")
+    assert result.ok, result.message + result.stderr
+    assert json.loads(result.output) == {"stop": "build", "verbose": True, "workers": 4}
 
 
 async def test_a_parent_parser_option_on_a_subcommand_end_to_end():

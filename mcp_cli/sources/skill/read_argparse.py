@@ -2,8 +2,10 @@
 
 Statements are followed in source order, with variables tracked by name (`parser`, `sub`, `self.parser`).
 What cannot be read statically (a computed default, a custom type) degrades to a plain string parameter; an
-argument added through a variable that cannot be followed (a helper function's parameter, a loop) makes the
-whole script pass its argv through, since rejecting a flag the script accepts would be worse.
+argument added through a variable that cannot be followed (a helper function's parameter, a loop, a parser in
+`parents=[...]` that is not a variable) makes the whole script pass its argv through, since rejecting a flag the
+script accepts would be worse. The arguments of `parents=[...]` parsers are copied in, as argparse does; the
+options of a parser with subparsers are accepted by every subcommand below it (see `parents`).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...tree import Command, Exclusive, Group, Node, Param
+from . import parents
 from .pyast import UNKNOWN, Module, kebab, string
 
 _TYPES = {
@@ -231,46 +234,21 @@ def _inherit(p: _Parser, named: dict[str, _Parser], seen: set[int]) -> None:
     p.params, p.exclusive, p.parents = params + p.params, exclusive + p.exclusive, []
 
 
-def _arity(p: Param) -> int | None:
-    """How many values follow an option's flag: 0 for a switch, a count for a fixed nargs, None when it varies."""
-    if not p.takes_value:
-        return 0
-    if p.nargs is None:
-        return 1
-    return p.nargs if isinstance(p.nargs, int) else None
-
-
-def _spellings(p: Param) -> list[str]:
-    """The flags an option may be written with: its own, and `--no-X` for a negatable `--X`."""
-    return p.flags + [f"--no-{f[2:]}" for f in p.flags if p.action == "negatable" and f.startswith("--")]
-
-
 def _to_node(p: _Parser, prefix: list[str], above: list[_Parser], warnings: list[str]) -> Node:
-    """`above`: for each subcommand word in `prefix`, the parser in front of it. argparse reads that parser's
-    options only before the word; the command accepts them anywhere and its handler moves them there (`before`)."""
+    """`above`: for each subcommand word in `prefix`, the parser in front of it (see `parents`)."""
     name = kebab(p.name) if p.name else ""
     if not p.children:
-        taken = {f for q in p.params for f in q.flags}
-        levels: list[list[Param]] = []
-        for parent in reversed(above):  # a deeper parser's option shadows an upper one's of the same flag
-            level = [q for q in parent.params if q.flags and _arity(q) is not None and not taken & set(q.flags)]
-            taken.update(f for q in level for f in q.flags)
-            levels.insert(0, level)
-        handler: dict[str, Any] = {"args": prefix}
-        if any(levels):
-            handler["before"] = [{f: _arity(q) for q in level for f in _spellings(q)} for level in levels]
-        inherited = [q for level in levels for q in level]
-        names = {q.name for q in inherited}
-        exclusive = [e for parent in above for e in parent.exclusive if e.params and names.issuperset(e.params)]
-        return Command(
+        cmd = Command(
             name=name,
             summary=p.summary,
             description=p.description if p.description != p.summary else "",
-            params=inherited + p.params,
-            exclusive=exclusive + [e for e in p.exclusive if e.params],
-            handler=handler,
+            params=p.params,
+            exclusive=[e for e in p.exclusive if e.params],
+            handler={"args": prefix},
             aliases=p.aliases,
         )
+        parents.inherit(cmd, [q.params for q in above], [e for q in above for e in q.exclusive])
+        return cmd
     positionals = [q.name for q in p.params if q.positional and q.required]
     if positionals:
         names = ", ".join(positionals)
@@ -278,8 +256,8 @@ def _to_node(p: _Parser, prefix: list[str], above: list[_Parser], warnings: list
         return Command(
             name=name, summary=p.summary, description=p.description, handler={"args": prefix}, passthrough=True
         )
-    varying = [q.flags[0] if q.flags else q.name for q in p.params if not q.flags or _arity(q) is None]
-    if varying:
-        warnings.append(f"arguments before the subcommand ({', '.join(varying)}) are not exposed")
+    unmovable = [q.flags[0] if q.flags else q.name for q in p.params if not parents.movable(q)]
+    if unmovable:
+        warnings.append(f"arguments before the subcommand ({', '.join(unmovable)}) are not exposed")
     children = [_to_node(c, prefix + [c.name], above + [p], warnings) for c in p.children]
     return Group(name=name, summary=p.summary, description=p.description, children=children)
