@@ -118,7 +118,7 @@ def test_scripts_are_found_in_every_folder_of_the_skill():
         "hello", "core", "core cli", "examples", "examples demo", "ooxml", "ooxml pack", "pdf", "pdf merge",
         "tools", "tools convert", "docs", "docs skill",
     ]  # fmt: skip
-    # assets/, references/, templates/, tests/, _private/ and a virtual environment hold no commands
+    # assets/, references/, templates/, tests/, vendor/, _private/, a virtual environment, minified JS: no commands
     assert warnings == []
     assert node(tree, "tools").summary == "Scripts in tools."
     assert node(tree, "core cli").handler["command"] == ["{python}", "-m", "core.cli"]  # relative imports
@@ -295,6 +295,9 @@ def test_help_comes_from_header_comments_not_annotations():
     assert "Usage:\n  node annotate.js FILE [--start N]" in annotate.usage
     assert "Example:\n  node annotate.js notes.txt --start 10" in annotate.usage
     assert "numbered from 1" in annotate.usage
+    tidy = node(tree, "tidy")  # a Python script without a docstring, under a licence header
+    assert tidy.summary == "Tidy the whitespace of the files given."
+    assert tidy.usage == "Tidy the whitespace of the files given.\nUsage: tidy.py FILE [FILE ...]"
     greet = node(tree, "greet")
     assert (greet.summary, greet.usage) == ("Greet someone by name.", "Greet someone by name.\n\nUsage: greet.mjs NAME")
     assert isinstance(greet, Command) and greet.handler["command"][0] == "node"

@@ -35,10 +35,12 @@ _SET_UP = ("sys.path.", "sys.setrecursionlimit", "sys.stdout.reconfigure", "sys.
 _SELF_TEST = ("doctest.", "unittest.", "pytest.")  # a main guard that only tests the module
 _ARGS = ("sys.argv", "parse_args", "parse_known_args")
 _STDIN = ("sys.stdin", "sys.__stdin__", "typer.FileText", "typer.FileBinaryRead")
-# "This module is not meant to be run directly", "should not be executed directly", "import it instead"
+# "This module is not meant to be run directly", "don't execute this directly", "meant to be imported"
 NOT_RUN = re.compile(
-    r"\b(?:not|never)\s+(?:be\s+|meant\s+to\s+be\s+|intended\s+to\s+be\s+|designed\s+to\s+be\s+|supposed\s+to\s+be\s+)?"
-    r"(?:run|executed|invoked|called|used)\s+(?:directly|standalone|as\s+a\s+script)|\bimport\s+it\s+instead\b",
+    r"(?:\bnot|\bnever|n't)\s+(?:be\s+|(?:meant|intended|designed|supposed)\s+to\s+be\s+)?"
+    r"(?:run|execute|executed|invoke|invoked|call|called|use|used)\s+(?:(?:this|it|the\s+\w+)\s+)?"
+    r"(?:directly|standalone|on\s+its\s+own|as\s+a\s+script)"
+    r"|\b(?:meant|intended|designed|only)\s+to\s+be\s+imported|\bimport\s+(?:it|this(?:\s+module)?)\s+instead\b",
     re.IGNORECASE,
 )
 # PEP 723 (the reference implementation's expression)

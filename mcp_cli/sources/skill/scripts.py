@@ -1,11 +1,12 @@
 """Scripts of a skill become commands: found in every folder of the skill, named, and given a way to run.
 
 Found: `.py`, `.sh`/`.bash` and `.js`/`.mjs`/`.cjs` files in any folder of the skill except tests, virtual
-environments, `node_modules`, folders starting with `.` or `_`, and the material an agent reads or copies rather
-than runs (`references`, `assets`, `templates`). Tests, `__init__.py`, `setup.py` and files starting with `_` are
-skipped. Only files `files.walk` accepts are candidates, and they are read through `files` (bounded, never a
-device or a file outside the skill). Each language's reader decides whether a file is a command at all
-(`read_python`, `read_shell_js`).
+environments, `node_modules`, build output and vendored code (`dist`, `build`, `vendor`, `third_party`), folders
+starting with `.` or `_`, and the material an agent reads or copies rather than runs (`references`, `assets`,
+`templates`). Tests, `__init__.py`, `setup.py`, minified JavaScript and files starting with `_` are skipped.
+Only files `files.walk` accepts are candidates, and they are read through `files` (bounded, never a device or a
+file outside the skill). Each language's reader decides whether a file is a command at all (`read_python`,
+`read_shell_js`).
 
 Named: a script is a node named after its file stem in kebab-case; each folder it is in becomes a group named
 after the folder, except folders named `scripts` or `bin`, which add no level (`scripts/pdf/merge.py` is
@@ -30,8 +31,8 @@ from .pyast import kebab
 # Scripts run where the caller is; they find their skill folder in SKILL_DIR and can import from it.
 SKILL_ENV = {"SKILL_DIR": "{base}", "PYTHONPATH": "{base}"}
 RUNNERS = {".py": "{python}", ".sh": "bash", ".bash": "bash", ".js": "node", ".mjs": "node", ".cjs": "node"}
-_SKIP_DIRS = {"tests", "test", "__pycache__", "node_modules", "venv", "site-packages", "references", "assets",
-              "templates"}  # fmt: skip
+_SKIP_DIRS = {"tests", "test", "__pycache__", "node_modules", "venv", "site-packages", "dist", "build", "vendor",
+              "third_party", "references", "assets", "templates"}  # fmt: skip
 _SKIP_FILES = {"__init__.py", "__main__.py", "setup.py", "conftest.py"}
 _NO_LEVEL = {"scripts", "bin"}  # folders that hold scripts without naming a group
 STDIN_HELP = (
@@ -44,7 +45,7 @@ def _skipped(path: Path) -> bool:
     return (
         name in _SKIP_FILES
         or name.startswith(("_", ".", "test_"))
-        or name.endswith(("_test.py", "_tests.py", ".test.js", ".spec.js"))
+        or name.endswith(("_test.py", "_tests.py", ".test.js", ".spec.js", ".min.js"))
         or path.suffix not in RUNNERS
     )
 
@@ -93,10 +94,11 @@ def _read(skill_dir: Path, path: Path, rel: str, warnings: list[str]) -> tuple[N
     return None, {}
 
 
-def accept_stdin(cmd: Command, warnings: list[str], rel: str) -> None:
-    """Let a command that reads its standard input take `--stdin TEXT|@FILE`, written to that input."""
+def accept_stdin(cmd: Command, warnings: list[str], where: str) -> None:
+    """Let a command that reads its standard input take `--stdin TEXT|@FILE`, written to that input. `where`
+    names it in a warning (when it has an option of that name already)."""
     if any(STDIN_FLAG in p.flags or p.name == "stdin" for p in cmd.params):
-        warnings.append(f"{rel}: reads its standard input but has its own {STDIN_FLAG}; its input stays empty")
+        warnings.append(f"{where}: reads its standard input but has its own {STDIN_FLAG}; its input stays empty")
         return
     cmd.handler["stdin"] = True
     if cmd.passthrough:

@@ -1,9 +1,11 @@
 """Help for scripts whose arguments pass through: a summary and usage text from their comments.
 
-The header is the comment block at the top (after a shebang, coding line or inline script metadata). A comment
-that annotates a set-up line (`# Exit on error` over `set -e`) is not the header; set-up lines do not end the
-top, so a usage block after `set -euo pipefail` is found. A JavaScript header is a `/** ... */` (JSDoc) or `//`
-block; `@usage`, `@example` and `@description` tags read as usage, examples and description.
+The header is the comment blocks at the top (after a shebang, coding line or inline script metadata), without
+licence blocks and editor or linter directives. Set-up lines (`set -e`, `shopt`, `trap`, `IFS=`) do not end the
+top, so a usage block after `set -euo pipefail` is found; a short comment right over a set-up line that speaks of
+what it does (`# Exit on error` over `set -e`) annotates it and is left out, as is a comment right over the first
+line of work when blocks came before it. A JavaScript header is a `/** ... */` (JSDoc) or `//` block; `@usage`,
+`@example` and `@description` tags read as usage, examples and description.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ _ABOUT_SET_UP = re.compile(r"\b(exit|error|errors|fail|fails|failure|strict|unse
                            r"stop|trace|debug|bash|mode|option|options)\b", re.IGNORECASE)  # fmt: skip
 _DIRECTIVE = re.compile(r"^(-\*-.*-\*-|(vim?|ex):.*|shellcheck\s.*|eslint.*|@ts-.*|prettier-.*|[-=*#~_ ]{3,}|"
                         r"coding[:=].*)$")  # fmt: skip
+_LEGAL = re.compile(r"(?i)\W*(copyright|\(c\)|©|spdx-license|licensed under|license:)")  # a licence header
 _TAG = re.compile(r"^@(\w+)\s*(.*)$")
 _USAGE_FUNCTION = re.compile(
     r"""(?s)(?:function\s+)?usage\s*(?:\(\))?\s*\{[^}]*?<<-?\s*['"]?(\w+)['"]?\n(.*?)\n\s*\1\b"""
@@ -25,35 +28,36 @@ _USAGE_ECHO = re.compile(r"""(?m)^\s*(?:echo|printf)\s+(?:-e\s+)?["']([Uu]sage:[
 
 def comments(source: str, marker: str = "#") -> str:
     """The header comment block of a script, without its markers (see the module's docstring)."""
-    lines, blocks, block, skip = source.splitlines(), [], [], False
-    for i, line in enumerate(lines):
+    blocks: list[list[str]] = [[]]
+    in_metadata = False
+    for i, line in enumerate(source.splitlines()):
         stripped = line.strip()
-        if i == 0 and stripped.startswith("#!"):
+        if (i == 0 and stripped.startswith("#!")) or in_metadata and stripped != marker + " ///":
             continue
         if stripped.startswith(marker + " /// ") or stripped == marker + " ///":  # inline script metadata
-            skip = not skip and stripped != marker + " ///"
-            continue
-        if skip:
-            continue
-        if stripped.startswith(marker):
+            in_metadata = not in_metadata
+        elif stripped.startswith(marker):
             text = stripped[len(marker) :]
             text = text[1:] if text.startswith(" ") else text
-            if not _DIRECTIVE.match(text.strip()) or not text.strip():
-                block.append(text.rstrip())
-            continue
-        if not stripped:
-            if block:
-                blocks.append("\n".join(block).strip())
-                block = []
-            continue
-        if _SET_UP.match(stripped):
-            if block and not (len(block) <= 2 and _ABOUT_SET_UP.search(" ".join(block))):
-                blocks.append("\n".join(block).strip())
-            block = []
-            continue
-        break
-    blocks.append("\n".join(block).strip())
-    return "\n\n".join(b for b in blocks if b)
+            if not text.strip() or not _DIRECTIVE.match(text.strip()):
+                blocks[-1].append(text.rstrip())
+        elif not stripped:
+            blocks.append([])
+        elif _SET_UP.match(stripped):
+            if len(blocks[-1]) <= 2 and _ABOUT_SET_UP.search(" ".join(blocks[-1])):
+                blocks[-1] = []  # it annotates the set-up line
+            blocks.append([])
+        else:  # the script's work starts; a comment right over it annotates it, unless it is all there is
+            if any(_text(b) for b in blocks[:-1]):
+                blocks[-1] = []
+            break
+    return "\n\n".join(t for t in map(_text, blocks) if t)
+
+
+def _text(block: list[str]) -> str:
+    """A comment block's text; '' for a licence header."""
+    text = "\n".join(block).strip()
+    return "" if _LEGAL.match(text) else text
 
 
 def shell_usage(source: str) -> str:
