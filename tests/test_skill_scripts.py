@@ -288,6 +288,8 @@ def test_help_comes_from_header_comments_not_annotations():
     build, deploy = node(tree, "build"), node(tree, "deploy")
     assert build.summary == "Build the site into a folder."  # not "Exit on error", which annotates `set -e`
     assert "Usage: build.sh [--watch] OUT" in build.usage and "Exit on error" not in build.usage
+    init = node(tree, "init")  # its comments only annotate lines of code; its usage is in an echo
+    assert (init.summary, init.usage) == ("", "Usage: init.sh NAME")
     assert deploy.summary == "Deploy the site to ENV (staging or production)."  # from its usage() here-document
     assert "Usage: deploy.sh ENV" in deploy.usage and "shellcheck" not in deploy.usage
     annotate = node(tree, "annotate")

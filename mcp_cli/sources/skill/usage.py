@@ -2,9 +2,9 @@
 
 The header is the comment blocks at the top (after a shebang, coding line or inline script metadata), without
 licence blocks and editor or linter directives. Set-up lines (`set -e`, `shopt`, `trap`, `IFS=`) do not end the
-top, so a usage block after `set -euo pipefail` is found; a short comment right over a set-up line that speaks of
-what it does (`# Exit on error` over `set -e`) annotates it and is left out, as is a comment right over the first
-line of work when blocks came before it. A JavaScript header is a `/** ... */` (JSDoc) or `//` block; `@usage`,
+top, so a usage block after `set -euo pipefail` is found. A comment right over a line of code annotates it and is
+left out when it is one line that is not a sentence (`# Exit on error` over `set -e`, `# Detect Node version`), or
+when a header came before it. A JavaScript header is a `/** ... */` (JSDoc) or `//` block; `@usage`,
 `@example` and `@description` tags read as usage, examples and description.
 """
 
@@ -14,16 +14,15 @@ import re
 
 # Lines that set up a shell script before its work starts; comments over them describe them, not the script.
 _SET_UP = re.compile(r"(set|shopt|trap|umask|readonly|declare|source|\.)\s|IFS=|export\s+\w+=")
-_ABOUT_SET_UP = re.compile(r"\b(exit|error|errors|fail|fails|failure|strict|unset|undefined|pipe|pipefail|abort|"
-                           r"stop|trace|debug|bash|mode|option|options)\b", re.IGNORECASE)  # fmt: skip
 _DIRECTIVE = re.compile(r"^(-\*-.*-\*-|(vim?|ex):.*|shellcheck\s.*|eslint.*|@ts-.*|prettier-.*|[-=*#~_ ]{3,}|"
                         r"coding[:=].*)$")  # fmt: skip
 _LEGAL = re.compile(r"(?i)\W*(copyright|\(c\)|©|spdx-license|licensed under|license:)")  # a licence header
+_USAGE_LINE = re.compile(r"\s*(usage|examples?)\s*(:|$)", re.IGNORECASE)
 _TAG = re.compile(r"^@(\w+)\s*(.*)$")
 _USAGE_FUNCTION = re.compile(
     r"""(?s)(?:function\s+)?usage\s*(?:\(\))?\s*\{[^}]*?<<-?\s*['"]?(\w+)['"]?\n(.*?)\n\s*\1\b"""
 )
-_USAGE_ECHO = re.compile(r"""(?m)^\s*(?:echo|printf)\s+(?:-e\s+)?["']([Uu]sage:[^"'\n]*)""")
+_USAGE_ECHO = re.compile(r"""(?m)^\s*(?:echo|printf)\s+(?:-e\s+)?["'][^A-Za-z"'\n]*([Uu]sage:[^"'\n]*)""")
 
 
 def comments(source: str, marker: str = "#") -> str:
@@ -43,15 +42,22 @@ def comments(source: str, marker: str = "#") -> str:
                 blocks[-1].append(text.rstrip())
         elif not stripped:
             blocks.append([])
-        elif _SET_UP.match(stripped):
-            if len(blocks[-1]) <= 2 and _ABOUT_SET_UP.search(" ".join(blocks[-1])):
-                blocks[-1] = []  # it annotates the set-up line
-            blocks.append([])
-        else:  # the script's work starts; a comment right over it annotates it, unless it is all there is
-            if any(_text(b) for b in blocks[:-1]):
+        else:  # a line of code: a comment right over it annotates it (`# Exit on error` over `set -e`)
+            if _annotates(blocks):
                 blocks[-1] = []
-            break
+            if not _SET_UP.match(stripped):  # the script's work starts
+                break
+            blocks.append([])
     return "\n\n".join(t for t in map(_text, blocks) if t)
+
+
+def _annotates(blocks: list[list[str]]) -> bool:
+    """Whether the last block, right over a line of code, is about that line: one line that is not a sentence
+    (`# Detect Node version`), or anything once a header came before it."""
+    last = [line for line in blocks[-1] if line.strip()]
+    if any(_USAGE_LINE.match(line) for line in last):
+        return False
+    return (len(last) == 1 and not last[0].rstrip().endswith((".", "!", "?", ":"))) or any(map(_text, blocks[:-1]))
 
 
 def _text(block: list[str]) -> str:
@@ -64,7 +70,7 @@ def shell_usage(source: str) -> str:
     """A shell script's help: its header comments, and a usage text from a `usage()` here-document or an
     `echo "Usage: ..."` line when the header has none."""
     header = comments(source, "#")
-    if re.search(r"(?im)^\s*usage\b", header):
+    if any(_USAGE_LINE.match(line) for line in header.splitlines()):
         return header
     m = _USAGE_FUNCTION.search(source)
     found = m.group(2).strip() if m else ""
@@ -100,7 +106,7 @@ def js_usage(source: str) -> str:
 def summary(text: str) -> str:
     """The first paragraph of a help text that is not a usage line, on one line."""
     for para in re.split(r"\n\s*\n", text.strip()):
-        lines = [x for x in para.strip().splitlines() if not re.match(r"\s*(usage|example)s?\b:?", x, re.I)]
+        lines = [x for x in para.strip().splitlines() if not _USAGE_LINE.match(x)]
         if lines:
             return " ".join(" ".join(lines).split())
     return ""
