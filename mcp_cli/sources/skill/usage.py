@@ -22,7 +22,7 @@ _TAG = re.compile(r"^@(\w+)\s*(.*)$")
 _USAGE_FUNCTION = re.compile(
     r"""(?s)(?:function\s+)?usage\s*(?:\(\))?\s*\{[^}]*?<<-?\s*['"]?(\w+)['"]?\n(.*?)\n\s*\1\b"""
 )
-_USAGE_ECHO = re.compile(r"""(?m)^\s*(?:echo|printf)\s+(?:-e\s+)?["'][^A-Za-z"'\n]*([Uu]sage:[^"'\n]*)""")
+_USAGE_ECHO = re.compile(r"""(?m)^\s*(?:echo|printf)\s+(?:-e\s+)?["'][^"'\n]*?\b([Uu]sage:[^"'\n]*)""")
 
 
 def comments(source: str, marker: str = "#") -> str:
