@@ -94,7 +94,8 @@ def test_files_not_meant_to_be_run_are_hidden_with_a_note():
     tree, warnings = load(FIXTURES / "not-run")
     assert paths(tree) == ["report", "web", "web stamp", "docs", "docs skill"]  # web/format.js: a library module
     assert warnings == [
-        "scripts/common.sh: defines functions for other scripts to `source` (no shebang); not a command",
+        "scripts/colors.sh: defines functions for other scripts to `source`; not a command",
+        "scripts/common.sh: defines functions for other scripts to `source`; not a command",
         "scripts/engine.py: says it is not meant to be run directly; not a command",
         "scripts/guarded.py: says it is not meant to be run directly; not a command",
         "web/viewer.js: uses `document`/`window` and nothing of Node, so it runs in a browser; not a command",

@@ -1,10 +1,10 @@
 """Shell and JavaScript files of a skill as commands, read from their text: they pass their argv through.
 
-Not commands: a shell file without a shebang whose top level only defines functions and variables (it is meant
-to be `source`d), JavaScript that uses `document`/`window` and nothing of Node (it runs in a browser), and a
-JavaScript module that only exports (a library: it never reads `process.argv`). Help comes from the header
-comments (see `usage`); a script that reads its standard input (`read`, `cat -`, `/dev/stdin`, `process.stdin`)
-says so.
+Not commands: a shell file whose top level only defines functions and variables, without a shebang or with a
+header that says to source it (it is meant to be `source`d); JavaScript that uses `document`/`window` and nothing
+of Node (it runs in a browser); a JavaScript module that only exports (a library: it never reads `process.argv`).
+Help comes from the header comments (see `usage`); a script that reads its standard input (`read`, `cat -`,
+`/dev/stdin`, `process.stdin`) says so.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from . import usage
 _FUNCTION = re.compile(r"^\s*(?:function\s+[\w:.-]+\s*(?:\(\))?|[\w:.-]+\s*\(\))\s*(\{.*)?$")
 _DEFINITION = re.compile(r"^\s*((export|readonly|declare|typeset|local)\s|[A-Za-z_]\w*(\[[^]]*\])?\+?=|alias\s|"
                          r"set\s|shopt\s|source\s|\.\s|return\b|:\s|\{\s*$|\}\s*$|.*(&&|\|\|)\s*return\b)")  # fmt: skip
+_SAYS_SOURCE = re.compile(r"\bsource\s+(?:this|it|me)\b|\b(?:be|is|are|get)\s+sourced\b", re.IGNORECASE)
 _SHELL_STDIN = re.compile(
     r"(?m)(?:^|[;&|(!{]|\b(?:do|then|while|until|if|else))\s*(?:IFS=\S*\s+)?(?:read|mapfile|readarray)\s+(?!.*<)"
     r"|\bcat\s+(?:-\s*(?:$|[|;)&])|<&0)|\$\(\s*cat\s*\)|/dev/stdin|<&0"
@@ -31,8 +32,9 @@ _JS_STDIN = re.compile(r"\bprocess\.stdin\b|/dev/stdin|\bread(?:File)?Sync\(\s*0
 
 
 def _sourced(source: str) -> bool:
-    """A shell file meant to be `source`d: no shebang, and nothing at its top level but definitions."""
-    if source.startswith("#!"):
+    """A shell file meant to be `source`d: nothing at its top level but definitions, and no shebang unless its
+    header says to source it."""
+    if source.startswith("#!") and not _SAYS_SOURCE.search(usage.comments(source, "#")):
         return False
     depth = 0
     for line in source.splitlines():
@@ -52,7 +54,7 @@ def _command(help_text: str) -> Command:
 def read_shell(source: str, rel: str, warnings: list[str]) -> tuple[Command | None, dict[str, Any]]:
     """A shell file's command (None: not one; a hidden file is a warning naming it) and whether it reads stdin."""
     if _sourced(source):
-        warnings.append(f"{rel}: defines functions for other scripts to `source` (no shebang); not a command")
+        warnings.append(f"{rel}: defines functions for other scripts to `source`; not a command")
         return None, {}
     code = "\n".join(line for line in source.splitlines() if not line.lstrip().startswith("#"))
     return _command(usage.shell_usage(source)), {"stdin": bool(_SHELL_STDIN.search(code))}

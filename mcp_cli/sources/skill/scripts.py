@@ -2,8 +2,8 @@
 
 Found: `.py`, `.sh`/`.bash` and `.js`/`.mjs`/`.cjs` files in any folder of the skill except tests, virtual
 environments, `node_modules`, build output and vendored code (`dist`, `build`, `vendor`, `third_party`), folders
-starting with `.` or `_`, and the material an agent reads or copies rather than runs (`references`, `assets`,
-`templates`). Tests, `__init__.py`, `setup.py`, minified JavaScript and files starting with `_` are skipped.
+starting with `.` or `_`, and the material an agent reads or copies rather than runs (`references`, `reference`,
+`assets`, `templates`). Tests, `__init__.py`, `setup.py`, minified JavaScript and files starting with `_` are skipped.
 Only files `files.walk` accepts are candidates, and they are read through `files` (bounded, never a device or a
 file outside the skill). Each language's reader decides whether a file is a command at all (`read_python`,
 `read_shell_js`).
@@ -32,7 +32,7 @@ from .pyast import kebab
 SKILL_ENV = {"SKILL_DIR": "{base}", "PYTHONPATH": "{base}"}
 RUNNERS = {".py": "{python}", ".sh": "bash", ".bash": "bash", ".js": "node", ".mjs": "node", ".cjs": "node"}
 _SKIP_DIRS = {"tests", "test", "__pycache__", "node_modules", "venv", "site-packages", "dist", "build", "vendor",
-              "third_party", "references", "assets", "templates"}  # fmt: skip
+              "third_party", "references", "reference", "assets", "templates"}  # fmt: skip
 _SKIP_FILES = {"__init__.py", "__main__.py", "setup.py", "conftest.py"}
 _NO_LEVEL = {"scripts", "bin"}  # folders that hold scripts without naming a group
 STDIN_HELP = (
