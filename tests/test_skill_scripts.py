@@ -98,6 +98,7 @@ def test_files_not_meant_to_be_run_are_hidden_with_a_note():
         "scripts/common.sh: defines functions for other scripts to `source`; not a command",
         "scripts/engine.py: says it is not meant to be run directly; not a command",
         "scripts/guarded.py: says it is not meant to be run directly; not a command",
+        "web/template.js: says it is not meant to be run directly; not a command",
         "web/viewer.js: uses `document`/`window` and nothing of Node, so it runs in a browser; not a command",
     ]
 

@@ -35,14 +35,6 @@ _SET_UP = ("sys.path.", "sys.setrecursionlimit", "sys.stdout.reconfigure", "sys.
 _SELF_TEST = ("doctest.", "unittest.", "pytest.")  # a main guard that only tests the module
 _ARGS = ("sys.argv", "parse_args", "parse_known_args")
 _STDIN = ("sys.stdin", "sys.__stdin__", "typer.FileText", "typer.FileBinaryRead")
-# "This module is not meant to be run directly", "don't execute this directly", "meant to be imported"
-NOT_RUN = re.compile(
-    r"(?:\bnot|\bnever|n't)\s+(?:be\s+|(?:meant|intended|designed|supposed)\s+to\s+be\s+)?"
-    r"(?:run|execute|executed|invoke|invoked|call|called|use|used)\s+(?:(?:this|it|the\s+\w+)\s+)?"
-    r"(?:directly|standalone|on\s+its\s+own|as\s+a\s+script)"
-    r"|\b(?:meant|intended|designed|only)\s+to\s+be\s+imported|\bimport\s+(?:it|this(?:\s+module)?)\s+instead\b",
-    re.IGNORECASE,
-)
 # PEP 723 (the reference implementation's expression)
 _METADATA = re.compile(r"(?m)^# /// (?P<type>[a-zA-Z0-9-]+)$\s(?P<content>(^#(| .*)$\s)+)^# ///$")
 
@@ -101,7 +93,7 @@ def says_not_run(mod: Module, source: str) -> bool:
     """Its docstring, leading comments or main guard say it is not meant to be run directly."""
     guard = [n for n in mod.tree.body if isinstance(n, ast.If) and "__main__" in ast.unparse(n.test)]
     said = [n.value for g in guard for n in ast.walk(g) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
-    return any(NOT_RUN.search(t) for t in (mod.docstring, usage.comments(source, "#"), *said))
+    return any(usage.NOT_RUN.search(t) for t in (mod.docstring, usage.comments(source, "#"), *said))
 
 
 def reads_stdin(mod: Module) -> bool:

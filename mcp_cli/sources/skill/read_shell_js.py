@@ -1,8 +1,9 @@
 """Shell and JavaScript files of a skill as commands, read from their text: they pass their argv through.
 
-Not commands: a shell file whose top level only defines functions and variables, without a shebang or with a
-header that says to source it (it is meant to be `source`d); JavaScript that uses `document`/`window` and nothing
-of Node (it runs in a browser); a JavaScript module that only exports (a library: it never reads `process.argv`).
+Not commands: a file whose header says it is not meant to be run directly; a shell file whose top level only
+defines functions and variables, without a shebang or with a header that says to source it (it is meant to be
+`source`d); JavaScript that uses `document`/`window` and nothing of Node (it runs in a browser); a JavaScript
+module that only exports (a library: it never reads `process.argv`).
 Help comes from the header comments (see `usage`); a script that reads its standard input (`read`, `cat -`,
 `/dev/stdin`, `process.stdin`) says so.
 """
@@ -56,8 +57,12 @@ def read_shell(source: str, rel: str, warnings: list[str]) -> tuple[Command | No
     if _sourced(source):
         warnings.append(f"{rel}: defines functions for other scripts to `source`; not a command")
         return None, {}
+    help_text = usage.shell_usage(source)
+    if usage.NOT_RUN.search(help_text):
+        warnings.append(f"{rel}: says it is not meant to be run directly; not a command")
+        return None, {}
     code = "\n".join(line for line in source.splitlines() if not line.lstrip().startswith("#"))
-    return _command(usage.shell_usage(source)), {"stdin": bool(_SHELL_STDIN.search(code))}
+    return _command(help_text), {"stdin": bool(_SHELL_STDIN.search(code))}
 
 
 def read_js(source: str, rel: str, warnings: list[str]) -> tuple[Command | None, dict[str, Any]]:
@@ -68,4 +73,8 @@ def read_js(source: str, rel: str, warnings: list[str]) -> tuple[Command | None,
         return None, {}
     if _JS_EXPORTS.search(code) and not _JS_ENTRY.search(code):
         return None, {}
-    return _command(usage.js_usage(source)), {"stdin": bool(_JS_STDIN.search(code))}
+    help_text = usage.js_usage(source)
+    if usage.NOT_RUN.search(help_text):
+        warnings.append(f"{rel}: says it is not meant to be run directly; not a command")
+        return None, {}
+    return _command(help_text), {"stdin": bool(_JS_STDIN.search(code))}

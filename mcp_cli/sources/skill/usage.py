@@ -6,6 +6,8 @@ top, so a usage block after `set -euo pipefail` is found. A comment right over a
 left out when it is one line that is not a sentence (`# Exit on error` over `set -e`, `# Detect Node version`), or
 when a header came before it. A JavaScript header is a `/** ... */` (JSDoc) or `//` block; `@usage`,
 `@example` and `@description` tags read as usage, examples and description.
+
+`NOT_RUN` finds a script saying it is not meant to be run directly (such a script is not a command).
 """
 
 from __future__ import annotations
@@ -23,6 +25,15 @@ _USAGE_FUNCTION = re.compile(
     r"""(?s)(?:function\s+)?usage\s*(?:\(\))?\s*\{[^}]*?<<-?\s*['"]?(\w+)['"]?\n(.*?)\n\s*\1\b"""
 )
 _USAGE_ECHO = re.compile(r"""(?m)^\s*(?:echo|printf)\s+(?:-e\s+)?["'][^"'\n]*?\b([Uu]sage:[^"'\n]*)""")
+
+# "This module is not meant to be run directly", "don't execute this directly", "meant to be imported"
+NOT_RUN = re.compile(
+    r"(?:\bnot|\bnever|n't)\s+(?:be\s+|(?:meant|intended|designed|supposed)\s+to\s+be\s+)?"
+    r"(?:run|execute|executed|invoke|invoked|call|called|use|used)\s+(?:(?:this|it|the\s+\w+)\s+)?"
+    r"(?:directly|standalone|on\s+its\s+own|as\s+a\s+script)"
+    r"|\b(?:meant|intended|designed|only)\s+to\s+be\s+imported|\bimport\s+(?:it|this(?:\s+module)?)\s+instead\b",
+    re.IGNORECASE,
+)
 
 
 def comments(source: str, marker: str = "#") -> str:
