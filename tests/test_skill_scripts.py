@@ -60,6 +60,9 @@ def without_uv() -> str:
         ('"""Doc."""\nimport os\nX = 1\ndef f():\n    pass\nclass C:\n    pass\n', False),  # a library
         ("import sys, logging\nsys.path.insert(0, '.')\nlogging.basicConfig()\nlog = logging.getLogger()\n", False),
         ("try:\n    import yaml\nexcept ImportError:\n    yaml = None\n", False),
+        ("REGISTRY = {}\nREGISTRY.update({'a': 1})\n__all__ = []\n__all__.append('x')\n", False),  # fills its own
+        ("import click\ncli = click.Group()\ncli.add_command(click.Command('x'))\ncli()\n", True),
+        ("import argparse\np = argparse.ArgumentParser()\np.add_argument('x')\np.parse_args()\n", True),
         ("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import os\n", False),
         ('def f():\n    pass\nif __name__ == "__main__":\n    import doctest\n    doctest.testmod()\n', False),
     ],

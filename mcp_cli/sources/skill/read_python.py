@@ -61,22 +61,26 @@ def source_of(data: bytes, rel: str) -> str:
     return source
 
 
-def _runs(mod: Module, stmt: ast.stmt, functions: set[str]) -> bool:
-    """Whether a module-level statement does a program's work (not a definition, a constant or a set-up)."""
+def _runs(mod: Module, stmt: ast.stmt, functions: set[str], variables: set[str]) -> bool:
+    """Whether a module-level statement does a program's work: not a definition, a constant, a set-up call, or a
+    call that fills the module's own objects (`REGISTRY.update(...)`, `cli.add_command(...)`)."""
     if isinstance(stmt, (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Pass)):
         return False
     if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):  # a docstring, `...`
         return False
     if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
-        return not mod.dotted(stmt.value.func).startswith(_SET_UP)
+        func = stmt.value.func
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in variables:
+            return func.attr.endswith(_ARGS)
+        return not mod.dotted(func).startswith(_SET_UP)
     if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):  # runs when it reads argv or calls the program
         names = {mod.dotted(n.func) for n in ast.walk(stmt) if isinstance(n, ast.Call)}
         names |= {mod.dotted(n) for n in ast.walk(stmt) if isinstance(n, ast.Attribute)}
         return bool(names & functions) or any(n.endswith(_ARGS) or n in ("input", "sys.stdin.read") for n in names)
     if isinstance(stmt, ast.If):  # `if TYPE_CHECKING:`, a version check: a program only if a branch does work
-        return any(_runs(mod, s, functions) for s in stmt.body + stmt.orelse)
+        return any(_runs(mod, s, functions, variables) for s in stmt.body + stmt.orelse)
     if isinstance(stmt, ast.Try):  # `try: import x` / `except ImportError: x = None`; handlers run only on failure
-        return any(_runs(mod, s, functions) for s in stmt.body + stmt.orelse + stmt.finalbody)
+        return any(_runs(mod, s, functions, variables) for s in stmt.body + stmt.orelse + stmt.finalbody)
     return True  # a loop, a `with`, `raise SystemExit(main())`, ...
 
 
@@ -85,8 +89,12 @@ def is_entry_point(mod: Module) -> bool:
     work (see `_runs`)."""
     if mod.has_main_guard():
         return not all(name.startswith(_SELF_TEST) for name in mod.main_calls())
-    functions = {n.name for n in mod.tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
-    return any(_runs(mod, s, functions) for s in mod.tree.body)
+    body = mod.tree.body
+    functions = {n.name for n in body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    targets = [t for n in body if isinstance(n, ast.Assign) for t in n.targets]
+    targets += [n.target for n in body if isinstance(n, ast.AnnAssign)]
+    variables = {t.id for t in targets if isinstance(t, ast.Name)}
+    return any(_runs(mod, s, functions, variables) for s in body)
 
 
 def says_not_run(mod: Module, source: str) -> bool:
