@@ -73,12 +73,13 @@ def test_a_module_is_a_command_when_running_it_does_something(source, command):
 
 def test_plain_argv_scripts_are_commands_and_libraries_are_not():
     tree, warnings = load(FIXTURES / "plain-argv")
-    assert paths(tree) == ["shout", "wordcount", "docs", "docs skill"]  # textlib and selftest are libraries
+    assert paths(tree) == ["empty-check", "shout", "wordcount", "docs", "docs skill"]  # not textlib, selftest
     assert warnings == []
     count, shout = node(tree, "wordcount"), node(tree, "shout")
     assert count.passthrough and count.summary == "Count the words of each file given."
     assert "Usage: wordcount.py FILE [FILE ...]" in count.usage
     assert shout.summary == "Print the arguments in capitals."  # no docstring: its leading comments
+    assert node(tree, "empty-check").summary == "Report whether each file given is empty."  # after its imports
 
 
 async def test_a_plain_argv_script_runs_end_to_end(tmp_path):

@@ -1,11 +1,11 @@
 """Help for scripts whose arguments pass through: a summary and usage text from their comments.
 
 The header is the comment blocks at the top (after a shebang, coding line or inline script metadata), without
-licence blocks and editor or linter directives. Set-up lines (`set -e`, `shopt`, `trap`, `IFS=`) do not end the
-top, so a usage block after `set -euo pipefail` is found. A comment right over a line of code annotates it and is
-left out when it is one line that is not a sentence (`# Exit on error` over `set -e`, `# Detect Node version`), or
-when a header came before it. A JavaScript header is a `/** ... */` (JSDoc) or `//` block; `@usage`,
-`@example` and `@description` tags read as usage, examples and description.
+licence blocks and editor or linter directives. Set-up lines (`set -e`, `shopt`, `trap`, `IFS=`, imports) do not
+end the top, so a usage block after `set -euo pipefail` or after the imports is found. A comment right over a
+line of code annotates it and is left out when it is one line that is not a sentence (`# Exit on error` over
+`set -e`, `# Detect Node version`), or when a header came before it. A JavaScript header is a `/** ... */`
+(JSDoc) or `//` block; `@usage`, `@example` and `@description` tags read as usage, examples and description.
 
 `NOT_RUN` finds a script saying it is not meant to be run directly (such a script is not a command).
 """
@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import re
 
-# Lines that set up a shell script before its work starts; comments over them describe them, not the script.
-_SET_UP = re.compile(r"(set|shopt|trap|umask|readonly|declare|source|\.)\s|IFS=|export\s+\w+=")
+# Lines that set a script up before its work starts; comments over them describe them, not the script.
+_SET_UP = re.compile(
+    r"(set|shopt|trap|umask|readonly|declare|source|\.|import)\s|IFS=|export\s+\w+=|from\s+\S+\s+import\s"
+)
 _DIRECTIVE = re.compile(r"^(-\*-.*-\*-|(vim?|ex):.*|shellcheck\s.*|eslint.*|@ts-.*|prettier-.*|[-=*#~_ ]{3,}|"
                         r"coding[:=].*)$")  # fmt: skip
 _LEGAL = re.compile(r"(?i)\W*(copyright|\(c\)|©|spdx-license|licensed under|license:)")  # a licence header
