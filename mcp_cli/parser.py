@@ -34,15 +34,19 @@ JSON_DEPTH = 100  # levels of nesting a JSON argument may have
 
 
 def json_value(text: str) -> Any:
-    """A JSON value given inline, or `@FILE`: read from a regular file of at most JSON_FILE_LIMIT bytes (never a
-    device, FIFO or folder, which could block or flood the server). Raises ValueError saying what is wrong."""
+    """A JSON value given inline, or `@FILE` (see `at_file`). Raises ValueError saying what is wrong."""
     if not text.startswith("@"):
         return loads(text)
-    path = text[1:]
+    return loads(at_file(text[1:], "JSON").decode("utf-8", errors="replace"))
+
+
+def at_file(path: str, what: str) -> bytes:
+    """The bytes of the file an `@FILE` argument names: a regular file of at most JSON_FILE_LIMIT bytes (never a
+    device, FIFO or folder, which could block or flood the server). Raises ValueError saying what is wrong."""
     try:
         info = os.stat(path)
         if not stat.S_ISREG(info.st_mode):
-            raise ValueError(f"@{path} is not a regular file; give a JSON file or the JSON itself")
+            raise ValueError(f"@{path} is not a regular file; give a {what} file or the {what} itself")
         if info.st_size > JSON_FILE_LIMIT:
             raise ValueError(f"@{path} holds {info.st_size:,} bytes, more than the {JSON_FILE_LIMIT:,} allowed")
         with open(path, "rb") as f:
@@ -51,7 +55,7 @@ def json_value(text: str) -> Any:
         raise ValueError(f"cannot read @{path}: {exc.strerror}") from None
     if len(data) > JSON_FILE_LIMIT:
         raise ValueError(f"@{path} holds more than the {JSON_FILE_LIMIT:,} bytes allowed")
-    return loads(data.decode("utf-8", errors="replace"))
+    return data
 
 
 def loads(text: str) -> Any:

@@ -169,8 +169,11 @@ CASES: dict[str, Case] = {
         setup=symlink("scripts/tool.py", "{outside}/lib/tool.py"),
     ),
     "duplicate-commands": Case(
-        warnings=["scripts/make_report.py: another script is already named 'make-report'; skipped"],
-        paths=["make-report", "docs", "docs skill"],
+        warnings=[
+            "scripts/make_report.py: another script or folder is already named 'make-report'; this one is "
+            "'make-report-py'"
+        ],
+        paths=["make-report", "make-report-py", "docs", "docs skill"],
     ),
     "empty-scripts": Case(warnings=["no scripts or documents found: the tool has nothing to run"], paths=[]),
     # Folders: never followed out of the skill, nor round in a loop.
@@ -256,7 +259,18 @@ CASES: dict[str, Case] = {
     ),
     # Symlinks that stay inside the skill are fine: the build holds copies of their targets.
     "inside-symlinks": Case(
-        paths=["hello", "hi", "more", "more extra", "docs", "docs skill", "docs alias", "docs guide"],
+        paths=[
+            "hello",
+            "hi",
+            "more",
+            "more extra",
+            "tools",
+            "tools extra",
+            "docs",
+            "docs skill",
+            "docs alias",
+            "docs guide",
+        ],  # fmt: skip
         setup=both(
             symlink("references/alias.md", "guide.md"),
             symlink("scripts/hi.py", "hello.py"),

@@ -7,6 +7,15 @@ without it the command runs where the caller works (an MCP client's first root, 
 directory). The environment is the safe part of the server's (SAFE_ENV: no credentials), the variables `inherit`
 names, then `env`; a `PYTHONPATH` in `env` goes before the inherited one. A Python script that fails because a
 module is missing is told in one line, naming the tree's `requirements.txt` when there is one.
+
+Optional keys:
+- `"stdin": true`: the command takes `--stdin TEXT` (or `@FILE`, relative to where it runs), taken out of the
+  tokens and written to its standard input; otherwise its input is empty (/dev/null).
+- `"dependencies": [...]` (a Python script's inline metadata, PEP 723): it runs through `uv run --script`
+  when `uv` is on the command's PATH; without uv, with `{python}` if each dependency is installed, else the
+  call fails in one line naming the missing ones and how to get them.
+- `"before": [{flag: values}, ...]`: one mapping per subcommand word at the end of `command`; those options (and
+  their values), wherever given, are moved in front of that word, where argparse reads a parent parser's options.
 """
 
 from __future__ import annotations
@@ -14,20 +23,24 @@ from __future__ import annotations
 import fnmatch
 import os
 import re
+import shutil
 import subprocess
 import sys
+from importlib import metadata
 from pathlib import Path
 
 import anyio
-from anyio.abc import ByteReceiveStream
+from anyio.abc import ByteReceiveStream, ByteSendStream
 
 from ..children import ended, guarded, kill_group, started
-from ..errors import HandlerError, HandlerTimeout
+from ..errors import HandlerError, HandlerTimeout, UsageError
+from ..parser import at_file
 from ..result import Result
 from ..tree import Tree
 from .base import Call, timeout_of
 
 _STDERR_TAIL = 2_000
+STDIN_FLAG = "--stdin"  # the option of a command that reads its standard input (reference: "stdin": true)
 
 
 async def _drain(stream: ByteReceiveStream | None, keep: int, sink: list, tail: bool = False) -> None:
@@ -41,6 +54,27 @@ async def _drain(stream: ByteReceiveStream | None, keep: int, sink: list, tail: 
             sink[0] = (sink[0] + chunk)[-keep:]
         elif (room := keep - len(sink[0])) > 0:
             sink[0] += chunk[:room]
+
+
+async def _feed(stream: ByteSendStream | None, data: bytes) -> None:
+    """Write a command's standard input and close it (a command that stops reading early is not an error)."""
+    if stream is None:
+        return
+    try:
+        await stream.send(data)
+    except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
+        pass
+    finally:
+        await stream.aclose()
+
+
+def _installed(requirement: str) -> bool:
+    """Whether the distribution a requirement (`requests>=2`, `rich[jupyter]`) names is installed here."""
+    name = re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", requirement)
+    try:
+        return bool(name) and bool(metadata.version(name.group(1)))
+    except metadata.PackageNotFoundError:
+        return False
 
 
 _MISSING_MODULE = re.compile(r"^ModuleNotFoundError: No module named '([^']+)'", re.MULTILINE)
@@ -79,16 +113,76 @@ class SubprocessHandler:
         self.requirements = requirements if tree.base_dir and requirements.is_file() else None
         self.timeout = timeout_of(ref, tree)
         self.keep = tree.settings.max_output * 4 + 4
+        self.stdin = bool(ref.get("stdin"))
+        self.before: list[dict[str, int]] = ref.get("before", [])
+        self.missing: list[str] = []
+        if "dependencies" in ref:
+            uv = shutil.which("uv", path=self.env.get("PATH"))
+            if uv:
+                self.command = [uv, "run", "--quiet", "--script", *self.command[1:]]
+                self.launch = guarded(self.command)
+            else:
+                self.missing = [d for d in ref["dependencies"] if not _installed(d)]
+
+    def _arrange(self, call: Call) -> tuple[list[str], bytes | None]:
+        """The command line for a call (parent parsers' options moved in front of their subcommand word) and the
+        bytes for its standard input (None: it reads nothing)."""
+        tokens, rest = list(call.tokens), []
+        if "--" in tokens:
+            at = tokens.index("--")
+            tokens, rest = tokens[:at], tokens[at:]
+        stdin, moved, kept = None, [[] for _ in self.before], []
+        while tokens:
+            token = tokens.pop(0)
+            flag, eq, _ = token.partition("=")
+            if self.stdin and flag == STDIN_FLAG:
+                stdin = token[len(flag) + 1 :] if eq else (tokens.pop(0) if tokens else "")
+                continue
+            level, values = self._level(flag), 0
+            if level is not None and not eq:
+                values = self.before[level][flag]
+            elif level is None and token[:1] == "-" and token[1:2] not in ("-", ""):  # -cVALUE
+                level = self._level(token[:2])
+            if level is None:
+                kept.append(token)
+                continue
+            moved[level] += [token, *tokens[:values]]
+            del tokens[:values]
+        words = self.launch[len(self.launch) - len(self.before) :] if self.before else []
+        argv = self.launch[: len(self.launch) - len(words)]
+        for options, word in zip(moved, words, strict=True):
+            argv += [*options, word]
+        return argv + kept + rest, None if stdin is None else self._input(stdin, call.cwd)
+
+    def _level(self, flag: str) -> int | None:
+        """Which subcommand word an option of a parent parser goes in front of (None: not such an option)."""
+        return next((i for i, options in enumerate(self.before) if flag in options), None)
+
+    @staticmethod
+    def _input(value: str, cwd: str | None) -> bytes:
+        if not value.startswith("@"):
+            return value.encode("utf-8")
+        try:
+            return at_file(os.path.join(cwd or "", value[1:]), "text")
+        except ValueError as exc:
+            raise UsageError(f"{STDIN_FLAG}: {exc}") from None
 
     async def run(self, call: Call) -> Result:
-        argv = self.launch + call.tokens
+        if self.missing:
+            names = ", ".join(self.missing)
+            quoted = " ".join(f"'{d}'" for d in self.missing)
+            raise HandlerError(
+                f"`{call.path}` needs {names} (its inline script metadata), which uv would install, but uv is not on "
+                f"PATH; install uv (pip install uv) or the packages (pip install {quoted})"
+            )
+        argv, data = self._arrange(call)
         out, err = [bytearray(), 0], [bytearray(), 0]
         try:
             proc = await anyio.open_process(
                 argv,
                 cwd=self.cwd or call.cwd,
                 env=self.env,
-                stdin=subprocess.DEVNULL,
+                stdin=subprocess.DEVNULL if data is None else subprocess.PIPE,
                 start_new_session=True,
             )
         except OSError as exc:
@@ -99,6 +193,8 @@ class SubprocessHandler:
                 async with anyio.create_task_group() as tg:
                     tg.start_soon(_drain, proc.stdout, self.keep, out)
                     tg.start_soon(_drain, proc.stderr, _STDERR_TAIL * 4, err, True)
+                    if data is not None:
+                        tg.start_soon(_feed, proc.stdin, data)
                 await proc.wait()
         finally:
             ended(proc.pid)

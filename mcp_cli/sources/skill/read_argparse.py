@@ -2,8 +2,10 @@
 
 Statements are followed in source order, with variables tracked by name (`parser`, `sub`, `self.parser`).
 What cannot be read statically (a computed default, a custom type) degrades to a plain string parameter; an
-argument added through a variable that cannot be followed (a helper function's parameter, a loop) makes the
-whole script pass its argv through, since rejecting a flag the script accepts would be worse.
+argument added through a variable that cannot be followed (a helper function's parameter, a loop, a parser in
+`parents=[...]` that is not a variable) makes the whole script pass its argv through, since rejecting a flag the
+script accepts would be worse. The arguments of `parents=[...]` parsers are copied in, as argparse does; the
+options of a parser with subparsers are accepted by every subcommand below it (see `parents`).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...tree import Command, Exclusive, Group, Node, Param
+from . import parents
 from .pyast import UNKNOWN, Module, kebab, string
 
 _TYPES = {
@@ -145,7 +148,7 @@ def _parser_from(mod: Module, call: ast.Call, name: str = "") -> _Parser:
 def read(mod: Module) -> tuple[Node | None, list[str]]:
     """The interface of an argparse script as a node (a group when it has subcommands), or None if none is found."""
     objects: dict[str, Any] = {}
-    parsers: list[tuple[str, _Parser]] = []
+    parsers: list[tuple[str, _Parser]] = []  # every parser made, top-level or sub, with the variable it went to
     parsed_names: set[str] = set()
     calls: list[tuple[ast.Call, str]] = []  # (call, target variable or "")
     for node in ast.walk(mod.tree):
@@ -196,51 +199,65 @@ def read(mod: Module) -> tuple[Node | None, list[str]]:
             if name:
                 child = _parser_from(mod, call, name)
                 owner[1].children.append(child)
+                parsers.append((target, child))
                 if target:
                     objects[target] = child
         elif method in ("add_argument", "add_parser", "add_mutually_exclusive_group") and owner is None:
             untracked.append(f"{ast.unparse(call.func)} at line {call.lineno}")
     if not parsers:
         return None, []
+    named = {t: p for t, p in parsers if t}
+    untracked += [f"parents=[{name}]" for _, p in parsers for name in p.parents if name not in named]
     if untracked:  # a flag we could not see would be rejected although the script takes it
         where = untracked[0]
         return None, [f"arguments added where they cannot be followed statically ({where}); passing argv through"]
-    named = {t: p for t, p in parsers if t}
-    for _, p in parsers:
-        for parent in p.parents:
-            if parent in named:
-                p.params = named[parent].params + p.params
     used_as_parent = {name for _, p in parsers for name in p.parents}
-    roots = [(t, p) for t, p in parsers if t not in used_as_parent]
-    root = next((p for t, p in roots if t in parsed_names), roots[0][1] if roots else parsers[0][1])
+    for _, p in parsers:
+        _inherit(p, named, set())
+    subs = {id(c) for _, p in parsers for c in p.children}
+    tops = [(t, p) for t, p in parsers if t not in used_as_parent and id(p) not in subs]
+    root = next((p for t, p in tops if t in parsed_names), tops[0][1] if tops else parsers[0][1])
     warnings: list[str] = []
-    return _to_node(root, [], warnings), warnings
+    return _to_node(root, [], [], warnings), warnings
 
 
-def _to_node(p: _Parser, prefix: list[str], warnings: list[str]) -> Node:
-    handler = {"args": prefix}
+def _inherit(p: _Parser, named: dict[str, _Parser], seen: set[int]) -> None:
+    """Put the arguments of `p`'s `parents=[...]` (theirs first, as argparse copies them) into `p`, once."""
+    if id(p) in seen or not p.parents:
+        return
+    seen.add(id(p))
+    params, exclusive = [], []
+    for parent in (named[name] for name in p.parents):
+        _inherit(parent, named, seen)
+        params += parent.params
+        exclusive += parent.exclusive
+    p.params, p.exclusive, p.parents = params + p.params, exclusive + p.exclusive, []
+
+
+def _to_node(p: _Parser, prefix: list[str], above: list[_Parser], warnings: list[str]) -> Node:
+    """`above`: for each subcommand word in `prefix`, the parser in front of it (see `parents`)."""
+    name = kebab(p.name) if p.name else ""
     if not p.children:
-        return Command(
-            name=kebab(p.name) if p.name else "",
+        cmd = Command(
+            name=name,
             summary=p.summary,
             description=p.description if p.description != p.summary else "",
             params=p.params,
             exclusive=[e for e in p.exclusive if e.params],
-            handler=handler,
+            handler={"args": prefix},
             aliases=p.aliases,
         )
-    if any(q.required for q in p.params):
-        names = ", ".join(q.flags[0] if q.flags else q.name for q in p.params if q.required)
-        warnings.append(f"required arguments before the subcommand ({names}) cannot be modelled; passing argv through")
+        parents.inherit(cmd, [q.params for q in above], [e for q in above for e in q.exclusive])
+        return cmd
+    positionals = [q.name for q in p.params if q.positional and q.required]
+    if positionals:
+        names = ", ".join(positionals)
+        warnings.append(f"arguments before the subcommand ({names}) cannot be modelled; passing argv through")
         return Command(
-            name=kebab(p.name) if p.name else "",
-            summary=p.summary,
-            description=p.description,
-            handler=handler,
-            passthrough=True,
+            name=name, summary=p.summary, description=p.description, handler={"args": prefix}, passthrough=True
         )
-    if p.params:
-        names = ", ".join(q.flags[0] if q.flags else q.name for q in p.params)
-        warnings.append(f"options before the subcommand ({names}) are not exposed")
-    children = [_to_node(c, prefix + [c.name], warnings) for c in p.children]
-    return Group(name=kebab(p.name) if p.name else "", summary=p.summary, description=p.description, children=children)
+    unmovable = [q.flags[0] if q.flags else q.name for q in p.params if not parents.movable(q)]
+    if unmovable:
+        warnings.append(f"arguments before the subcommand ({', '.join(unmovable)}) are not exposed")
+    children = [_to_node(c, prefix + [c.name], above + [p], warnings) for c in p.children]
+    return Group(name=name, summary=p.summary, description=p.description, children=children)

@@ -1,4 +1,7 @@
-"""click interfaces read from the syntax tree: groups, commands, arguments, options, flags, choices, multiple."""
+"""click interfaces read from the syntax tree: groups, commands, arguments, options, flags, choices, multiple.
+
+A group's own options are accepted by every command below it (see `parents`).
+"""
 
 from __future__ import annotations
 
@@ -6,6 +9,7 @@ import ast
 import re
 
 from ...tree import Command, Group, Node, Param
+from . import parents
 from .pyast import UNKNOWN, Module, kebab, string
 
 _TYPES = {
@@ -87,6 +91,7 @@ def read(mod: Module) -> tuple[Node | None, list[str]]:
     nodes: dict[str, Node] = {}
     raw: dict[int, str] = {}  # node -> the name click itself knows it by (the argv token)
     parent_of: dict[str, str] = {}
+    group_params: dict[int, list[Param]] = {}  # a group's own options, read in front of its subcommand word
     order: list[str] = []
     for fn in [n for n in mod.tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]:
         kind, name, help_text, params, unknown = None, "", "", [], []
@@ -116,6 +121,7 @@ def read(mod: Module) -> tuple[Node | None, list[str]]:
         cname = name or command_name(fn.name)
         if kind == "group":
             nodes[fn.name] = Group(name=cname, summary=summary, description=doc if doc != summary else "")
+            group_params[id(nodes[fn.name])] = params
         else:
             nodes[fn.name] = Command(
                 name=cname, summary=summary, description=doc if doc != summary else "", params=params
@@ -141,13 +147,22 @@ def read(mod: Module) -> tuple[Node | None, list[str]]:
     roots = [n for n in order if n not in parent_of]
     invoked = [c.split(".")[0] for c in mod.main_calls() + mod.top_level_calls()]
     root = next((r for r in roots if r in invoked), roots[0] if roots else order[0])
-    _set_prefixes(nodes[root], [], raw)
-    return nodes[root], []
+    warnings: list[str] = []
+    _set_prefixes(nodes[root], [], raw, group_params, [], warnings)
+    return nodes[root], warnings
 
 
-def _set_prefixes(node: Node, prefix: list[str], raw: dict[int, str]) -> None:
+def _set_prefixes(
+    node: Node, prefix: list[str], raw: dict[int, str], group_params: dict, above: list, warnings: list[str]
+) -> None:
+    """Each command's subcommand words, and the options of the groups above it (see `parents`)."""
     if isinstance(node, Group):
+        own = group_params[id(node)]
+        unmovable = [q.flags[0] if q.flags else q.name for q in own if not parents.movable(q)]
+        if unmovable:
+            warnings.append(f"arguments of group {node.name!r} ({', '.join(unmovable)}) are not exposed")
         for child in node.children:
-            _set_prefixes(child, prefix + [raw[id(child)]], raw)
-    else:
+            _set_prefixes(child, prefix + [raw[id(child)]], raw, group_params, above + [own], warnings)
+    elif isinstance(node, Command):
         node.handler = {"args": prefix}
+        parents.inherit(node, above, [])

@@ -1,10 +1,14 @@
-"""typer interfaces read from the syntax tree: apps, commands, sub-apps, and parameters from signatures."""
+"""typer interfaces read from the syntax tree: apps, commands, sub-apps, and parameters from signatures.
+
+The options of an app's callback are accepted by every command below it (see `parents`).
+"""
 
 from __future__ import annotations
 
 import ast
 
 from ...tree import Command, Group, Node, Param
+from . import parents
 from .pyast import UNKNOWN, Module, kebab, string
 
 _TYPES = {"int": "integer", "float": "number", "bool": "boolean", "Path": "path", "pathlib.Path": "path"}
@@ -167,10 +171,14 @@ def read(mod: Module) -> tuple[Node | None, list[str]]:
     roots = [a for a in apps if a not in children]
     invoked = [c.split(".")[0] for c in mod.main_calls() + mod.top_level_calls()]
     root = next((r for r in roots if r in invoked), roots[0] if roots else next(iter(apps)))
-    return _app(mod, apps, root, "", "", [], set()), []
+    return _app(mod, apps, root, "", "", [], set(), []), []
 
 
-def _app(mod: Module, apps: dict, key: str, name: str, help_text: str, prefix: list[str], seen: set) -> Node:
+def _app(
+    mod: Module, apps: dict, key: str, name: str, help_text: str, prefix: list[str], seen: set, above: list
+) -> Node:
+    """An app as a group (or, with one command and no callback, that command). `above`: the options of the
+    callbacks of the apps it is in, one list per subcommand word in `prefix` (see `parents`)."""
     app = apps[key]
     seen.add(key)
     doc = help_text or app["help"] or (ast.get_docstring(app["callback"]) or "" if app["callback"] else "")
@@ -179,12 +187,14 @@ def _app(mod: Module, apps: dict, key: str, name: str, help_text: str, prefix: l
         cmd = _command(mod, fn, name or cname, chelp)
         cmd.handler = {"args": prefix}
         return cmd
+    own = _command(mod, app["callback"], "", "").params if app["callback"] else []
     group = Group(name=name, summary=" ".join(doc.split("\n\n")[0].split()), description="")
     for fn, cname, chelp in app["commands"]:
         cmd = _command(mod, fn, kebab(cname), chelp)
         cmd.handler = {"args": prefix + [cname]}
+        parents.inherit(cmd, above + [own], [])
         group.children.append(cmd)
     for sub, sname, shelp in app["subapps"]:
         if sub not in seen:
-            group.children.append(_app(mod, apps, sub, kebab(sname), shelp, prefix + [sname], seen))
+            group.children.append(_app(mod, apps, sub, kebab(sname), shelp, prefix + [sname], seen, above + [own]))
     return group

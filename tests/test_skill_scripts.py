@@ -1,0 +1,311 @@
+"""Scripts of real skills as they are: found in every folder, recognised as commands or not, and run the way the
+skill says (plain `sys.argv` programs, parent-parser options, standard input, inline dependencies through uv)."""
+
+import json
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from mcp_cli.runtime import Runtime
+from mcp_cli.sources.skill import load
+from mcp_cli.sources.skill.pyast import Module
+from mcp_cli.sources.skill.read_python import is_entry_point
+from mcp_cli.tree import Command
+
+from .conftest import ROOT, served, text
+
+pytestmark = pytest.mark.anyio
+FIXTURES = ROOT / "tests" / "fixtures" / "scripts"
+
+
+def paths(tree) -> list[str]:
+    return [" ".join(p) for p, _ in tree.walk()]
+
+
+def node(tree, path: str):
+    found = tree.root
+    for name in path.split():
+        found = found.child(name)
+        assert found is not None, f"no {path!r}"
+    return found
+
+
+async def run(skill: str, *argv: str, cwd: Path | None = None):
+    tree, _ = load(FIXTURES / skill)
+    async with Runtime(tree) as runtime:
+        return await runtime.call(list(argv), str(cwd) if cwd else None)
+
+
+def without_uv() -> str:
+    """PATH without the folders that hold a `uv`."""
+    return os.pathsep.join(d for d in os.environ["PATH"].split(os.pathsep) if not shutil.which("uv", path=d))
+
+
+# What is a command
+
+
+@pytest.mark.parametrize(
+    "source, command",
+    [
+        ("import sys\nprint(sys.argv[1:])\n", True),  # a plain program
+        ("import sys\nfor a in sys.argv:\n    pass\n", True),
+        ("import sys\nname = sys.argv[1]\n", True),
+        ("def main():\n    pass\n\nmain()\n", True),
+        ("import asyncio\nasync def main():\n    pass\nasyncio.run(main())\n", True),
+        ('if __name__ == "__main__":\n    print(1)\n', True),
+        ("import sys\nraise SystemExit(0)\n", True),
+        ('"""Doc."""\nimport os\nX = 1\ndef f():\n    pass\nclass C:\n    pass\n', False),  # a library
+        ("import sys, logging\nsys.path.insert(0, '.')\nlogging.basicConfig()\nlog = logging.getLogger()\n", False),
+        ("try:\n    import yaml\nexcept ImportError:\n    yaml = None\n", False),
+        ("REGISTRY = {}\nREGISTRY.update({'a': 1})\n__all__ = []\n__all__.append('x')\n", False),  # fills its own
+        ("import click\ncli = click.Group()\ncli.add_command(click.Command('x'))\ncli()\n", True),
+        ("import argparse\np = argparse.ArgumentParser()\np.add_argument('x')\np.parse_args()\n", True),
+        ("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import os\n", False),
+        ('def f():\n    pass\nif __name__ == "__main__":\n    import doctest\n    doctest.testmod()\n', False),
+    ],
+)
+def test_a_module_is_a_command_when_running_it_does_something(source, command):
+    assert is_entry_point(Module(source)) is command
+
+
+def test_plain_argv_scripts_are_commands_and_libraries_are_not():
+    tree, warnings = load(FIXTURES / "plain-argv")
+    assert paths(tree) == ["empty-check", "shout", "wordcount", "docs", "docs skill"]  # not textlib, selftest
+    assert warnings == []
+    count, shout = node(tree, "wordcount"), node(tree, "shout")
+    assert count.passthrough and count.summary == "Count the words of each file given."
+    assert "Usage: wordcount.py FILE [FILE ...]" in count.usage
+    assert shout.summary == "Print the arguments in capitals."  # no docstring: its leading comments
+    assert node(tree, "empty-check").summary == "Report whether each file given is empty."  # after its imports
+
+
+async def test_a_plain_argv_script_runs_end_to_end(tmp_path):
+    (tmp_path / "a.txt").write_text("one two three\n")
+    async with served("serve", str(FIXTURES / "plain-argv")) as client:
+        result = await client.call_tool("plain-argv", {"argv": ["wordcount", str(tmp_path / "a.txt")]})
+        assert not result.is_error, text(result)
+        assert text(result).strip() == f"{tmp_path / 'a.txt'}: 3"
+        result = await client.call_tool("plain-argv", {"command": "wordcount --help"})
+        assert "Count the words of each file given." in text(result) and "Usage: wordcount.py" in text(result)
+        result = await client.call_tool("plain-argv", {"argv": ["shout", "hi", "there"]})
+        assert text(result).strip() == "HI THERE"
+
+
+def test_files_not_meant_to_be_run_are_hidden_with_a_note():
+    tree, warnings = load(FIXTURES / "not-run")
+    assert paths(tree) == ["report", "web", "web stamp", "docs", "docs skill"]  # web/format.js: a library module
+    assert warnings == [
+        "scripts/colors.sh: defines functions for other scripts to `source`; not a command",
+        "scripts/common.sh: defines functions for other scripts to `source`; not a command",
+        "scripts/engine.py: says it is not meant to be run directly; not a command",
+        "scripts/guarded.py: says it is not meant to be run directly; not a command",
+        "web/template.js: says it is not meant to be run directly; not a command",
+        "web/viewer.js: uses `document`/`window` and nothing of Node, so it runs in a browser; not a command",
+    ]
+
+
+async def test_a_script_that_sources_a_shell_library_and_one_that_requires_a_js_module_run():
+    result = await run("not-run", "report", "a", "b")
+    assert result.ok, result.message
+    assert result.output.strip() == ">> report: a b"
+    result = await run("not-run", "web", "stamp", "x")
+    assert result.output == " stamp x\n"
+
+
+# Where scripts are found and how they are named
+
+
+def test_scripts_are_found_in_every_folder_of_the_skill():
+    tree, warnings = load(FIXTURES / "folders")
+    assert paths(tree) == [
+        "hello", "core", "core cli", "examples", "examples demo", "ooxml", "ooxml pack", "pdf", "pdf merge",
+        "tools", "tools convert", "docs", "docs skill",
+    ]  # fmt: skip
+    # assets/, references/, templates/, tests/, vendor/, _private/, a virtual environment, minified JS: no commands
+    assert warnings == []
+    assert node(tree, "tools").summary == "Scripts in tools."
+    assert node(tree, "core cli").handler["command"] == ["{python}", "-m", "core.cli"]  # relative imports
+
+
+async def test_a_script_in_a_folder_imports_its_siblings_and_the_skills_packages(tmp_path):
+    result = await run("folders", "tools", "convert", "2", "--unit", "km", cwd=tmp_path)
+    assert result.ok, result.message + result.stderr
+    assert result.output.strip() == "2000 m (core)"  # `from units import ...` and `import core`
+    result = await run("folders", "core", "cli", "hi", cwd=tmp_path)
+    assert result.ok, result.stderr
+    assert result.output.strip() == "HI!"  # `from .text import shout`, run as a module
+    result = await run("folders", "ooxml", "pack", "x", cwd=tmp_path)
+    assert result.output.strip() == "pack x"
+
+
+async def test_names_that_meet_get_their_extension_and_no_script_is_dropped():
+    tree, warnings = load(FIXTURES / "collisions")
+    assert paths(tree) == [
+        "report", "convert", "convert-sh", "pdf-py", "report-py", "pdf", "pdf split", "docs", "docs skill",
+    ]  # fmt: skip
+    assert warnings == [
+        "scripts/convert.sh: another script or folder is already named 'convert'; this one is 'convert-sh'",
+        "scripts/pdf.py: another script or folder is already named 'pdf'; this one is 'pdf-py'",
+        "scripts/report.py: another script or folder is already named 'report'; this one is 'report-py'",
+    ]
+    for path, said in [("convert-sh", "convert sh"), ("pdf-py", "pdf py"), ("report-py", "report scripts")]:
+        result = await run("collisions", *path.split())
+        assert result.output.strip() == said
+
+
+# argparse parent parsers
+
+
+def test_options_of_parent_parsers_are_options_of_every_subcommand():
+    tree, warnings = load(FIXTURES / "parents")
+    assert warnings == []
+    assert paths(tree)[3:8] == ["store", "store list", "store put", "store remote", "store remote add"]
+    flags = [p.flags[-1] for p in node(tree, "store list").params]
+    assert flags == ["--verbose", "--region", "--color", "--config", "--dry-run", "--limit"]
+    add = node(tree, "store remote add")
+    assert [p.flags[-1] if p.flags else p.name for p in add.params] == [
+        "--verbose", "--region", "--color", "--timeout", "--config", "--dry-run", "url",
+    ]  # fmt: skip
+    assert add.handler["before"][1] == {"--timeout": 1}
+
+
+async def test_parent_options_given_anywhere_reach_argparse_where_it_reads_them():
+    result = await run("parents", "store", "list", "--config", "c.yaml", "-v", "--region=eu", "--no-color", "-vv")
+    assert result.ok, result.message + result.stderr
+    assert json.loads(result.output) == {
+        "color": False, "command": "list", "config": "c.yaml", "dry_run": False, "limit": None, "region": "eu",
+        "verbose": 3,
+    }  # fmt: skip
+    result = await run("parents", "store", "remote", "add", "https://x", "--timeout", "5", "--dry-run", "-v")
+    assert result.ok, result.message + result.stderr
+    assert json.loads(result.output) == {
+        "color": None, "command": "remote", "config": None, "dry_run": True, "region": None,
+        "remote_command": "add", "timeout": 5, "url": "https://x", "verbose": 1,
+    }  # fmt: skip
+    result = await run("parents", "store", "put", "--region", "mars", "k", "v")
+    assert result.error == "usage" and "invalid choice: 'mars'" in result.message
+
+
+async def test_click_group_and_typer_callback_options_are_accepted_after_the_command():
+    result = await run("parents", "sync", "push", "docs", "--config", "c.yaml", "-q")
+    assert result.ok, result.message + result.stderr
+    assert json.loads(result.output) == {"config": "c.yaml", "push": "docs", "quiet": True}
+    result = await run("parents", "jobs", "stop", "build", "--workers", "4", "--verbose")
+    assert result.ok, result.message + result.stderr
+    assert json.loads(result.output) == {"stop": "build", "verbose": True, "workers": 4}
+
+
+async def test_a_parent_parser_option_on_a_subcommand_end_to_end():
+    async with served("serve", str(FIXTURES / "parents")) as client:
+        result = await client.call_tool("parents", {"command": "store list --config x --limit 3"})
+        assert not result.is_error, text(result)
+        assert json.loads(text(result))["config"] == "x"
+        result = await client.call_tool("parents", {"command": "store list --help"})
+        assert "--config TEXT" in text(result) and "--region {eu,us}" in text(result)
+
+
+# Standard input
+
+
+def test_commands_that_read_stdin_take_a_stdin_option():
+    tree, _ = load(FIXTURES / "stdin")
+    for path in ("upper", "numbered"):
+        assert [p for p in node(tree, path).params if p.flags == ["--stdin"]], path
+    for path in ("lines", "count"):
+        assert "--stdin TEXT" in node(tree, path).usage
+    assert all(c.handler.get("stdin") for c in map(lambda p: node(tree, p), ("upper", "numbered", "lines", "count")))
+    assert "stdin" not in node(tree, "args").handler and "--stdin" not in node(tree, "args").usage
+
+
+async def test_stdin_text_or_file_is_written_to_the_script(tmp_path):
+    (tmp_path / "in.txt").write_text("alpha\nbeta\n")
+    result = await run("stdin", "upper", "--stdin", "abc", "--prefix", ">")
+    assert (result.ok, result.output) == (True, ">ABC")
+    result = await run("stdin", "numbered", "-", "--stdin", "@in.txt", cwd=tmp_path)
+    assert result.output == "1 alpha\n2 beta\n"
+    result = await run("stdin", "lines", "--stdin=one\ntwo\n")
+    assert result.output == "[one]\n[two]\n"
+    result = await run("stdin", "count", "--stdin", "12345")
+    assert result.output.strip() == "5 characters"
+    result = await run("stdin", "upper", "--prefix", "empty:")  # without --stdin the input is empty
+    assert result.output == "empty:"
+    result = await run("stdin", "upper", "--stdin", "@missing.txt", cwd=tmp_path)
+    assert result.error == "usage" and "--stdin: cannot read @" in result.message
+    result = await run("stdin", "args", "--stdin", "x")  # reads no stdin: the option is its own argument
+    assert result.output.strip() == "--stdin x"
+
+
+async def test_stdin_end_to_end():
+    async with served("serve", str(FIXTURES / "stdin")) as client:
+        result = await client.call_tool("stdin", {"argv": ["upper", "--stdin", "fed through mcp"]})
+        assert not result.is_error, text(result)
+        assert text(result).strip() == "FED THROUGH MCP"
+        result = await client.call_tool("stdin", {"command": "upper --help"})
+        assert "--stdin TEXT" in text(result) and "standard input" in text(result)
+
+
+# Inline script metadata (PEP 723)
+
+
+def test_inline_dependencies_are_read():
+    tree, warnings = load(FIXTURES / "inline-deps")
+    assert node(tree, "isolated").handler["dependencies"] == []
+    assert node(tree, "fetch").handler["dependencies"] == ["mcp-cli-test-absent-package>=1.0", "pyyaml"]
+    assert "dependencies" not in node(tree, "badmeta").handler
+    assert any(w.startswith("scripts/badmeta.py: its `# /// script` metadata is not valid TOML") for w in warnings)
+
+
+@pytest.mark.skipif(shutil.which("uv") is None, reason="uv is not installed")
+async def test_a_script_with_inline_metadata_runs_through_uv():
+    skill = FIXTURES / "inline-deps"
+    async with served("serve", str(skill)) as client:
+        result = await client.call_tool("inline-deps", {"argv": ["isolated", "a", "b"]})
+        assert not result.is_error, text(result)
+        out = dict(line.split("=", 1) for line in text(result).splitlines())
+        assert out["uv"] == "yes" and out["python"] != sys.executable
+        assert (out["skill"], out["args"]) == (str(skill), "a b")
+
+
+async def test_without_uv_inline_dependencies_must_be_installed():
+    async with served("serve", str(FIXTURES / "inline-deps"), env={"PATH": without_uv()}) as client:
+        result = await client.call_tool("inline-deps", {"argv": ["isolated"]})  # nothing to install
+        assert not result.is_error, text(result)
+        assert "uv=no" in text(result) and f"python={sys.executable}" in text(result)
+        result = await client.call_tool("inline-deps", {"argv": ["present", "x"]})  # installed here
+        assert not result.is_error and text(result) == "args:\n- x\n"
+        result = await client.call_tool("inline-deps", {"argv": ["fetch"]})
+        assert result.is_error
+        assert text(result).strip() == (
+            "Error: `inline-deps fetch` needs mcp-cli-test-absent-package>=1.0 (its inline script metadata), which "
+            "uv would install, but uv is not on PATH; install uv (pip install uv) or the packages "
+            "(pip install 'mcp-cli-test-absent-package>=1.0')"
+        )
+        assert result.structured_content["error"] == "handler"
+
+
+# Help from comments
+
+
+def test_help_comes_from_header_comments_not_annotations():
+    tree, _ = load(FIXTURES / "comments")
+    build, deploy = node(tree, "build"), node(tree, "deploy")
+    assert build.summary == "Build the site into a folder."  # not "Exit on error", which annotates `set -e`
+    assert "Usage: build.sh [--watch] OUT" in build.usage and "Exit on error" not in build.usage
+    init = node(tree, "init")  # its comments only annotate lines of code; its usage is in an echo
+    assert (init.summary, init.usage) == ("", "Usage: init.sh NAME")
+    assert deploy.summary == "Deploy the site to ENV (staging or production)."  # from its usage() here-document
+    assert "Usage: deploy.sh ENV" in deploy.usage and "shellcheck" not in deploy.usage
+    annotate = node(tree, "annotate")
+    assert annotate.summary == "Annotate a text file with line numbers."
+    assert "Usage:\n  node annotate.js FILE [--start N]" in annotate.usage
+    assert "Example:\n  node annotate.js notes.txt --start 10" in annotate.usage
+    assert "numbered from 1" in annotate.usage
+    tidy = node(tree, "tidy")  # a Python script without a docstring, under a licence header
+    assert tidy.summary == "Tidy the whitespace of the files given."
+    assert tidy.usage == "Tidy the whitespace of the files given.\nUsage: tidy.py FILE [FILE ...]"
+    greet = node(tree, "greet")
+    assert (greet.summary, greet.usage) == ("Greet someone by name.", "Greet someone by name.\n\nUsage: greet.mjs NAME")
+    assert isinstance(greet, Command) and greet.handler["command"][0] == "node"
