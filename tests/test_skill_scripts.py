@@ -238,6 +238,19 @@ async def test_stdin_text_or_file_is_written_to_the_script(tmp_path):
     assert result.output.strip() == "--stdin x"
 
 
+async def test_the_manifest_names_commands_that_read_stdin(tmp_path):
+    skill = tmp_path / "shout"
+    (skill / "scripts").mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: shout\ndescription: Shouts.\n---\n")
+    (skill / "scripts" / "loud.sh").write_text("#!/bin/sh\n# Upper-case the input.\ntr a-z A-Z\n")  # not seen
+    (skill / "mcp-cli.yaml").write_text("stdin: [loud, nothing-here]\n")
+    tree, warnings = load(skill)
+    assert "mcp-cli.yaml: stdin: no script command at 'nothing-here'" in warnings
+    async with Runtime(tree) as runtime:
+        result = await runtime.call(["loud", "--stdin", "quiet words"])
+    assert (result.ok, result.output) == (True, "QUIET WORDS")
+
+
 async def test_stdin_end_to_end():
     async with served("serve", str(FIXTURES / "stdin")) as client:
         result = await client.call_tool("stdin", {"argv": ["upper", "--stdin", "fed through mcp"]})
@@ -258,7 +271,6 @@ def test_inline_dependencies_are_read():
     assert any(w.startswith("scripts/badmeta.py: its `# /// script` metadata is not valid TOML") for w in warnings)
 
 
-@pytest.mark.skipif(shutil.which("uv") is None, reason="uv is not installed")
 async def test_a_script_with_inline_metadata_runs_through_uv():
     skill = FIXTURES / "inline-deps"
     async with served("serve", str(skill)) as client:

@@ -5,6 +5,7 @@
     docs: docs                 # the name of the doc-topics group; false leaves the documents out
     env: [OPENAI_API_KEY, AWS_*]   # variables the scripts get from the server's environment (beyond a safe base)
     timeout: 300               # seconds a script may run (default 60)
+    stdin: [convert]           # commands that read their standard input (beyond those seen in their source)
     steps:                     # applied in order, each on the tree the previous one left
       - move: {from: extract-text, to: text extract}   # rename and/or regroup (groups made as needed)
       - hide: debug-dump                              # drop a node
@@ -26,10 +27,10 @@ import yaml
 
 from ...errors import SourceError
 from ...tree import Command, Group, Node, Tree
-from . import files
+from . import files, scripts
 
 FILE = "mcp-cli.yaml"
-KEYS = ("name", "summary", "docs", "env", "timeout", "steps")
+KEYS = ("name", "summary", "docs", "env", "timeout", "stdin", "steps")
 
 
 def read(skill_dir: Path, warnings: list[str]) -> dict[str, Any]:
@@ -65,6 +66,7 @@ _TYPES = {  # key: (accepts, what it must be); env and timeout are checked where
     "docs": (lambda v: v is None or v is False or (isinstance(v, str) and bool(v.strip())), "a group name, or false"),
     "env": (lambda v: True, ""),
     "timeout": (lambda v: True, ""),
+    "stdin": (lambda v: isinstance(v, list) and all(isinstance(p, str) for p in v), "a list of command paths"),
     "steps": (lambda v: v is None or isinstance(v, list), "a list of steps"),
 }
 
@@ -144,7 +146,8 @@ def apply(root: Group, steps: list[Any], warnings: list[str]) -> None:
 
 
 def configure_scripts(root: Group, options: dict[str, Any], warnings: list[str]) -> None:
-    """Give every script the manifest's `env` (names to inherit) and `timeout`."""
+    """Give every script the manifest's `env` (names to inherit) and `timeout`, and `--stdin` to the commands
+    `stdin` names."""
     inherit, timeout = options.get("env") or [], options.get("timeout")
     if not isinstance(inherit, list) or not all(isinstance(n, str) for n in inherit):
         warnings.append(f"{FILE}: `env` must be a list of variable names (or patterns); ignored")
@@ -156,3 +159,9 @@ def configure_scripts(root: Group, options: dict[str, Any], warnings: list[str])
         if isinstance(node, Command) and node.handler.get("kind") == "subprocess":
             node.handler.update({"inherit": list(inherit)} if inherit else {})
             node.handler.update({"timeout": float(timeout)} if timeout else {})
+    for path in options.get("stdin") or []:
+        _, node = _find(root, _split(path))
+        if not isinstance(node, Command) or node.handler.get("kind") != "subprocess":
+            warnings.append(f"{FILE}: stdin: no script command at {path!r}")
+        elif not node.handler.get("stdin"):
+            scripts.accept_stdin(node, warnings, f"{FILE}: stdin {path}")
