@@ -1,4 +1,5 @@
-"""Child processes (skill scripts, upstream servers) never outlive the server.
+"""Child processes (skill scripts, upstream servers) never outlive the server, and the server exits without
+waiting for what it abandoned (`exit_process`).
 
 Each child leads its own process group, so stopping it stops what it started. On Linux each child also gets
 the parent-death signal (through util-linux `setpriv`, which sets it and execs the command), so even a server
@@ -13,6 +14,7 @@ import shutil
 import signal
 import subprocess
 import sys
+from typing import NoReturn
 
 
 @functools.cache
@@ -61,3 +63,13 @@ def kill_group(pid: int) -> None:
         os.killpg(pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
+
+
+def exit_process(code: int = 0) -> NoReturn:
+    """Flush and exit without joining worker threads, which an abandoned (hung) handler may still occupy."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(code)

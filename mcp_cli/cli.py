@@ -85,10 +85,14 @@ def _setup_logging() -> None:
 
 
 def _load(source: str, **options: Any):
+    """The tree of a source, its handler references checked; a clear error and exit status 2 when it is broken."""
+    from .handlers import check
     from .sources import SourceError, load
 
     try:
-        return load(source, **options)
+        tree = load(source, **options)
+        check(tree)
+        return tree
     except SourceError as exc:
         typer.echo(f"mcp-cli: {exc}", err=True)
         raise typer.Exit(2) from None
@@ -201,7 +205,8 @@ def run(
     before TREE: everything after it belongs to the tool."""
     import anyio
 
-    from .handlers.python import exit_process
+    from .children import exit_process
+    from .errors import exit_code
     from .result import Result
     from .runtime import Runtime
 
@@ -222,7 +227,7 @@ def run(
     (sys.stdout if result.ok else sys.stderr).write(result.text())
     if result.exit_code is not None:
         exit_process(result.exit_code if 0 <= result.exit_code < 256 else 1)
-    exit_process(0 if result.ok else 2 if result.error in ("usage", "not_found", "bad_request") else 1)
+    exit_process(0 if result.ok else exit_code(result.error))
 
 
 @app.command()

@@ -1,75 +1,98 @@
-"""Errors a call can end in. Each carries what was wrong and the help that teaches the fix.
+"""Errors a call can end in. Each class has its `kind` (the result's `error`) and the `exit_code` of `mcp-cli run`;
+an error carries what was wrong, close names as data ("Did you mean ...?"), and where it happened, so that the help
+shown with it is rendered only when the error is.
 
-`KINDS` is the one list of the `error` values a result can carry; README's table follows it (a test checks).
+`KINDS` is the one list of kinds a result can carry; README's table follows it (a test checks).
 """
 
 from __future__ import annotations
 
-KINDS = {
-    "bad_request": "the tool arguments are malformed: both or neither of argv and command, bad quoting, "
-    "NUL characters or lone surrogates, a message the server cannot read",
-    "not_found": "a group, command or topic name that does not exist",
-    "usage": "bad flags, missing or mistyped values: the argv does not fit the command",
-    "handler": "the command could not run or failed: it raised, could not start, or its server is unavailable",
-    "timeout": "the command did not finish within its time limit",
-    "exit": "a script exited with a non-zero status (`exit_code` holds it)",
-    "upstream": "an upstream MCP tool answered with an error (its content is passed through)",
-    "internal": "a bug in mcp-cli or a broken tree; the server keeps serving",
-}
+from collections.abc import Callable, Sequence
 
 
 class CallError(Exception):
-    """A call that cannot succeed. `kind` names the class of problem; `usage` is the help to show with it."""
+    """A call that cannot succeed: a bug in mcp-cli or a broken tree, unless a subclass says otherwise."""
 
     kind = "internal"
+    exit_code = 1
+    about = "a bug in mcp-cli or a broken tree; the server keeps serving"
 
-    def __init__(self, message: str, usage: str = "") -> None:
+    def __init__(self, message: str, suggestions: Sequence[str] = (), usage: Callable[[], str] | str = "") -> None:
         super().__init__(message)
         self.message = message
-        self.usage = usage
+        self.suggestions = list(suggestions)
+        self.usage = usage  # the help to show with it, or what renders that help
 
     def render(self) -> str:
-        return f"Error: {self.message}" + (f"\n\n{self.usage}" if self.usage else "")
+        """`Error: <message> Did you mean ...?`, then the help that teaches the fix."""
+        usage = self.usage() if callable(self.usage) else self.usage
+        return f"Error: {self.message}{did_you_mean(self.suggestions)}" + (f"\n\n{usage}" if usage else "")
 
 
 class BadRequest(CallError):
-    """The tool arguments themselves are malformed (both/neither of argv and command, bad quoting)."""
-
-    kind = "bad_request"
+    kind, exit_code = "bad_request", 2
+    about = (
+        "the tool arguments are malformed: both or neither of argv and command, bad quoting, NUL characters or lone "
+        "surrogates, a message the server cannot read"
+    )
 
 
 class NotFound(CallError):
-    """A group, command or topic name that does not exist."""
-
-    kind = "not_found"
+    kind, exit_code = "not_found", 2
+    about = "a group, command or topic name that does not exist"
 
 
 class UsageError(CallError):
-    """Bad flags, missing or mistyped values: the argv does not fit the command."""
-
-    kind = "usage"
+    kind, exit_code = "usage", 2
+    about = "bad flags, missing or mistyped values: the argv does not fit the command"
 
 
 class HandlerError(CallError):
-    """The handler ran and failed (raised, crashed, exited non-zero, could not start)."""
-
     kind = "handler"
+    about = "the command could not run or failed: it raised, could not start, or its server is unavailable"
 
 
 class HandlerTimeout(CallError):
-    """The handler did not finish within its time limit."""
-
     kind = "timeout"
+    about = "the command did not finish within its time limit"
 
 
-def did_you_mean(word: str, candidates: list[str]) -> str:
-    """' Did you mean `x`?' for the closest candidates to a mistyped word, or ''."""
+class ExitStatus(CallError):
+    """Not raised: a script's failure is a result that keeps its output; the kind is named here."""
+
+    kind = "exit"
+    about = "a script exited with a non-zero status (`exit_code` holds it)"
+
+
+class UpstreamError(CallError):
+    """Not raised: an upstream tool's error is a result that keeps its content; the kind is named here."""
+
+    kind = "upstream"
+    about = "an upstream MCP tool answered with an error (its content is passed through)"
+
+
+ERRORS: tuple[type[CallError], ...] = (
+    BadRequest, NotFound, UsageError, HandlerError, HandlerTimeout, ExitStatus, UpstreamError, CallError
+)  # fmt: skip
+KINDS = {e.kind: e.about for e in ERRORS}
+
+
+def exit_code(kind: str | None) -> int:
+    """The exit status of `mcp-cli run` for a result's `error` kind (0 for none)."""
+    return 0 if kind is None else next((e.exit_code for e in ERRORS if e.kind == kind), 1)
+
+
+def close_to(word: str, candidates: Sequence[str]) -> list[str]:
+    """The candidates closest to a mistyped word, ignoring case (at most three, closest first)."""
     import difflib
 
-    close = difflib.get_close_matches(word, candidates, n=3, cutoff=0.6)
-    if not close:
-        return ""
-    return " Did you mean " + " or ".join(f"`{c}`" for c in close) + "?"
+    folded = {c.lower(): c for c in reversed(candidates)}  # the first spelling of a name wins
+    return [folded[c] for c in difflib.get_close_matches(word.lower(), list(folded), n=3, cutoff=0.6)]
+
+
+def did_you_mean(names: Sequence[str]) -> str:
+    """' Did you mean `x` or `y`?', or '' for no names."""
+    return " Did you mean " + " or ".join(f"`{c}`" for c in names) + "?" if names else ""
 
 
 class SourceError(Exception):

@@ -325,7 +325,7 @@ def _topic_args(prog: str, rest: list[str]) -> tuple[list[str], int]:
 def _section(prog: str, doc: markdown.Document, names: list[str]) -> tuple[markdown.Section, str]:
     """The section a path of names leads to, and its full path. At each level the longest run of names that is a
     section's name joined by `-` (`fill form` for `fill-form`) wins, then the longest that starts one."""
-    from .errors import NotFound, did_you_mean
+    from .errors import NotFound, close_to
 
     section, path, i = doc.root, [prog], 0
     while i < len(names):
@@ -336,9 +336,10 @@ def _section(prog: str, doc: markdown.Document, names: list[str]) -> tuple[markd
         if found is None:
             key, slugs = "-".join(names[i:]).lower(), [c.slug for c in section.children]
             near = [s for s in slugs if s.startswith(names[i].lower())]
-            hint = did_you_mean(key, slugs) or did_you_mean(names[i].lower(), slugs)
-            hint = hint or (" It could be " + ", ".join(f"`{s}`" for s in near) + "." if near else "")
-            raise NotFound(f"`{where}` has no section `{key}`.{hint}", _sections(doc, section, where, 10_000)[0])
+            close = close_to(key, slugs) or close_to(names[i], slugs)
+            could = " It could be " + ", ".join(f"`{s}`" for s in near) + "." if near and not close else ""
+            listing = _sections(doc, section, where, 10_000)[0]
+            raise NotFound(f"`{where}` has no section `{key}`.{could}", close, listing)
         section, used = found
         path.append(section.slug)
         i += used

@@ -8,8 +8,8 @@ import os
 import stat
 from typing import Any
 
-from .errors import UsageError, did_you_mean
-from .tree import ACTIONS, TYPES, Command, Param
+from .errors import UsageError, close_to
+from .tree import Command, Param
 
 
 def _integer(text: str) -> int:
@@ -103,10 +103,6 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _add(target: Any, p: Param, strict: bool) -> None:
-    if p.type not in TYPES:
-        raise ValueError(f"parameter {p.name!r}: unknown type {p.type!r} (one of {', '.join(TYPES)})")
-    if p.action not in ACTIONS:
-        raise ValueError(f"parameter {p.name!r}: unknown action {p.action!r} (one of {', '.join(ACTIONS)})")
     kw: dict[str, Any] = {"default": argparse.SUPPRESS if p.default is None or not strict else p.default}
     if p.action in ("store", "append"):
         kw["type"] = _CONVERTERS[p.type]
@@ -130,7 +126,7 @@ def _add(target: Any, p: Param, strict: bool) -> None:
 
 
 def build(prog: str, cmd: Command) -> argparse.ArgumentParser:
-    """The argparse parser of a command. Raises ValueError if the command's parameters are malformed.
+    """The argparse parser of a command; argparse.ArgumentError for parameters it refuses (two with one flag).
 
     For a schema-backed command, required options and defaults are left to the schema: `--json` may carry them,
     and the upstream applies its own defaults."""
@@ -151,6 +147,6 @@ def parse(parser: argparse.ArgumentParser, cmd: Command, tokens: list[str]) -> d
         bad = extra[0]
         if bad.startswith("-") and bad != "-":
             flags = [f for p in cmd.params for f in p.flags]
-            raise UsageError(f"unknown option {bad}." + did_you_mean(bad.split("=", 1)[0], flags))
+            raise UsageError(f"unknown option {bad}.", close_to(bad.split("=", 1)[0], flags))
         raise UsageError(f"unexpected argument {bad!r}.")
     return vars(ns)

@@ -2,21 +2,22 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import shlex
+from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
 
+from . import handlers, schema
 from . import help as helptext
 from . import parser as argparser
-from . import schema
 from .children import kill_all
-from .errors import BadRequest, CallError, HandlerError, NotFound, UsageError, did_you_mean
-from .handlers import Call, Handler, resolve
+from .errors import BadRequest, CallError, HandlerError, NotFound, UsageError, close_to
+from .handlers import Call, Handler, Kind
 from .result import Result, cap, has_surrogate, wire_text
 from .tree import Command, Group, Node, Topic, Tree
-from .upstream import Upstreams
 
 log = logging.getLogger("mcp_cli")
 HELP = ("-h", "--help")
@@ -24,31 +25,73 @@ HELP_ALL = "--help-all"
 RETRY_DELAY, RETRY_MAX = 15.0, 600.0  # seconds before asking a source for its unavailable parts again
 
 
+@dataclass
+class Invocation:
+    """One call on its way: the tree, the nodes walked from the root, the tokens left, where the caller works.
+    Errors carry it, and the help shown with them is rendered from it only when they are."""
+
+    tree: Tree
+    walked: list[Node]
+    rest: list[str] = field(default_factory=list)
+    cwd: str | None = None
+
+    @property
+    def node(self) -> Node:
+        return self.walked[-1]
+
+    @property
+    def prog(self) -> str:
+        return " ".join(n.name for n in self.walked)
+
+    @property
+    def is_root(self) -> bool:
+        return len(self.walked) == 1
+
+    def usage(self) -> str:
+        """The help of where the call got to: a group's listing, a command's usage."""
+        node, budget = self.node, self.tree.settings.help_budget
+        if isinstance(node, Group):
+            return helptext.group_help(self.prog, node, self.is_root, budget)
+        if isinstance(node, Command):
+            return helptext.command_help(self.prog, node, budget // 2)
+        return ""
+
+
+@dataclass
+class _Compiled:
+    """What a command needs to run, made on its first call and kept: its parser, schema validator and handler."""
+
+    parser: Any
+    validator: Any
+    handler: Handler
+
+
 class Runtime:
-    """Runs argv against a tree. Parsers and handlers are built on first use and kept."""
+    """Runs argv against a tree. The tree's handler references are checked when the runtime is made (a broken tree
+    raises SourceError naming the command); each command is compiled on first use and kept."""
 
     def __init__(self, tree: Tree) -> None:
+        handlers.check(tree)
         self.tree = tree
-        self.upstreams: Upstreams | None = None
-        self._parsers: dict[int, Any] = {}
-        self._handlers: dict[int, Handler] = {}
+        self.kinds: dict[str, Kind] = handlers.kinds(tree)
+        self._compiled: dict[int, tuple[Command, _Compiled]] = {}
 
     async def __aenter__(self) -> Runtime:
-        """Open what calls need while serving: the pool of upstream servers (none start until called), and
-        for a tree with unavailable parts, a background task that asks its source again until it has all."""
-        if self.tree.upstreams or self.tree.rediscover:
-            self.upstreams = await Upstreams(self.tree.upstreams).__aenter__()
-        self._background = await anyio.create_task_group().__aenter__()
+        """Open what calls need while serving: what each kind of handler shares (the pool of upstream servers;
+        none start until called), and for a tree with unavailable parts, a background task that asks its source
+        again until it has all."""
+        self._stack = contextlib.AsyncExitStack()
+        for kind in self.kinds.values():
+            await kind.start()
+            self._stack.push_async_callback(kind.aclose)
+        self._background = await self._stack.enter_async_context(anyio.create_task_group())
         if self.tree.rediscover:
             self._background.start_soon(self._rediscover)
         return self
 
     async def __aexit__(self, *exc: Any) -> None:
         self._background.cancel_scope.cancel()
-        await self._background.__aexit__(None, None, None)
-        if self.upstreams is not None:
-            upstreams, self.upstreams = self.upstreams, None
-            await upstreams.__aexit__(*exc)
+        await self._stack.aclose()
 
     async def _rediscover(self) -> None:
         delay = RETRY_DELAY
@@ -56,6 +99,7 @@ class Runtime:
             await anyio.sleep(delay)
             try:
                 tree = await self.tree.rediscover()
+                handlers.check(tree)
             except Exception as exc:  # the source is still broken: keep serving what is known
                 log.info("asking the source again failed: %s", exc)
             else:
@@ -65,15 +109,14 @@ class Runtime:
     def adopt(self, tree: Tree) -> None:
         """Serve `tree` from now on (a fuller version of the same source); calls under way finish on the old."""
         self.tree = tree
-        self._parsers.clear()
-        self._handlers.clear()
-        if self.upstreams is not None:
-            self.upstreams.configs = tree.upstreams
+        self._compiled.clear()
+        for kind in self.kinds.values():
+            kind.adopt(tree)
 
     async def stop(self) -> None:
         """Stop what calls started, from any task: upstream servers and running processes."""
-        if self.upstreams is not None:
-            await self.upstreams.close()
+        for kind in self.kinds.values():
+            await kind.stop()
         kill_all()
 
     async def call_tool(self, arguments: dict[str, Any] | None, cwd: str | None = None) -> Result:
@@ -82,7 +125,7 @@ class Runtime:
         try:
             tokens = self.tokens_of(arguments or {})
         except CallError as exc:
-            return self._failure(exc, self.tree.name)
+            return self._failure(exc, None)
         return await self.call(tokens, cwd)
 
     def tokens_of(self, arguments: dict[str, Any]) -> list[str]:
@@ -112,79 +155,87 @@ class Runtime:
             tokens = tokens[1:]
         return tokens
 
-    def resolve(self, tokens: list[str]) -> tuple[Node, list[str], list[str]]:
-        """Walk groups by name: (deepest node reached, names walked, remaining tokens)."""
-        node: Node = self.tree.root
-        names: list[str] = []
+    def invocation(self, tokens: list[str], cwd: str | None = None) -> Invocation:
+        """Walk groups by name as far as the tokens go."""
+        walked: list[Node] = [self.tree.root]
         i = 0
-        while isinstance(node, Group) and i < len(tokens):
-            child = node.child(tokens[i])
+        while isinstance(walked[-1], Group) and i < len(tokens):
+            child = walked[-1].child(tokens[i])  # type: ignore[union-attr]
             if child is None:
                 break
-            node, i = child, i + 1
-            names.append(child.name)
-        return node, names, tokens[i:]
+            walked.append(child)
+            i += 1
+        return Invocation(self.tree, walked, tokens[i:], cwd)
 
     async def call(self, tokens: list[str], cwd: str | None = None) -> Result:
-        node, names, rest = self.resolve(tokens)
-        prog = " ".join([self.tree.name, *names])
+        inv = self.invocation(tokens, cwd)
         try:
-            result = await self._dispatch(node, prog, rest, not names, cwd)
+            result = await self._dispatch(inv)
         except CallError as exc:
-            return self._failure(exc, prog)
+            return self._failure(exc, inv)
         except Exception as exc:  # a bug or a broken tree: report it, keep serving
-            log.exception("internal error in %s", prog)
-            return self._failure(CallError(f"internal error in `{prog}`: {type(exc).__name__}: {exc}"), prog)
-        result.path = prog
+            log.exception("internal error in %s", inv.prog)
+            return self._failure(CallError(f"internal error in `{inv.prog}`: {type(exc).__name__}: {exc}"), inv)
+        result.path = inv.prog
         if result.content is None:  # passed-through content items are capped by their handler
             limit = self.tree.settings.max_output
             result.output = cap(result.output, limit, len(result.output) + result.omitted)
         return result
 
-    async def _dispatch(self, node: Node, prog: str, rest: list[str], is_root: bool, cwd: str | None) -> Result:
-        budget = self.tree.settings.help_budget
+    async def _dispatch(self, inv: Invocation) -> Result:
+        node, rest = inv.node, inv.rest
         if isinstance(node, Group):
-            listing = helptext.group_help(prog, node, is_root, budget)
             if not rest or rest[0] in HELP:
-                return Result(ok=True, output=listing)
+                return Result(ok=True, output=inv.usage())
             word = rest[0]
             if word.startswith("-"):
-                raise UsageError(f"`{prog}` takes no options; unknown option {word}. Pick a name below.", listing)
+                raise UsageError(f"`{inv.prog}` takes no options; unknown option {word}. Pick a name below.")
             if not node.children:  # e.g. a server that could not list its tools: its description says why
-                raise HandlerError(f"`{prog}` has no commands at the moment. {node.description}".rstrip(), listing)
-            what = "domain" if is_root else "command"
+                raise HandlerError(f"`{inv.prog}` has no commands at the moment. {node.description}".rstrip(), (),
+                                   inv.usage)  # fmt: skip
+            what = "domain" if inv.is_root else "command"
             names = [n for c in node.children for n in (c.name, *c.aliases)]
-            raise NotFound(f"`{prog}` has no {what} `{word}`.{did_you_mean(word, names)}", listing)
+            raise NotFound(f"`{inv.prog}` has no {what} `{word}`.", close_to(word, names))
         if isinstance(node, Topic):
-            return Result(ok=True, output=helptext.topic_help(prog, node, rest, budget, self.tree.settings.max_output))
-        return await self._run(node, prog, rest, cwd)
+            settings = self.tree.settings
+            return Result(ok=True, output=helptext.topic_help(inv.prog, node, rest, settings.help_budget,
+                                                              settings.max_output))  # fmt: skip
+        return await self._run(node, inv)
 
-    async def _run(self, cmd: Command, prog: str, rest: list[str], cwd: str | None) -> Result:
+    def _compile(self, cmd: Command, prog: str) -> _Compiled:
+        kept = self._compiled.get(id(cmd))
+        if kept is not None and kept[0] is cmd:
+            return kept[1]
+        try:
+            parser = None if cmd.passthrough else argparser.build(prog, cmd)
+        except Exception as exc:  # parameters argparse refuses (two with one flag)
+            raise CallError(f"`{prog}` cannot run: its parameters are malformed ({exc}).") from None
+        validator = schema.validator(cmd) if cmd.schema is not None and not cmd.passthrough else None
+        compiled = _Compiled(parser, validator, self.kinds[cmd.handler["kind"]].make(cmd.handler))
+        self._compiled[id(cmd)] = (cmd, compiled)  # the command is kept too: its id is never reused meanwhile
+        return compiled
+
+    async def _run(self, cmd: Command, inv: Invocation) -> Result:
+        rest = inv.rest
         before_dashes = rest[: rest.index("--")] if "--" in rest else rest
         own_flags = {f for p in cmd.params for f in p.flags}
         if any(t in (*HELP, HELP_ALL) and t not in own_flags for t in before_dashes):
             full = HELP_ALL in before_dashes
-            return Result(ok=True, output=helptext.command_help(prog, cmd, self.tree.settings.help_budget // 2, full))
+            return Result(ok=True, output=helptext.command_help(inv.prog, cmd, self.tree.settings.help_budget // 2,
+                                                                full))  # fmt: skip
+        compiled = self._compile(cmd, inv.prog)
         values: dict[str, Any] = {}
-        if not cmd.passthrough:
-            key = id(cmd)
-            if key not in self._parsers:
-                self._parsers[key] = argparser.build(prog, cmd)
-            try:
-                values = argparser.parse(self._parsers[key], cmd, rest)
-                if cmd.schema is not None:
-                    values = schema.arguments(cmd, values)
-            except UsageError as exc:
-                exc.usage = helptext.command_help(prog, cmd, self.tree.settings.help_budget // 2)
-                raise
-        handler = self._handlers.get(id(cmd))
-        if handler is None:
-            try:
-                handler = self._handlers[id(cmd)] = resolve(cmd.handler, self.tree)
-            except ValueError as exc:
-                raise CallError(f"`{prog}` cannot run: its handler is misconfigured ({exc}).") from None
-        call = Call(self.tree, cmd, prog, values, rest, self.upstreams, cwd)
-        return await handler.run(call)
+        if compiled.parser is not None:
+            values = argparser.parse(compiled.parser, cmd, rest)
+            if compiled.validator is not None:
+                values = schema.arguments(cmd, values, compiled.validator)
+        call = Call(self.tree, cmd, inv.prog, values, rest, inv.cwd)
+        return await compiled.handler.run(call)
 
-    def _failure(self, exc: CallError, prog: str) -> Result:
+    def _failure(self, exc: CallError, inv: Invocation | None) -> Result:
+        """The result of a failed call: the error's message; a wrong name or bad usage with the help of where the
+        call got to (unless the error brings its own)."""
+        if inv is not None and not exc.usage and isinstance(exc, (NotFound, UsageError)):
+            exc.usage = inv.usage
+        prog = inv.prog if inv is not None else self.tree.name
         return Result(ok=False, path=prog, error=exc.kind, message=wire_text(exc.render()))

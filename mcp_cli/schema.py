@@ -19,7 +19,6 @@ from .tree import Command, Param
 JSON_ALL = "@json"  # the dest of --json, never a property path
 RESERVED = {"help", "h", "json"}
 MAX_DEPTH = 2
-_validators: dict[int, Any] = {}  # per command (commands live as long as their tree)
 _SCALARS = {"string": "string", "integer": "integer", "number": "number", "boolean": "boolean"}
 
 
@@ -213,8 +212,9 @@ def _scalar(param: Param, kind: str, raw: str) -> Any:
     return raw
 
 
-def arguments(cmd: Command, values: dict[str, Any]) -> dict[str, Any]:
-    """The arguments object for a schema-backed command, validated against its schema (errors in argv terms)."""
+def arguments(cmd: Command, values: dict[str, Any], check: Any) -> dict[str, Any]:
+    """The arguments object for a schema-backed command, checked by `check` (its `validator`; errors in argv
+    terms)."""
     schema = cmd.schema or {}
     doc = _Schema(schema)
     by_name = {p.name: p for p in cmd.params}
@@ -237,20 +237,24 @@ def arguments(cmd: Command, values: dict[str, Any]) -> dict[str, Any]:
                 target[part] = {}
             target = target[part]
         target[path[-1]] = _convert(by_name[name], node, value)
-    validate(cmd, result)
+    validate(check, result)
     return result
 
 
-def validate(cmd: Command, args: dict[str, Any]) -> None:
-    """Raise UsageError for the first schema violation, naming the option it concerns."""
+def validator(cmd: Command) -> Any:
+    """A validator of a command's schema (kept by the runtime with the command's parser)."""
+    import jsonschema
+
+    cls = jsonschema.validators.validator_for(cmd.schema or {}, default=jsonschema.Draft202012Validator)
+    return cls(cmd.schema or {})
+
+
+def validate(check: Any, args: dict[str, Any]) -> None:
+    """Raise UsageError for the first schema violation `check` finds, naming the option it concerns."""
     import jsonschema
 
     try:
-        validator = _validators.get(id(cmd))
-        if validator is None:
-            cls = jsonschema.validators.validator_for(cmd.schema or {}, default=jsonschema.Draft202012Validator)
-            validator = _validators[id(cmd)] = cls(cmd.schema or {})
-        errors = sorted(validator.iter_errors(args), key=lambda e: (len(e.path), list(e.path)))
+        errors = sorted(check.iter_errors(args), key=lambda e: (len(e.path), list(e.path)))
     except (jsonschema.SchemaError, jsonschema.exceptions.UnknownType, jsonschema.exceptions._WrappedReferencingError):
         return  # an upstream's broken schema is the upstream's to enforce
     if not errors:

@@ -18,7 +18,7 @@ from mcp import types
 from mcp.server.lowlevel import Server
 
 from . import __version__, http_guard
-from .handlers.python import exit_process
+from .children import exit_process
 from .result import Result
 from .runtime import Runtime
 from .tree import Group

@@ -38,6 +38,12 @@ class Param:
     action: str = "store"
     metavar: str | None = None
 
+    def __post_init__(self) -> None:
+        if self.type not in TYPES:
+            raise ValueError(f"parameter {self.name!r}: unknown type {self.type!r} (one of {', '.join(TYPES)})")
+        if self.action not in ACTIONS:
+            raise ValueError(f"parameter {self.name!r}: unknown action {self.action!r} (one of {', '.join(ACTIONS)})")
+
     @property
     def positional(self) -> bool:
         return not self.flags
@@ -207,9 +213,10 @@ def _node_from(data: dict[str, Any]) -> Node:
     if node_type is Group:
         args["children"] = [_node_from(c) for c in args.get("children", [])]
     elif node_type is Command:
-        args["params"] = [Param(**p) for p in args.get("params", [])]
         args["exclusive"] = [Exclusive(**e) for e in args.get("exclusive", [])]
     try:
+        if node_type is Command:
+            args["params"] = [Param(**p) for p in args.get("params", [])]
         return node_type(**args)
-    except TypeError as exc:
+    except (TypeError, ValueError) as exc:
         raise ValueError(f"bad {kind} {data.get('name', '?')!r}: {exc}") from None

@@ -22,6 +22,9 @@ CASES = {
 }
 
 
+NOOP = {"kind": "python", "target": "builtins:print"}  # commands here are only asked for help
+
+
 def run(tree: Tree, argv: list[str]):
     return anyio.run(Runtime(tree).call, argv)
 
@@ -59,7 +62,8 @@ def test_help_after_other_tokens_still_shows_help():
 
 
 def test_listing_over_budget_keeps_every_name_and_says_so():
-    commands = [Command(f"command-{i:03d}", summary=f"Does thing number {i} with some detail.") for i in range(120)]
+    commands = [Command(f"command-{i:03d}", summary=f"Does thing number {i} with some detail.", handler=NOOP)
+                for i in range(120)]  # fmt: skip
     tree = Tree(Group("big", summary="Many commands.", children=commands))
     tree.settings.help_budget = 1500
     out = run(tree, ["--help"]).output
@@ -76,7 +80,7 @@ def test_one_line_takes_the_first_sentence():
 
 def test_long_command_help_is_cut_with_a_pointer_to_help_all():
     long = "A sentence that says what this option does. " + "More detail that costs tokens. " * 20
-    cmd = Command("go", summary="Go somewhere.", params=[Param(f"opt{i}", flags=[f"--opt{i}"], help=long)
+    cmd = Command("go", summary="Go somewhere.", handler=NOOP, params=[Param(f"opt{i}", flags=[f"--opt{i}"], help=long)
                                                          for i in range(6)])  # fmt: skip
     tree = Tree(Group("t", children=[cmd]))
     tree.settings.help_budget = 1200
@@ -109,6 +113,7 @@ def test_defaults_shown_when_they_say_something():
         Param(name="prefix", flags=["--prefix"], default=""),
         Param(name="tags", flags=["--tags"], action="append", default=[]),
     ]
-    out = run(Tree(root=Group(name="t", children=[Command(name="c", params=params)])), ["c", "--help"]).output
+    tree = Tree(root=Group(name="t", children=[Command(name="c", params=params, handler=NOOP)]))
+    out = run(tree, ["c", "--help"]).output
     assert "--limit INT    (default: 0)" in out
     assert "default: )" not in out and "default: []" not in out

@@ -1,4 +1,4 @@
-"""What every handler receives and implements."""
+"""What every handler receives and implements, and what a kind of handler provides to the runtime."""
 
 from __future__ import annotations
 
@@ -18,7 +18,6 @@ class Call:
     path: str
     values: dict[str, Any]
     tokens: list[str]
-    upstreams: Any = None  # the running pool of upstream servers, for `mcp` handlers
     cwd: str | None = None  # where the caller works (an MCP client's first root); None: this process's own
 
 
@@ -26,5 +25,37 @@ class Handler(Protocol):
     async def run(self, call: Call) -> Result: ...
 
 
+class Kind:
+    """One kind of handler for a tree: checks references at load, makes handlers, and owns what its handlers
+    share while a runtime serves (`start`; `stop` from any task; `aclose`). This base shares nothing."""
+
+    def __init__(self, handler: Any, tree: Tree) -> None:
+        self.handler = handler  # the handler class: (reference, tree) -> Handler, with a static `check(reference)`
+        self.tree = tree
+
+    def make(self, ref: dict[str, Any]) -> Handler:
+        return self.handler(ref, self.tree)
+
+    def adopt(self, tree: Tree) -> None:
+        """Make handlers for `tree` from now on (a fuller version of the same source)."""
+        self.tree = tree
+
+    async def start(self) -> None:
+        """Open what the handlers share."""
+
+    async def stop(self) -> None:
+        """End what calls started (callable from any task)."""
+
+    async def aclose(self) -> None:
+        await self.stop()
+
+
 def timeout_of(ref: dict, tree: Tree) -> float:
     return float(ref.get("timeout", tree.settings.timeout))
+
+
+def need(ref: dict[str, Any], key: str, kind: type | tuple[type, ...], what: str) -> None:
+    """Raise ValueError unless `ref[key]` is present, non-empty and of `kind`; `what` describes the value."""
+    value = ref.get(key)
+    if not value or not isinstance(value, kind):
+        raise ValueError(f"{ref.get('kind')} handler reference needs {key!r}: {what}")

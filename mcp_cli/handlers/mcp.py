@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import HandlerError
+from ..errors import HandlerError, UpstreamError
 from ..result import Result, cap
 from ..tree import Tree
-from .base import Call, timeout_of
+from ..upstream import Upstreams
+from .base import Call, Kind, need, timeout_of
 
 
 def _as_text(item: dict[str, Any]) -> str:
@@ -25,20 +26,54 @@ def _as_text(item: dict[str, Any]) -> str:
     return f"[{label}]" + (f"\n{resource['text']}" if resource.get("text") else "")
 
 
+class McpKind(Kind):
+    """The `mcp` kind: its handlers share the pool of upstream server sessions, opened with the runtime when the
+    tree has upstream servers (or may gain them: a source that could not list everything yet)."""
+
+    def __init__(self, handler: Any, tree: Tree) -> None:
+        super().__init__(handler, tree)
+        self.pool: Upstreams | None = None
+
+    def make(self, ref: dict[str, Any]) -> McpHandler:
+        return McpHandler(ref, self.tree, self.pool)
+
+    def adopt(self, tree: Tree) -> None:
+        super().adopt(tree)
+        if self.pool is not None:
+            self.pool.configs = tree.upstreams
+
+    async def start(self) -> None:
+        if self.tree.upstreams or self.tree.rediscover:
+            self.pool = await Upstreams(self.tree.upstreams).__aenter__()
+
+    async def stop(self) -> None:
+        if self.pool is not None:
+            await self.pool.close()
+
+    async def aclose(self) -> None:
+        pool, self.pool = self.pool, None
+        if pool is not None:
+            await pool.__aexit__(None, None, None)
+
+
 class McpHandler:
-    def __init__(self, ref: dict, tree: Tree) -> None:
-        if not ref.get("server") or not ref.get("tool"):
-            raise ValueError("mcp handler reference needs 'server' and 'tool'")
-        self.server, self.tool = ref["server"], ref["tool"]
+    def __init__(self, ref: dict, tree: Tree, pool: Upstreams | None = None) -> None:
+        self.check(ref)
+        self.server, self.tool, self.pool = ref["server"], ref["tool"], pool
         self.timeout = float(ref.get("timeout") or tree.upstreams.get(self.server, {}).get("timeout") or 0) or (
             timeout_of(ref, tree)
         )
         self.limit = tree.settings.max_output
 
+    @staticmethod
+    def check(ref: dict[str, Any]) -> None:
+        need(ref, "server", str, "the upstream server's name")
+        need(ref, "tool", str, "the tool's name")
+
     async def run(self, call: Call) -> Result:
-        if call.upstreams is None:
+        if self.pool is None:
             raise HandlerError(f"`{call.path}` calls an upstream server, which needs a running server (mcp-cli serve)")
-        upstream = call.upstreams.get(self.server)
+        upstream = self.pool.get(self.server)
         result = await upstream.call(self.tool, call.values, self.timeout, call.path)
         content: list[dict[str, Any]] = []
         budget = self.limit
@@ -53,7 +88,7 @@ class McpHandler:
         return Result(
             ok=not result.is_error,
             output=output,
-            error="upstream" if result.is_error else None,
+            error=UpstreamError.kind if result.is_error else None,
             content=content,
             data=result.structured_content,
         )

@@ -1,7 +1,7 @@
 """Python callables run in-process: sync ones in a worker thread, async ones on the loop; both under a timeout.
 
 A sync callable that hangs cannot be killed; it is abandoned, and the process exits without waiting for it
-(`exit_process`).
+(`children.exit_process`).
 
 What the callable prints is captured into the result (stdout is the protocol's on stdio, never the handler's).
 """
@@ -14,9 +14,8 @@ import importlib
 import inspect
 import io
 import json
-import os
 import sys
-from typing import Any, NoReturn
+from typing import Any
 
 import anyio
 import anyio.to_thread
@@ -25,7 +24,7 @@ from ..errors import CallError, HandlerError, HandlerTimeout
 from ..parser import loads
 from ..result import Result, wire_text
 from ..tree import Tree
-from .base import Call, timeout_of
+from .base import Call, need, timeout_of
 
 _capture: contextvars.ContextVar[io.StringIO | None] = contextvars.ContextVar("mcp_cli_capture", default=None)
 
@@ -45,21 +44,9 @@ class _Stdout(io.TextIOBase):
             self.real.flush()
 
 
-def exit_process(code: int = 0) -> NoReturn:
-    """Flush and exit without joining worker threads, which an abandoned (hung) handler may still occupy."""
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (OSError, ValueError):
-            pass
-    os._exit(code)
-
-
 def load(target: str, tree: Tree) -> Any:
     """Import `module:attribute` (dotted attributes allowed), with the tree's folder importable."""
     module_name, _, attr = target.partition(":")
-    if not module_name or not attr:
-        raise ValueError(f"python handler target {target!r} is not of the form module:attribute")
     if tree.base_dir is not None and str(tree.base_dir) not in sys.path:
         sys.path.insert(0, str(tree.base_dir))
     obj: Any = importlib.import_module(module_name)
@@ -94,12 +81,18 @@ def _to_result(value: Any, printed: str) -> Result:
 
 class PythonHandler:
     def __init__(self, ref: dict, tree: Tree) -> None:
-        if "target" not in ref:
-            raise ValueError("python handler reference needs a 'target' (module:attribute)")
+        self.check(ref)
         self.target: str = ref["target"]
         self.timeout = timeout_of(ref, tree)
         self.tree = tree
         self._func: Any = None
+
+    @staticmethod
+    def check(ref: dict[str, Any]) -> None:
+        need(ref, "target", str, "module:attribute")
+        module_name, _, attr = ref["target"].partition(":")
+        if not module_name or not attr:
+            raise ValueError(f"python handler target {ref['target']!r} is not of the form module:attribute")
 
     def _callable(self) -> Any:
         if self._func is None:

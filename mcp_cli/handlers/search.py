@@ -16,6 +16,10 @@ class SearchHandler:
         self.tree = tree
         self._index: Index | None = None
 
+    @staticmethod
+    def check(ref: dict) -> None:
+        """Nothing to check: the command searches its own tree."""
+
     async def run(self, call: Call) -> Result:
         if self._index is None:
             self._index = Index(self.tree)

@@ -33,11 +33,11 @@ import anyio
 from anyio.abc import ByteReceiveStream, ByteSendStream
 
 from ..children import ended, guarded, kill_group, started
-from ..errors import HandlerError, HandlerTimeout, UsageError
+from ..errors import ExitStatus, HandlerError, HandlerTimeout, UsageError
 from ..parser import at_file
 from ..result import Result
 from ..tree import Tree
-from .base import Call, timeout_of
+from .base import Call, need, timeout_of
 
 _STDERR_TAIL = 2_000
 STDIN_FLAG = "--stdin"  # the option of a command that reads its standard input (reference: "stdin": true)
@@ -101,9 +101,8 @@ def _environment(ref: dict, base: str) -> dict[str, str]:
 
 class SubprocessHandler:
     def __init__(self, ref: dict, tree: Tree) -> None:
-        command = ref.get("command")
-        if not command or not isinstance(command, list):
-            raise ValueError("subprocess handler reference needs a 'command' list")
+        self.check(ref)
+        command = ref["command"]
         base = str(tree.base_dir or Path.cwd())
         self.command = [str(x).replace("{python}", sys.executable).replace("{base}", base) for x in command]
         self.launch = guarded(self.command)
@@ -123,6 +122,10 @@ class SubprocessHandler:
                 self.launch = guarded(self.command)
             else:
                 self.missing = [d for d in ref["dependencies"] if not _installed(d)]
+
+    @staticmethod
+    def check(ref: dict) -> None:
+        need(ref, "command", list, "the program and its arguments, a list")
 
     def _arrange(self, call: Call) -> tuple[list[str], bytes | None]:
         """The command line for a call (parent parsers' options moved in front of their subcommand word) and the
@@ -218,7 +221,8 @@ class SubprocessHandler:
         result = Result(ok=code == 0, output=stdout, exit_code=code, stderr=stderr, omitted=out[1] - len(out[0]))
         if code != 0:
             signal_note = f" (killed by signal {-code})" if code < 0 else ""
-            result.error, result.message = "exit", f"Error: `{call.path}` exited with status {code}{signal_note}."
+            result.error = ExitStatus.kind
+            result.message = f"Error: `{call.path}` exited with status {code}{signal_note}."
             missing = _MISSING_MODULE.search(stderr)
             if missing:
                 result.stderr, result.message = "", self._missing(call.path, missing.group(1))

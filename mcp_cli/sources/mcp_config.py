@@ -11,7 +11,6 @@ mcp-cli's own per-server options go in the entry under `"mcp-cli"` (TOML: `[mcp_
 
 from __future__ import annotations
 
-import difflib
 import fnmatch
 import json
 import sys
@@ -19,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import SourceError
+from ..errors import SourceError, close_to
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -173,10 +172,9 @@ def _listing(names: list[str]) -> str:
 
 
 def _did_you_mean(word: str, choices: list[str] | tuple[str, ...]) -> str:
-    """` (did you mean 'x'?)` for the closest of `choices`, ignoring case; empty when none is close."""
-    folded = {c.lower(): c for c in choices}
-    close = difflib.get_close_matches(word.lower(), list(folded), n=1, cutoff=0.6)
-    return f" (did you mean {folded[close[0]]!r}?)" if close else ""
+    """` (did you mean 'x'?)` for the closest of `choices`; empty when none is close."""
+    close = close_to(word, choices)
+    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 def looks_like_config(path: Path) -> bool:

@@ -1,0 +1,89 @@
+"""The runtime: a broken tree fails when it is loaded, naming the command; each command keeps what it compiled."""
+
+import gc
+import json
+import subprocess
+import sys
+
+import anyio
+import pytest
+
+from mcp_cli.errors import SourceError
+from mcp_cli.runtime import Runtime
+from mcp_cli.tree import Command, Group, Param, Tree
+
+from .conftest import FAULTS
+
+ECHO = {"kind": "python", "target": "json:dumps"}
+
+
+def tree_of(*commands: Command) -> Tree:
+    return Tree(root=Group(name="t", children=[Group(name="g", children=list(commands))]))
+
+
+@pytest.mark.parametrize(
+    "handler, words",
+    [
+        ({}, "no handler of kind None"),
+        ({"kind": "teleport"}, "no handler of kind 'teleport' (known kinds: mcp, python, search, subprocess)"),
+        ({"kind": "python", "target": "no_colon"}, "is not of the form module:attribute"),
+        ({"kind": "subprocess", "command": "echo hi"}, "needs 'command': the program and its arguments, a list"),
+        ({"kind": "mcp", "server": "s"}, "needs 'tool'"),
+    ],
+)
+def test_a_broken_handler_reference_fails_at_load_naming_the_command(handler, words):
+    with pytest.raises(SourceError) as err:
+        Runtime(tree_of(Command("ok", handler=ECHO), Command("bad", handler=handler)))
+    assert str(err.value).startswith("`t g bad` cannot run: ") and words in str(err.value)
+
+
+def test_a_broken_tree_file_is_refused_before_serving(tmp_path):
+    data = json.loads(FAULTS.read_text())
+    data["root"]["children"][0]["children"][0]["handler"] = {"kind": "teleport"}
+    broken = tmp_path / "tree.json"
+    broken.write_text(json.dumps(data))
+    proc = subprocess.run([sys.executable, "-m", "mcp_cli", "serve", str(broken)], capture_output=True, text=True,
+                          stdin=subprocess.DEVNULL, timeout=60)  # fmt: skip
+    assert proc.returncode == 2 and "cannot run: no handler of kind 'teleport'" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_an_unknown_parameter_type_fails_when_the_tree_is_read():
+    with pytest.raises(ValueError, match="parameter 'n': unknown type 'int'"):
+        Param("n", type="int")
+    with pytest.raises(ValueError, match="bad command 'c': parameter 'n': unknown action 'store_const'"):
+        Tree.from_dict(
+            {
+                "format": "mcp-cli/tree",
+                "version": 1,
+                "root": {
+                    "kind": "group",
+                    "name": "t",
+                    "children": [
+                        {
+                            "kind": "command",
+                            "name": "c",
+                            "handler": ECHO,
+                            "params": [{"name": "n", "action": "store_const"}],
+                        }
+                    ],
+                },
+            }
+        )
+
+
+def test_each_command_is_validated_against_its_own_schema():
+    """Commands made one after another, each dropped after its call, are each checked against their own schema
+    (a cache keyed by a dead command's id once checked new commands against old schemas)."""
+
+    async def one(i: int) -> str:
+        name = f"field{i}"
+        schema = {"type": "object", "properties": {name: {"type": "string"}}, "required": [name]}
+        cmd = Command("c", params=[Param(name, flags=[f"--{name}"])], schema=schema, handler=ECHO)
+        async with Runtime(tree_of(cmd)) as runtime:
+            return (await runtime.call(["g", "c"])).message
+
+    for i in range(200):
+        message = anyio.run(one, i)
+        assert f"missing required option --field{i}" in message, message
+        gc.collect()
