@@ -23,7 +23,7 @@ from pathlib import Path
 import anyio
 import anyio.to_thread
 
-from mcp_cli.sources.mcp_tools import STARTUP_BUDGET
+from mcp_cli.sources.discovery import STARTUP_BUDGET
 
 from .runtime import BARE, cold_start, per_call
 

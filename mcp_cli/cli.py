@@ -281,14 +281,14 @@ def tokens(
 @app.command()
 def cache(clear: bool = typer.Option(False, "--clear", help="Delete every cached tool list and failure.")) -> None:
     """Show the tool-list cache of MCP servers (where it is, what it holds, how old), or clear it."""
-    from .sources import mcp_tools
+    from .sources import discovery
 
     if clear:
-        typer.echo(f"deleted {mcp_tools.clear_cache()} cached file(s) in {mcp_tools.cache_dir()}")
+        typer.echo(f"deleted {discovery.clear_cache()} cached file(s) in {discovery.cache_dir()}")
         return
-    entries = mcp_tools.cache_entries()
-    typer.echo(f"{mcp_tools.cache_dir()}: {len(entries)} cached file(s); tool lists are kept "
-               f"{mcp_tools.TTL / 3600:g} h, failures {mcp_tools.FAILED_TTL:g} s")  # fmt: skip
+    entries = discovery.cache_entries()
+    typer.echo(f"{discovery.cache_dir()}: {len(entries)} cached file(s); tool lists are kept "
+               f"{discovery.TTL / 3600:g} h, failures {discovery.FAILED_TTL:g} s")  # fmt: skip
     for name, about, age in entries:
         typer.echo(f"  {name}  {_age(age):>6}  {about}")
 

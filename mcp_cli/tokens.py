@@ -24,7 +24,7 @@ _DATA = Path(__file__).resolve().parent / "data" / "o200k_base.tiktoken.gz"
 def encoding() -> Any:
     import tiktoken
 
-    from .sources.mcp_tools import cache_dir
+    from .sources.discovery import cache_dir
 
     folder = Path(os.environ.get("TIKTOKEN_CACHE_DIR") or cache_dir() / "tiktoken")
     target = folder / _CACHE_KEY

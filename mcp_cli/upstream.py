@@ -228,34 +228,3 @@ class Upstreams:
                 raise HandlerError(f"no upstream server named `{name}` in this tree")
             self._servers[name] = Upstream(name, self.configs[name], self._tg)
         return self._servers[name]
-
-
-async def list_tools(config: dict[str, Any], timeout: float = START_TIMEOUT) -> dict[str, Any]:
-    """Connect once and read a server's tools: {"server": {name, version, instructions}, "tools": [tool dicts]}."""
-    from mcp import Client
-
-    with tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace") as errlog:
-        try:
-            with anyio.fail_after(timeout):
-                async with Client(transport(config, errlog), mode="legacy", cache=None) as client:
-                    tools, cursor = [], None
-                    while True:
-                        page = await client.list_tools(cursor=cursor)
-                        tools += [t.model_dump(by_alias=True, exclude_none=True, mode="json") for t in page.tools]
-                        cursor = page.next_cursor
-                        if not cursor:
-                            break
-                    info = client.server_info
-                    return {
-                        "server": {
-                            "name": getattr(info, "name", ""),
-                            "version": getattr(info, "version", ""),
-                            "instructions": client.instructions or "",
-                        },
-                        "tools": tools,
-                    }
-        except Exception as exc:
-            errlog.seek(0)
-            tail = errlog.read()[-1500:].strip()
-            why = "no answer" if isinstance(exc, TimeoutError) else describe(exc)
-            raise HandlerError(why + (f"; its stderr ends with:\n{tail}" if tail else "")) from None

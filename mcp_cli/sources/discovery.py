@@ -1,0 +1,254 @@
+"""Discovery: each configured MCP server's tool list, asked for at start-up or recalled from the cache.
+
+Tool lists are cached on disk (the user cache folder, or `MCP_CLI_CACHE_DIR`) keyed by each server's
+configuration, so a start with a warm cache starts no upstream process. Servers are asked concurrently, each
+within a start-up budget; one that fails or does not answer in time is reported (why), and its failure is
+remembered for FAILED_TTL seconds so that starts in a row do not each wait for it again.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import hashlib
+import json
+import os
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import Future
+from pathlib import Path
+from typing import Any
+
+import anyio
+import platformdirs
+
+from ..help import one_line
+from ..upstream import describe, transport
+from .mcp_config import Server
+
+STARTUP_BUDGET = 5.0  # seconds a server may take to list its tools at start-up (then it is shown as unavailable)
+RETRY_BUDGET = 60.0  # the same, when retried in the background while serving
+FAILED_TTL = 60.0  # how long a failure is remembered
+TTL = 24 * 3600.0  # how long a tool list is kept
+
+Listing = dict[str, Any]  # {"server": {name, version, instructions}, "tools": [tool dicts]}
+
+
+class Unavailable(Exception):
+    """A server whose tools could not be listed; the message says why."""
+
+
+def cache_dir() -> Path:
+    """mcp-cli's cache folder: `MCP_CLI_CACHE_DIR`, else the platform's user cache folder."""
+    return Path(os.environ.get("MCP_CLI_CACHE_DIR") or platformdirs.user_cache_dir("mcp-cli", appauthor=False))
+
+
+def cache_entries() -> list[tuple[str, str, float]]:
+    """What the cache holds: (file name, what it says, age in seconds), newest first."""
+    entries = []
+    for path in cache_dir().glob("tools-*"):
+        try:
+            age, text = time.time() - path.stat().st_mtime, path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        if path.suffix == ".failed":
+            why = (_remembered(path) or ("an old failure, no longer used",))[0]
+            entries.append((path.name, f"failed: {one_line(why, 100)}", age))
+        elif path.suffix == ".json":
+            try:
+                listing = json.loads(text)
+                about = f"{listing['server'].get('name') or '?'}: {len(listing['tools'])} tools"
+            except (ValueError, KeyError, TypeError, AttributeError):
+                about = "unreadable (asked again on the next start)"
+            entries.append((path.name, about, age))
+    return sorted(entries, key=lambda e: e[2])
+
+
+def clear_cache() -> int:
+    """Delete every cached tool list and remembered failure; how many files were deleted."""
+    deleted = 0
+    for path in cache_dir().glob("tools-*"):
+        with contextlib.suppress(OSError):
+            path.unlink()
+            deleted += 1
+    return deleted
+
+
+def _cache_file(config: dict[str, Any]) -> Path:
+    key = hashlib.sha256(json.dumps(config, sort_keys=True).encode()).hexdigest()[:32]
+    return cache_dir() / f"tools-{key}.json"
+
+
+def _failure_file(config: dict[str, Any]) -> Path:
+    return _cache_file(config).with_suffix(".failed")
+
+
+async def list_tools(config: dict[str, Any], timeout: float) -> Listing:
+    """Connect once and read a server's tools (every page); `Unavailable` with why, and its stderr tail, if not."""
+    from mcp import Client
+
+    with tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace") as errlog:
+        try:
+            with anyio.fail_after(timeout):
+                async with Client(transport(config, errlog), mode="legacy", cache=None) as client:
+                    tools, cursor = [], None
+                    while True:
+                        page = await client.list_tools(cursor=cursor)
+                        tools += [t.model_dump(by_alias=True, exclude_none=True, mode="json") for t in page.tools]
+                        cursor = page.next_cursor
+                        if not cursor:
+                            break
+                    info = client.server_info
+                    return {
+                        "server": {
+                            "name": getattr(info, "name", ""),
+                            "version": getattr(info, "version", ""),
+                            "instructions": client.instructions or "",
+                        },
+                        "tools": tools,
+                    }
+        except Exception as exc:
+            errlog.seek(0)
+            tail = errlog.read()[-1500:].strip()
+            why = f"no answer within {timeout:g} s" if isinstance(exc, TimeoutError) else describe(exc)
+            raise Unavailable(why + (f"; its stderr ends with:\n{tail}" if tail else "")) from None
+
+
+async def _listing(server: Server, refresh: bool, ttl: float, budget: float) -> Listing:
+    """A server's tool list from the cache if fresh, else from the server (then cached). A failure is cached
+    for FAILED_TTL seconds, so that starts in a row do not each wait for the same broken server."""
+    path, failed = _cache_file(server.config), _failure_file(server.config)
+    if not refresh and path.is_file() and time.time() - path.stat().st_mtime < ttl:
+        try:
+            return json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            pass
+    timeout = float(server.config.get("startup_timeout") or budget)
+    remembered = _remembered(failed)
+    if not refresh and remembered and remembered[1] >= timeout:  # failed as recently, given as long as now
+        why, _, age = remembered
+        raise Unavailable(f"{why} ({age:.0f} s ago; asked again after {FAILED_TTL:g} s)")
+    try:
+        listing = await list_tools(server.config, timeout)
+    except Exception as exc:
+        _remember(failed, str(exc), timeout)
+        raise Unavailable(str(exc)) from None
+    _write(path, json.dumps(listing))
+    failed.unlink(missing_ok=True)
+    return listing
+
+
+def _remember(path: Path, why: str, timeout: float) -> None:
+    _write(path, json.dumps({"why": why, "timeout": timeout}))
+
+
+def _remembered(path: Path) -> tuple[str, float, float] | None:
+    """(why, the time it was given, age in seconds) of a failure remembered less than FAILED_TTL ago."""
+    try:
+        age = time.time() - path.stat().st_mtime
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return (str(data["why"]), float(data["timeout"]), age) if age < FAILED_TTL else None
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _write(path: Path, text: str) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(text, encoding="utf-8")
+        tmp.replace(path)
+    except OSError:
+        pass  # a read-only cache only costs speed
+
+
+async def listings(
+    servers: list[Server],
+    refresh: bool = False,
+    ttl: float = TTL,
+    budget: float = STARTUP_BUDGET,
+    progress: bool = False,
+    decided: Callable[[dict[str, Listing], dict[str, str]], None] | None = None,
+) -> tuple[dict[str, Listing], dict[str, str]]:
+    """Every server's listing, fetched concurrently, each within its start-up budget: (found, {name: why not}).
+    `decided(found, failed)` is called as soon as every server has answered or run out of time, while those
+    that ran out are still being stopped (a listing that arrives after that is only cached)."""
+    found: dict[str, Listing] = {}
+    failed: dict[str, str] = {}
+    waiting = {s.name for s in servers}
+    all_decided = anyio.Event()
+
+    def settle(name: str, listing: Listing | None = None, why: str = "") -> None:
+        if name in waiting:
+            waiting.discard(name)
+            found.update({name: listing} if listing is not None else {})
+            failed.update({} if listing is not None else {name: why})
+            if not waiting:
+                all_decided.set()
+
+    async def one(server: Server) -> None:
+        try:
+            settle(server.name, await _listing(server, refresh, ttl, budget))
+        except Exception as exc:  # any failure of one server must not stop the others
+            settle(server.name, why=str(exc))
+
+    async def deadline(server: Server) -> None:
+        timeout = float(server.config.get("startup_timeout") or budget)
+        await anyio.sleep(timeout)
+        if server.name in waiting:
+            why = f"no answer within {timeout:g} s"
+            _remember(_failure_file(server.config), why, timeout)
+            settle(server.name, why=why)
+
+    async with anyio.create_task_group() as tg:
+        for server in servers:
+            tg.start_soon(one, server)
+        async with anyio.create_task_group() as timers:
+            for server in servers:
+                timers.start_soon(deadline, server)
+            if progress and sys.stderr.isatty():
+                timers.start_soon(_report, waiting, budget)
+            await all_decided.wait()
+            timers.cancel_scope.cancel()
+        found, failed = dict(found), dict(failed)
+        if decided is not None:
+            decided(found, failed)
+    return found, failed
+
+
+def listings_now(
+    servers: list[Server], refresh: bool = False, budget: float = STARTUP_BUDGET, progress: bool = False
+) -> tuple[dict[str, Listing], dict[str, str]]:
+    """`listings` from synchronous code. They run on a thread of their own, which returns as soon as every
+    server is decided: servers that ran out of time are stopped there while the caller goes on."""
+    decision: Future = Future()
+
+    def work() -> None:
+        try:
+            decided = lambda *r: decision.set_result(r)  # noqa: E731
+            anyio.run(functools.partial(listings, servers, refresh, budget=budget, progress=progress, decided=decided))
+        except BaseException as exc:  # handed to the caller
+            if not decision.done():
+                decision.set_exception(exc)
+
+    threading.Thread(target=work, name="mcp-cli discovery", daemon=True).start()
+    return decision.result()
+
+
+async def _report(waiting: set[str], budget: float) -> None:
+    """After a moment, a line on the terminal naming the servers still being asked (cleared when done)."""
+    start = time.monotonic()
+    await anyio.sleep(1)
+    try:
+        while waiting:
+            names = ", ".join(sorted(waiting)[:5]) + (" ..." if len(waiting) > 5 else "")
+            line = f"waiting for {len(waiting)} MCP server(s): {names} ({time.monotonic() - start:.0f} s of {budget:g})"
+            sys.stderr.write("\r" + line[:150] + "\033[K")
+            sys.stderr.flush()
+            await anyio.sleep(0.5)
+    finally:
+        sys.stderr.write("\r\033[K")
+        sys.stderr.flush()

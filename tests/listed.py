@@ -1,0 +1,40 @@
+"""MCP client configs of the fast test upstream `fixtures/upstreams/listed.py`, and `mcp-cli` run on them."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from .conftest import ROOT
+
+LISTED = ROOT / "tests" / "fixtures" / "upstreams" / "listed.py"
+
+
+def entry(*tools: str, **more: Any) -> dict[str, Any]:
+    """A server entry for `listed.py` serving `tools` (`name` or `name@toolset`); `more` adds keys (env, ...)."""
+    return {"command": sys.executable, "args": [str(LISTED), *tools], **more}
+
+
+def config(path: Path, servers: dict[str, dict[str, Any]]) -> Path:
+    """An `mcpServers` file at `path`."""
+    path.write_text(json.dumps({"mcpServers": servers}))
+    return path
+
+
+def mcp_cli(*args: str, env: dict[str, str | None]) -> subprocess.CompletedProcess:
+    """`python -m mcp_cli ARGS` with `env` over the environment (None unsets a variable); it must succeed."""
+    full = {k: v for k, v in {**os.environ, **env}.items() if v is not None}
+    proc = subprocess.run(
+        [sys.executable, "-m", "mcp_cli", *args], capture_output=True, text=True, cwd=ROOT, env=full, timeout=120
+    )
+    assert proc.returncode == 0, proc.stderr
+    return proc
+
+
+def starts(path: Path) -> int:
+    """How often a server with `LISTED_STARTS=path` was started."""
+    return path.read_text().count("start") if path.exists() else 0

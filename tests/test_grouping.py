@@ -1,0 +1,118 @@
+"""How upstream tools are arranged, through a served tree of real upstream servers: a server with many tools
+split into subgroups by the things its tools act on (or by toolset, or by preset groups), many servers
+clustered at the root by their first name word, and tool filters applied before any of it."""
+
+import json
+import re
+
+import pytest
+
+from .conftest import served, text
+from .listed import config, entry
+
+pytestmark = pytest.mark.anyio
+
+GITHUB = ("list_issues create_issue get_issue update_issue list_pull_requests create_pull_request "
+          "merge_pull_request get_pull_request list_branches create_branch delete_branch list_tags create_tag "
+          "search_code get_me fork_repository").split()  # fmt: skip
+NATO = ("alfa bravo charlie delta echo foxtrot golf hotel india juliett kilo lima mike november oscar papa "
+        "quebec romeo sierra tango uniform victor whiskey xray yankee zulu").split()  # fmt: skip
+
+
+@pytest.fixture
+def cache(tmp_path):
+    return {"MCP_CLI_CACHE_DIR": str(tmp_path / "cache")}
+
+
+async def run(client, tool: str, *argv: str) -> str:
+    result = await client.call_tool(tool, {"argv": list(argv)})
+    assert not result.is_error, text(result)
+    return text(result)
+
+
+def listed(help_text: str) -> dict[str, str]:
+    """{name: one-line summary} of the names a help text lists."""
+    return dict(re.findall(r"^  (\S+)(?:  +(.*))?$", help_text, re.M))
+
+
+def called(out: str) -> tuple[str, dict]:
+    """(tool, arguments) the upstream received, from its answer."""
+    got = json.loads(out)
+    return got["tool"], got["arguments"]
+
+
+async def test_a_server_with_many_tools_is_split_into_subgroups_by_what_they_act_on(tmp_path, cache):
+    team = config(tmp_path / "team.json", {"gh": entry(*GITHUB)})
+    async with served("serve", str(team), env=cache) as client:
+        root = await run(client, "team", "--help")
+        assert listed(root)["gh"] == "Pull-requests, issues, branches, tags."
+        gh = listed(await run(client, "team", "gh", "--help"))
+        assert {name: gh[name] for name in ("pull-requests", "issues", "branches", "tags")} == {
+            "pull-requests": "list, create, merge, get.",
+            "issues": "list, create, get, update.",
+            "branches": "list, create, delete.",
+            "tags": "list, create.",
+        }
+        assert {"search-code", "get-me", "fork-repository"} <= gh.keys()  # they share a noun with no other tool
+        assert called(await run(client, "team", "gh", "issues", "list", "--repo", "o/r")) == (
+            "list_issues",
+            {"repo": "o/r"},
+        )
+        assert called(await run(client, "team", "gh", "pull-requests", "merge"))[0] == "merge_pull_request"
+        assert called(await run(client, "team", "gh", "search-code"))[0] == "search_code"
+    async with served("serve", str(team), "--threshold", str(len(GITHUB)), env=cache) as client:
+        gh = listed(await run(client, "team", "gh", "--help"))  # no more tools than the threshold: one flat group
+        assert "list-issues" in gh and "issues" not in gh
+        assert called(await run(client, "team", "gh", "list-issues"))[0] == "list_issues"
+
+
+async def test_preset_groups_and_toolsets_name_the_subgroups(tmp_path, cache):
+    toolsets = [f"{name}@{'work' if 'issue' in name or 'pull' in name else 'code'}" for name in GITHUB]
+    preset = entry(*GITHUB, **{"mcp-cli": {"groups": {"tickets": ["*issue*"], "reviews": ["*pull_request*"]}}})
+    team = config(tmp_path / "team.json", {"gh": entry(*toolsets), "preset": preset})
+    async with served("serve", str(team), env=cache) as client:
+        gh = listed(await run(client, "team", "gh", "--help"))
+        assert {"work", "code"} <= gh.keys() and "issues" not in gh
+        assert called(await run(client, "team", "gh", "work", "list-issues"))[0] == "list_issues"
+        assert called(await run(client, "team", "gh", "code", "search"))[0] == "search_code"  # the group word dropped
+        shown = list(listed(await run(client, "team", "preset", "--help")))  # preset groups first, then nouns
+        assert shown.index("tickets") < shown.index("reviews") < shown.index("branches")
+        assert called(await run(client, "team", "preset", "tickets", "list-issues"))[0] == "list_issues"
+        assert called(await run(client, "team", "preset", "reviews", "merge-pull-request"))[0] == "merge_pull_request"
+
+
+async def test_many_servers_are_clustered_at_the_root_by_their_first_word(tmp_path, cache):
+    servers = {name: entry("ping", startup_timeout_sec=60) for name in NATO}
+    servers |= {name: entry("list_issues", "get_issue", startup_timeout_sec=60)
+                for name in ("github", "github-work", "github-enterprise")}  # fmt: skip
+    servers |= {name: entry("list_events", startup_timeout_sec=60) for name in ("google-calendar", "google-mail")}
+    team = config(tmp_path / "team.json", servers)  # 31 servers: more than the root shows one by one
+    async with served("serve", str(team), env=cache) as client:
+        root = listed(await run(client, "team", "--help"))
+        assert (root["github"], root["google"]) == ("Issues (3 servers).", "Events (2 servers).")
+        assert {"alfa", "zulu"} <= root.keys() and "github-work" not in root
+        cluster = listed(await run(client, "team", "github", "--help"))
+        assert {"github", "github-work", "github-enterprise"} <= cluster.keys()
+        assert called(await run(client, "team", "github", "github-work", "get-issue"))[0] == "get_issue"
+        assert called(await run(client, "team", "google", "google-mail", "list-events"))[0] == "list_events"
+    async with served("serve", str(team), "--exclude-server", "zulu", env=cache) as client:
+        root = listed(await run(client, "team", "--help"))  # 30 servers fit the root: no cluster
+        assert {"github", "github-work", "google-mail"} <= root.keys() and "google" not in root
+
+
+async def test_tool_filters_apply_before_the_tree_is_built(tmp_path, cache):
+    gh = entry(*GITHUB, **{"mcp-cli": {"exclude_tools": ["delete_*"]}})
+    team = config(tmp_path / "team.json", {"gh": gh, "other": entry("list_issues")})
+    filters = ["--tool", "*issue*", "--tool", "gh/*branch*", "--exclude-tool", "update_*"]
+    async with served("serve", str(team), *filters, env=cache) as client:
+        root = await run(client, "team", "--help")
+        assert "6 tools from 2 MCP servers." in root  # gh: 3 issue and 2 branch tools; other: list_issues
+        shown = listed(await run(client, "team", "gh", "--help"))  # 5 tools: under the threshold, no subgroups
+        assert list(shown)[:5] == ["list-issues", "create-issue", "get-issue", "list-branches", "create-branch"]
+        assert called(await run(client, "team", "gh", "create-branch", "--repo", "o/r")) == (
+            "create_branch",
+            {"repo": "o/r"},
+        )
+        for excluded in ("update-issue", "delete-branch", "get-me"):
+            result = await client.call_tool("team", {"argv": ["gh", excluded]})
+            assert result.is_error and f"`team gh` has no command `{excluded}`" in text(result), text(result)
