@@ -308,13 +308,11 @@ def inspect(
     options: dict[str, Any],
 ) -> None:
     """Print the whole tree, one path per line, with one-line summaries."""
-    from .help import one_line
+    from .text import columns, one_line
 
     t = _load(tree, progress=True, **options)
     rows = [(t.name, t.root.summary)] + [(" ".join([t.name, *path]), node.summary) for path, node in t.walk()]
-    width = max(len(p) for p, _ in rows)
-    for path, summary in rows:
-        typer.echo(f"{path.ljust(width)}  {one_line(summary)}".rstrip())
+    typer.echo("\n".join(columns([(path, one_line(summary)) for path, summary in rows], indent=0, widest=10**6)))
 
 
 @app.command()

@@ -150,7 +150,7 @@ def _skill_name(folder: Path) -> str:
     """A skill's tool name (its manifest's `name`, else SKILL.md's), without reading its scripts."""
     from .errors import SourceError
     from .sources.skill import is_skill, manifest, skillmd
-    from .sources.skill.pyast import kebab
+    from .text import kebab
 
     if not is_skill(folder):
         raise RegistrationError(

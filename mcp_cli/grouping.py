@@ -7,8 +7,9 @@ a group, greedily, until no noun is shared by two tools. Tools that share nothin
 
 from __future__ import annotations
 
-import re
 from collections import Counter
+
+from .text import words
 
 VERBS = set(
     "get list create update delete remove add set search find read write run start stop edit move fetch show "
@@ -21,14 +22,6 @@ VERBS = set(
     "rollback".split()
 )
 _FILLER = set("by for of to from in on with and the a an all my".split())
-
-
-def words(name: str) -> list[str]:
-    """`getPullRequest_files` -> ['get', 'pull', 'request', 'files']."""
-    name = re.sub(r"([A-Z]{2,})s\b", lambda m: m.group(1).lower() + "s", name)  # PRs, APIs, IDs
-    name = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", name)
-    name = re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1 \2", name)
-    return [w for w in re.split(r"[^A-Za-z0-9]+", name.lower()) if w]
 
 
 def singular(word: str) -> str:

@@ -2,41 +2,22 @@
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
 
+from .text import WIDTH, columns, first_sentence, one_line
 from .tree import Command, Group, Node, Param, Topic
 
 if TYPE_CHECKING:  # markdown-it is imported on the first document read, not at every start
     from . import markdown
 
-WIDTH = 100
 MAX_OPTIONAL = 4
 _METAVARS = {"string": "TEXT", "integer": "INT", "number": "NUM", "path": "PATH", "json": "JSON"}
-_FIRST_SENTENCE = re.compile(r"(.+?[.!?])(?:\s|$)")
 _HINTS = (
     ("readOnlyHint", "read-only"),
     ("destructiveHint", "destructive"),
     ("idempotentHint", "idempotent"),
     ("openWorldHint", "open-world"),
 )
-
-
-def one_line(text: str, limit: int = 90) -> str:
-    """The first sentence (or line) of `text`, cut to `limit` characters."""
-    text = " ".join(text.strip().split("\n\n", 1)[0].split())
-    m = _FIRST_SENTENCE.match(text)
-    line = m.group(1) if m else text
-    return line if len(line) <= limit else line[: limit - 3].rstrip() + "..."
-
-
-def first_sentence(markdown: str, limit: int = 90) -> str:
-    """The first sentence of the first paragraph that is not a heading."""
-    for para in re.split(r"\n\s*\n", markdown):
-        lines = [x for x in para.strip().splitlines() if not x.lstrip().startswith("#")]
-        if lines and " ".join(lines).strip():
-            return one_line(" ".join(lines), limit)
-    return ""
 
 
 def body(node: Node, text: str) -> str:
@@ -52,24 +33,9 @@ def title(prog: str, node: Node) -> str:
     return f"{prog} - {one_line(node.summary, 200)}" if node.summary else prog
 
 
-def _rows(rows: list[tuple[str, str]], indent: int = 2) -> list[str]:
-    """Two-column rows: name, two or more spaces, text; a long name puts its text on the next line."""
-    width = min(max((len(n) for n, _ in rows), default=0), 26)
-    out = []
-    for name, text in rows:
-        if not text:
-            out.append(" " * indent + name)
-        elif len(name) <= width:
-            out.append(" " * indent + name.ljust(width) + "  " + text)
-        else:
-            out.append(" " * indent + name)
-            out.append(" " * (indent + width + 2) + text)
-    return out
-
-
 def _listing(heading: str, nodes: list[Node], budget: int) -> list[str]:
     """A heading and one row per node; over `budget` characters, names only, wrapped, with a pointer."""
-    lines = [f"{heading}:"] + _rows([(n.name, one_line(n.summary)) for n in nodes])
+    lines = [f"{heading}:"] + columns([(n.name, one_line(n.summary)) for n in nodes])
     if sum(len(line) + 1 for line in lines) <= budget:
         return lines
     names, row, out = [n.name for n in nodes], "", [f"{heading} ({len(nodes)}, summaries left out to fit):"]
@@ -261,7 +227,7 @@ def _command_help(prog: str, cmd: Command, short: bool) -> str:
                 )
                 for p in params
             ]
-            lines += [f"{heading}:"] + _rows(rows) + [""]
+            lines += [f"{heading}:"] + columns(rows) + [""]
     hints = [label for key, label in _HINTS if cmd.annotations.get(key)]
     if hints:
         lines += ["Hints: " + ", ".join(hints) + ".", ""]
@@ -378,6 +344,6 @@ def _sections(doc: markdown.Document, section: markdown.Section, where: str, roo
     size, first, out = len(doc.text(section.start, section.end)), 1, []
     for chunk in chunks:
         span = "" if len(chunks) == 1 else f"{first}-{first + len(chunk) - 1} of {len(entries)}; "
-        out.append("\n".join([f"Sections ({span}{size:,} characters in all):", *_rows(chunk), "", run]))
+        out.append("\n".join([f"Sections ({span}{size:,} characters in all):", *columns(chunk), "", run]))
         first += len(chunk)
     return out

@@ -10,7 +10,8 @@ from __future__ import annotations
 import math
 from collections import Counter, defaultdict
 
-from .grouping import singular, words
+from .grouping import singular
+from .text import words
 from .tree import Command, Tree
 
 K1, B = 1.2, 0.75

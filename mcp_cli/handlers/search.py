@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from ..help import one_line
 from ..result import Result
 from ..search import Index
+from ..text import columns, one_line
 from ..tree import Tree
 from .base import Call
 
@@ -27,7 +27,6 @@ class SearchHandler:
         hits = self._index.search(query, int(call.values.get("limit", 5)))
         if not hits:
             return Result(ok=True, output=f"No command matches {query!r}. Run `{self.tree.name} --help` to browse.\n")
-        width = min(max(len(p) for _, p, _ in hits), 40)
-        lines = [f"  {path.ljust(width)}  {one_line(node.summary, 80)}".rstrip() for _, path, node in hits]
+        lines = columns([(path, one_line(node.summary, 80)) for _, path, node in hits], widest=40)
         footer = f"Run `{self.tree.name} <path> --help` for usage."
         return Result(ok=True, output="\n".join(lines + ["", footer]) + "\n")

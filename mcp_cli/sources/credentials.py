@@ -17,6 +17,8 @@ import copy
 import re
 from typing import Any
 
+from ..text import words
+
 CREDENTIAL_WORDS = {
     "key", "apikey", "token", "secret", "password", "passwd", "pwd", "pass", "passphrase", "pat", "auth",
     "authorization", "credential", "credentials", "cookie", "session", "bearer", "jwt", "signature", "private",
@@ -41,12 +43,6 @@ _JWT = re.compile(r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*")
 _TOKENISH = re.compile(r"[A-Za-z0-9_\-+/=]{20,}")
 _USERINFO = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*://[^/:@\s]+:)([^/@\s]+)(@)")
 _QUERY = re.compile(r"([?&])([^=&#]+)=([^&#]*)")
-
-
-def words(name: str) -> list[str]:
-    """`GITHUB_PERSONAL_ACCESS_TOKEN` -> github, personal, access, token; `apiKey` -> api, key."""
-    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", name)
-    return [w.lower() for w in re.split(r"[^A-Za-z0-9]+", spaced) if w]
 
 
 def names_a_credential(name: str) -> bool:

@@ -25,7 +25,7 @@ from typing import Any
 import anyio
 import platformdirs
 
-from ..help import one_line
+from ..text import one_line
 from ..upstream import describe, transport
 from .mcp_config import Server
 

@@ -14,11 +14,10 @@ from typing import Any
 
 from .. import grouping, schema
 from ..errors import SourceError
-from ..help import first_sentence, one_line
+from ..text import first_sentence, kebab, one_line, words
 from ..tree import Command, Group, Node, Param, Tree
 from . import discovery
 from .mcp_config import Server, read
-from .skill.pyast import kebab
 
 THRESHOLD = 15  # tools in a server's group before it is split into subgroups
 ROOT_LIMIT = 30  # servers at the root before they are clustered
@@ -93,7 +92,7 @@ def _cluster(groups: list[Group]) -> list[Node]:
     (`github`, `github-2`, `github-work` -> `github`); the rest stay at the root."""
     by_word: dict[str, list[Group]] = {}
     for g in groups:
-        by_word.setdefault(grouping.words(g.name)[0] if grouping.words(g.name) else g.name, []).append(g)
+        by_word.setdefault(words(g.name)[0] if words(g.name) else g.name, []).append(g)
     out: list[Node] = []
     for word, members in by_word.items():
         if len(members) == 1:
