@@ -1,3 +1,19 @@
-from .cli import main
+"""`mcp-cli` and `python -m mcp_cli`: `serve` is parsed without typer (serving never imports it); the other
+commands go through the typer app in `cli`."""
 
-main()
+import sys
+
+
+def main() -> None:
+    if sys.argv[1:2] == ["serve"]:
+        from .serving import main as serve
+
+        serve(sys.argv[2:])
+    else:
+        from .cli import app
+
+        app()
+
+
+if __name__ == "__main__":
+    main()

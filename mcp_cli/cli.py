@@ -10,8 +10,7 @@ from typing import Any
 
 import typer
 
-from . import __version__
-from .http_guard import HELP as GUARD_HELP
+from . import __version__, serving
 
 app = typer.Typer(
     name="mcp-cli",
@@ -22,30 +21,12 @@ app = typer.Typer(
     rich_markup_mode=None,
 )
 
-TREE_HELP = (
-    "A skill folder, an MCP client config (mcpServers JSON, ~/.claude.json, Codex config.toml), "
-    "a tree JSON file, or a Python module:attribute holding a Tree."
-)
-# The options for MCP client configs (ignored for other sources): (parameter, type, option, key of `sources.load`).
+# The options for MCP client configs, as typer options (see serving.CONFIG_OPTIONS): (parameter, type, option, key).
 CONFIG_OPTIONS: list[tuple[str, Any, Any, str]] = [
-    ("name", str | None, typer.Option(None, "--name", metavar="NAME",
-        help="Tool (root) name for a config; default from the file name."), "name"),
-    ("refresh", bool, typer.Option(False, "--refresh",
-        help="Ask the upstream servers for their tools again (skip the cache)."), "refresh"),
-    ("server", list[str] | None, typer.Option(None, "--server", metavar="NAME",
-        help="Only this server of the config (repeatable)."), "only"),
-    ("exclude_server", list[str] | None, typer.Option(None, "--exclude-server", metavar="NAME",
-        help="Leave this server out (repeatable)."), "skip"),
-    ("tool", list[str] | None, typer.Option(None, "--tool", metavar="PATTERN",
-        help="Only tools matching this pattern, e.g. 'git_*' or 'github/*issue*' (repeatable)."), "tools"),
-    ("exclude_tool", list[str] | None, typer.Option(None, "--exclude-tool", metavar="PATTERN",
-        help="Leave out tools matching this pattern (repeatable)."), "exclude_tools"),
-    ("threshold", int, typer.Option(15, "--threshold", metavar="N",
-        help="Split a server with more tools than this into subgroups."), "threshold"),
-    ("startup_timeout", float, typer.Option(5.0, "--startup-timeout", metavar="SECONDS",
-        help="How long a server may take to list its tools; slower ones are shown as unavailable."), "startup"),
+    (param, {list: list[str] | None, str: str | None}.get(kind, kind),
+     typer.Option(default, flag, help=text, **({"metavar": metavar} if metavar else {})), key)
+    for param, flag, metavar, kind, default, text, key in serving.CONFIG_OPTIONS
 ]  # fmt: skip
-CONFIG_FLAGS = {option.param_decls[0] for _, _, option, _ in CONFIG_OPTIONS}
 
 
 def config_options(command: Any) -> Any:
@@ -68,34 +49,8 @@ def config_options(command: Any) -> Any:
     return with_options
 
 
-class _LevelFormatter(logging.Formatter):
-    """`warning: ...` / `error: ...` for problems; information (such as where a server listens) as it is."""
-
-    def format(self, record: logging.LogRecord) -> str:
-        message = super().format(record)
-        return message if record.levelno < logging.WARNING else f"{record.levelname.lower()}: {message}"
-
-
-def _setup_logging() -> None:
-    """Problems (any library's) as `warning: ...` or `error: ...`; mcp-cli's own information as it is."""
-    handler = logging.StreamHandler()  # stderr: on stdio, stdout belongs to the protocol
-    handler.setFormatter(_LevelFormatter("%(message)s"))
-    logging.basicConfig(level=logging.WARNING, handlers=[handler])  # nothing if logging is set up already
-    logging.getLogger("mcp_cli").setLevel(logging.INFO)
-
-
 def _load(source: str, **options: Any):
-    """The tree of a source, its handler references checked; a clear error and exit status 2 when it is broken."""
-    from .handlers import check
-    from .sources import SourceError, load
-
-    try:
-        tree = load(source, **options)
-        check(tree)
-        return tree
-    except SourceError as exc:
-        typer.echo(f"mcp-cli: {exc}", err=True)
-        raise typer.Exit(2) from None
+    return serving.load(source, options)
 
 
 def _version(value: bool) -> None:
@@ -109,44 +64,14 @@ def main_options(
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version."),
 ) -> None:
     """Serve a command tree as one argv-driven MCP tool, or run it in a terminal."""
-    _setup_logging()
+    serving.setup_logging()
 
 
-@app.command()
-@config_options
-def serve(
-    tree: str = typer.Argument(..., metavar="TREE", help=TREE_HELP),
-    http: str | None = typer.Option(
-        None, "--http", metavar="HOST:PORT", help="Serve streamable HTTP at /mcp instead of stdio."
-    ),
-    allow_host: list[str] | None = typer.Option(None, "--allow-host", metavar="HOST", help=GUARD_HELP["allow_host"]),
-    allow_origin: list[str] | None = typer.Option(
-        None, "--allow-origin", metavar="ORIGIN", help=GUARD_HELP["allow_origin"]
-    ),
-    token_env: str | None = typer.Option(None, "--token-env", metavar="NAME", help=GUARD_HELP["token_env"]),
-    no_auth: bool = typer.Option(False, "--no-auth", help=GUARD_HELP["no_auth"]),
-    *,
-    options: dict[str, Any],
-) -> None:
+@app.command(context_settings={"ignore_unknown_options": True, "allow_extra_args": True}, add_help_option=False)
+def serve(ctx: typer.Context) -> None:
     """Serve TREE as one MCP tool (stdio unless --http). Off loopback, HTTP needs a bearer token in $MCP_CLI_TOKEN
-    (or --no-auth)."""
-    from .http_guard import Refused, guard
-    from .launcher import parse_address
-    from .runtime import Runtime
-    from .server import serve as run_server
-
-    try:
-        address = parse_address(http) if http else None
-    except ValueError as exc:
-        raise typer.BadParameter(str(exc)) from None
-    try:
-        checks = guard(
-            address, allow_hosts=allow_host, allow_origins=allow_origin, token_env=token_env, no_auth=no_auth
-        )
-    except Refused as exc:
-        typer.echo(f"mcp-cli: {exc}", err=True)
-        raise typer.Exit(2) from None
-    run_server(Runtime(_load(tree, **options)), http=address, guard=checks)
+    (or --no-auth). `mcp-cli serve --help` for its options."""
+    serving.main(ctx.args)  # `mcp-cli serve` itself never gets here: __main__ serves without importing typer
 
 
 @app.command()
@@ -196,7 +121,7 @@ def _why_not_config(path) -> str:
 @app.command(context_settings={"allow_interspersed_args": False, "ignore_unknown_options": True})
 @config_options
 def run(
-    tree: str = typer.Argument(..., metavar="TREE", help=TREE_HELP),
+    tree: str = typer.Argument(..., metavar="TREE", help=serving.TREE_HELP),
     argv: list[str] | None = typer.Argument(None, help="The tokens after the tool name."),
     *,
     options: dict[str, Any],
@@ -213,7 +138,9 @@ def run(
     tokens = list(argv or [])
     if tokens[:1] == ["--"]:
         tokens = tokens[1:]
-    elif "--" in tokens and CONFIG_FLAGS.intersection(t.partition("=")[0] for t in tokens[: tokens.index("--")]):
+    elif "--" in tokens and serving.CONFIG_FLAGS.intersection(
+        t.partition("=")[0] for t in tokens[: tokens.index("--")]
+    ):
         misplaced = " ".join(tokens[: tokens.index("--")])
         typer.echo(f"mcp-cli: run: put mcp-cli's options before TREE: mcp-cli run {misplaced} {tree} -- ...", err=True)
         raise typer.Exit(2)
@@ -268,7 +195,7 @@ def _package(tree, out, source_dir) -> None:
 @app.command()
 @config_options
 def tokens(
-    source: str = typer.Argument(..., metavar="TREE", help=TREE_HELP),
+    source: str = typer.Argument(..., metavar="TREE", help=serving.TREE_HELP),
     *,
     options: dict[str, Any],
 ) -> None:
@@ -303,7 +230,7 @@ def _age(seconds: float) -> str:
 @app.command()
 @config_options
 def inspect(
-    tree: str = typer.Argument(..., metavar="TREE", help=TREE_HELP),
+    tree: str = typer.Argument(..., metavar="TREE", help=serving.TREE_HELP),
     *,
     options: dict[str, Any],
 ) -> None:
@@ -353,6 +280,3 @@ def add(
     command = " ".join([entry["command"], *entry["args"]])
     typer.echo(f"{server}: {'registered with' if change.status == 'added' else 'updated in'} {where}: {command}")
 
-
-def main() -> None:
-    app()

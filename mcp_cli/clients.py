@@ -134,10 +134,10 @@ def _built_package(folder: Path) -> bool:
 
 def _package_script(folder: Path) -> str:
     """The console script a built package installs (`NAME-mcp`), from its pyproject.toml."""
-    from .sources.mcp_config import tomllib
+    from .compat import toml_loads
 
     try:
-        project = tomllib.loads((folder / "pyproject.toml").read_text(encoding="utf-8")).get("project", {})
+        project = toml_loads((folder / "pyproject.toml").read_text(encoding="utf-8")).get("project", {})
     except (OSError, ValueError) as exc:
         raise RegistrationError(f"{folder}/pyproject.toml: cannot read: {exc}") from None
     scripts = [s for s in project.get("scripts", {}) if s.endswith("-mcp")]

@@ -4,39 +4,49 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import Any
 
 
 def main(tree_file: str | Path, argv: list[str] | None = None) -> None:
     """`NAME` serves over stdio; `NAME --http [HOST:]PORT` over streamable HTTP (127.0.0.1 by default), with the
     same Host/Origin allow-list and bearer-token options as `mcp-cli serve`."""
-    from .http_guard import HELP, Refused, guard
     from .runtime import Runtime
     from .server import serve
     from .tree import Tree
 
     tree = Tree.load(tree_file)
     parser = argparse.ArgumentParser(prog=tree.name + "-mcp", description=f"Serve {tree.name} as one MCP tool.")
+    http_arguments(parser)
+    args = parser.parse_args(argv)
+    address, checks = http_checks(parser, args)
+    serve(Runtime(tree), http=address, guard=checks)
+
+
+def http_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of serving over HTTP, shared by built packages and `mcp-cli serve`."""
+    from .http_guard import HELP
+
     parser.add_argument("--http", metavar="HOST:PORT", help="serve streamable HTTP at /mcp instead of stdio")
     parser.add_argument("--allow-host", metavar="HOST", action="append", default=[], help=HELP["allow_host"])
     parser.add_argument("--allow-origin", metavar="ORIGIN", action="append", default=[], help=HELP["allow_origin"])
     parser.add_argument("--token-env", metavar="NAME", help=HELP["token_env"])
     parser.add_argument("--no-auth", action="store_true", help=HELP["no_auth"])
-    args = parser.parse_args(argv)
+
+
+def http_checks(parser: argparse.ArgumentParser, args: argparse.Namespace) -> tuple[tuple[str, int] | None, Any]:
+    """The HTTP address (None: stdio) and its guard; a bad address or a refused one exits with status 2."""
+    from .http_guard import Refused, guard
+
     try:
         address = parse_address(args.http) if args.http else None
     except ValueError as exc:
         parser.error(str(exc))
     try:
-        checks = guard(
-            address,
-            allow_hosts=args.allow_host,
-            allow_origins=args.allow_origin,
-            token_env=args.token_env,
-            no_auth=args.no_auth,
-        )
+        checks = guard(address, allow_hosts=args.allow_host, allow_origins=args.allow_origin,
+                       token_env=args.token_env, no_auth=args.no_auth)  # fmt: skip
     except Refused as exc:
         parser.exit(2, f"{parser.prog}: {exc}\n")
-    serve(Runtime(tree), http=address, guard=checks)
+    return address, checks
 
 
 def parse_address(value: str) -> tuple[str, int]:

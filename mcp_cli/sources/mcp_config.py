@@ -13,17 +13,12 @@ from __future__ import annotations
 
 import fnmatch
 import json
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..compat import toml_loads
 from ..errors import SourceError, close_to
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
 
 _IGNORED = {"description", "alwaysAllow", "autoApprove", "disabledTools", "trust", "envFile", "icon", "name"}
 _STDIO = {"command", "args", "env", "cwd", "type", "transport", "timeout"}
@@ -137,10 +132,10 @@ def read(
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
-        data = tomllib.loads(text) if path.suffix == ".toml" else json.loads(text)
+        data = toml_loads(text) if path.suffix == ".toml" else json.loads(text)
     except OSError as exc:
         raise SourceError(f"{path}: cannot read: {exc.strerror}") from None
-    except (json.JSONDecodeError, tomllib.TOMLDecodeError) as exc:
+    except ValueError as exc:  # JSON and TOML decode errors both are
         raise SourceError(f"{path}: not valid {'TOML' if path.suffix == '.toml' else 'JSON'}: {exc}") from None
     warnings: list[str] = []
     servers: list[Server] = []

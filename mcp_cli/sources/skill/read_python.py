@@ -16,18 +16,13 @@ from __future__ import annotations
 import ast
 import io
 import re
-import sys
 import tokenize
 from typing import Any
 
+from ...compat import toml_loads
 from ...tree import Command, Node
 from . import files, read_argparse, read_click, read_typer, usage
 from .pyast import Module
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
 
 # Module-level calls that prepare a library rather than run a program.
 _SET_UP = ("sys.path.", "sys.setrecursionlimit", "sys.stdout.reconfigure", "sys.stderr.reconfigure", "logging.",
@@ -129,8 +124,8 @@ def inline_metadata(source: str, rel: str, warnings: list[str]) -> dict[str, Any
     lines = blocks[0].group("content").splitlines(keepends=True)
     text = "".join(line[2:] if line.startswith("# ") else line[1:] for line in lines)
     try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
+        data = toml_loads(text)
+    except ValueError as exc:  # TOMLDecodeError
         warnings.append(f"{rel}: its `# /// script` metadata is not valid TOML ({exc}); it runs as a plain script")
         return None
     if len(blocks) > 1:
