@@ -283,7 +283,7 @@ CASES: dict[str, Case] = {
         error="{skill}/mcp-cli.yaml: not valid YAML at line 3: expected the node content, but found '-'"
     ),
     "manifest-a-list": Case(
-        error="{skill}/mcp-cli.yaml: must be a YAML mapping (keys: name, summary, docs, env, timeout, steps)"
+        error="{skill}/mcp-cli.yaml: must be a YAML mapping (keys: name, summary, docs, env, timeout, stdin, steps)"
     ),
     "manifest-fifo": Case(
         error="{skill}/mcp-cli.yaml: refused, a named pipe (FIFO); only regular files are read. Make it a YAML text "
