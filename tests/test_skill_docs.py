@@ -71,6 +71,19 @@ def test_topic_names_are_unique_and_stable(tmp_path):
     assert list(topics(tree)) == ["skill", "agents-api", "references-api", "überblick", "sub-skill", "notes"]
 
 
+def test_a_long_word_does_not_stall_finding_mentions(tmp_path):
+    # an inline SVG path or a hex dump is one long run of word characters, dots and dashes: each character of it
+    # was a start the mention pattern scanned to the run's end from (hours for this one), now only its first
+    skill = tmp_path / "svg"
+    skill.mkdir()
+    svg = "M0.5-1.25-3" * 40_000
+    body = f'See REF.md and <svg><path d="{svg}"/></svg> and `{"ab/" * 40_000}x`.\n'
+    (skill / "SKILL.md").write_text(f"---\nname: svg\ndescription: Svg.\n---\n{body}")
+    (skill / "REF.md").write_text("# Ref\n")
+    tree, _ = load(skill)
+    assert list(topics(tree)) == ["skill", "ref"]
+
+
 def test_second_title_level_heading_and_long_intro_are_kept():
     tree, _ = handbook()
     layout = ok(tree, ["docs", "layout"])
