@@ -220,6 +220,20 @@ def test_commands_that_read_stdin_take_a_stdin_option():
     assert "stdin" not in node(tree, "args").handler and "--stdin" not in node(tree, "args").usage
 
 
+def test_a_long_run_of_blank_lines_does_not_stall_reading_a_script(tmp_path):
+    # the patterns for `read`, `echo "Usage: ..."` and `// comments` are line patterns: their leading space no
+    # longer runs over line ends, which made them scan a run of blank lines from each of its lines (minutes here)
+    skill = tmp_path / "padded"
+    (skill / "scripts").mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: padded\ndescription: Padded.\n---\n")
+    blank = "\n" * 200_000
+    (skill / "scripts" / "ask.sh").write_text(f'#!/bin/bash\n{blank}read -r name\necho "Usage: ask.sh"\n')
+    (skill / "scripts" / "echo.js").write_text(f"// Ask.\n{blank}process.stdin.pipe(process.stdout);\n")
+    tree, _ = load(skill)
+    assert node(tree, "ask").handler["stdin"] and node(tree, "echo").handler["stdin"]
+    assert "Usage: ask.sh" in node(tree, "ask").usage
+
+
 async def test_stdin_text_or_file_is_written_to_the_script(tmp_path):
     (tmp_path / "in.txt").write_text("alpha\nbeta\n")
     result = await run("stdin", "upper", "--stdin", "abc", "--prefix", ">")

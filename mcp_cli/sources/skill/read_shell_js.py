@@ -21,14 +21,14 @@ _DEFINITION = re.compile(r"^\s*((export|readonly|declare|typeset|local)\s|[A-Za-
                          r"set\s|shopt\s|source\s|\.\s|return\b|:\s|\{\s*$|\}\s*$|.*(&&|\|\|)\s*return\b)")  # fmt: skip
 _SAYS_SOURCE = re.compile(r"\bsource\s+(?:this|it|me)\b|\b(?:be|is|are|get)\s+sourced\b", re.IGNORECASE)
 _SHELL_STDIN = re.compile(
-    r"(?m)(?:^|[;&|(!{]|\b(?:do|then|while|until|if|else))\s*(?:IFS=\S*\s+)?(?:read|mapfile|readarray)\s+(?!.*<)"
+    r"(?m)(?:^|[;&|(!{]|\b(?:do|then|while|until|if|else))[ \t]*(?:IFS=\S*\s+)?(?:read|mapfile|readarray)\s+(?!.*<)"
     r"|\bcat\s+(?:-\s*(?:$|[|;)&])|<&0)|\$\(\s*cat\s*\)|/dev/stdin|<&0"
 )
 _NODE = re.compile(r"\bprocess\s*\.|\brequire\s*\(|__dirname|__filename|\bfrom\s+['\"]node:|\bimport\s*\(\s*['\"]node:")
 _BROWSER = re.compile(r"\b(document|window)\s*\.")
 _JS_EXPORTS = re.compile(r"(?m)\bmodule\.exports\b|\bexports\.\w+\s*=|^export\s")
 _JS_ENTRY = re.compile(r"\bprocess\.argv\b|\brequire\.main\b|\bimport\.meta\.main\b|\bprocess\.stdin\b")
-_JS_COMMENTS = re.compile(r"/\*.*?\*/|^\s*//[^\n]*", re.S | re.M)
+_JS_COMMENTS = re.compile(r"/\*.*?\*/|^[ \t]*//[^\n]*", re.S | re.M)
 _JS_STDIN = re.compile(r"\bprocess\.stdin\b|/dev/stdin|\bread(?:File)?Sync\(\s*0\s*[,)]")
 
 
