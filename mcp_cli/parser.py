@@ -104,9 +104,9 @@ class _Parser(argparse.ArgumentParser):
 
 def _add(target: Any, p: Param, strict: bool) -> None:
     if p.type not in TYPES:
-        raise ValueError(f"parameter {p.name!r}: unknown type {p.type!r} (one of {', '.join(TYPES)})")
+        raise ValueError(f"unknown type {p.type!r} (one of {', '.join(TYPES)})")
     if p.action not in ACTIONS:
-        raise ValueError(f"parameter {p.name!r}: unknown action {p.action!r} (one of {', '.join(ACTIONS)})")
+        raise ValueError(f"unknown action {p.action!r} (one of {', '.join(ACTIONS)})")
     kw: dict[str, Any] = {"default": argparse.SUPPRESS if p.default is None or not strict else p.default}
     if p.action in ("store", "append"):
         kw["type"] = _CONVERTERS[p.type]
@@ -140,7 +140,10 @@ def build(prog: str, cmd: Command) -> argparse.ArgumentParser:
         group = parser.add_mutually_exclusive_group(required=ex.required)
         groups.update({name: group for name in ex.params})
     for p in cmd.params:
-        _add(groups.get(p.name, parser), p, strict=cmd.schema is None)
+        try:
+            _add(groups.get(p.name, parser), p, strict=cmd.schema is None)
+        except (argparse.ArgumentError, TypeError, ValueError) as exc:  # two `--x`, an exclusive positional, ...
+            raise ValueError(f"parameter {p.name!r}: {exc}") from None
     return parser
 
 

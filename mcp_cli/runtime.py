@@ -169,7 +169,10 @@ class Runtime:
         if not cmd.passthrough:
             key = id(cmd)
             if key not in self._parsers:
-                self._parsers[key] = argparser.build(prog, cmd)
+                try:
+                    self._parsers[key] = argparser.build(prog, cmd)
+                except ValueError as exc:
+                    raise CallError(f"`{prog}` cannot run: its parameters are malformed ({exc}).") from None
             try:
                 values = argparser.parse(self._parsers[key], cmd, rest)
                 if cmd.schema is not None:

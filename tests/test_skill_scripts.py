@@ -207,6 +207,81 @@ async def test_a_parent_parser_option_on_a_subcommand_end_to_end():
         assert "--config TEXT" in text(result) and "--region {eu,us}" in text(result)
 
 
+# argparse and click as real scripts use them
+
+ODD_INTERFACES = {
+    "looped.py": """import argparse
+p = argparse.ArgumentParser()
+for name in ("fast", "slow"):
+    p.add_argument("--" + name, type=int)
+print(vars(p.parse_args()))
+""",
+    "options.py": """import click
+COMMON = dict(type=int, default=1)
+@click.command()
+@click.option("--times", **COMMON)
+def main(times):
+    print({"times": times})
+main()
+""",
+    "resolve.py": """import argparse
+base = argparse.ArgumentParser(add_help=False)
+base.add_argument("-l", "--level", action="store_true")
+p = argparse.ArgumentParser(parents=[base], conflict_handler="resolve")
+p.add_argument("--level", type=int)
+print(vars(p.parse_args()))
+""",
+    "switch.py": """import argparse
+class On(argparse.Action):
+    def __init__(self, option_strings, dest, **kwargs):
+        super().__init__(option_strings, dest, nargs=0, **kwargs)
+    def __call__(self, parser, namespace, values, option_string=None):
+        setattr(namespace, self.dest, "on")
+class Set(argparse.Action):
+    def __call__(self, parser, namespace, values, option_string=None):
+        setattr(namespace, self.dest, "on")
+p = argparse.ArgumentParser()
+p.add_argument("--power", action=On)
+p.add_argument("--mode", nargs=0, action=Set)
+print(vars(p.parse_args()))
+""",
+    "broken.py": """import argparse
+p = argparse.ArgumentParser()
+either = p.add_mutually_exclusive_group()
+either.add_argument("name")
+print(vars(p.parse_args()))
+""",
+}
+
+
+async def test_computed_redefined_and_valueless_arguments(tmp_path):
+    skill = tmp_path / "odd"
+    (skill / "scripts").mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: odd\ndescription: Odd interfaces.\n---\n")
+    for name, source in ODD_INTERFACES.items():
+        (skill / "scripts" / name).write_text(source)
+    tree, warnings = load(skill)
+    assert node(tree, "looped").passthrough and node(tree, "options").passthrough  # names or options computed
+    assert (
+        "scripts/looped.py: arguments added where they cannot be followed statically (p.add_argument with "
+        "computed names or options at line 4); passing argv through" in warnings
+    )
+    async with Runtime(tree) as runtime:
+        result = await runtime.call(["looped", "--fast", "3"])
+        assert result.output.strip() == "{'fast': 3, 'slow': None}", result.message
+        result = await runtime.call(["options", "--times", "2"])
+        assert result.output.strip() == "{'times': 2}", result.message
+        result = await runtime.call(["resolve", "-l", "--level", "2"])  # --level redefined; -l stays a switch
+        assert result.output.strip() == "{'level': 2}", result.message
+        result = await runtime.call(["switch", "--power", "--mode"])
+        assert result.output.strip() == "{'power': 'on', 'mode': 'on'}", result.message
+        result = await runtime.call(["broken", "x"])  # argparse itself refuses it: said in one line
+        assert result.message == (
+            "Error: `odd broken` cannot run: its parameters are malformed (parameter 'name': mutually exclusive "
+            "arguments must be optional)."
+        )
+
+
 # Standard input
 
 
