@@ -184,6 +184,20 @@ def test_a_listing_over_the_output_cap_comes_in_parts(tmp_path):
     assert listed == [f"entry-number-{i}-of-the-index" for i in range(1, 601)]
 
 
+def test_a_paragraph_over_a_rule_is_listed_by_its_start(tmp_path):
+    # a paragraph right over a `---` line is a setext heading: listed whole, its row alone outgrew the output cap
+    skill = tmp_path / "rule"
+    (skill / "references").mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: rule\ndescription: Rule.\n---\nSee the notes.\n")
+    paragraph = " ".join(f"word{i}" for i in range(4000))
+    filler = "A line of filler text.\n" * 1000
+    (skill / "references" / "notes.md").write_text(f"# Notes\n\n{paragraph}\n---\n\n{filler}\n## Next\n\n{filler}")
+    tree, _ = load(skill)
+    answers = reachable(tree, "notes")
+    assert all("[output cut" not in a for a in answers)
+    assert re.search(r"^  word0-word1\S*\s+word0 word1 .{60,80}\.\.\. \(\d", "\n".join(answers), re.M)
+
+
 def test_pages_keep_a_fence_whole_when_it_fits():
     lines = [f"Paragraph line {i} with some words in it." for i in range(20)]
     fence = ["```python", *[f"# step {i}" for i in range(8)], "```"]
