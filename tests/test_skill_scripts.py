@@ -107,6 +107,18 @@ def test_files_not_meant_to_be_run_are_hidden_with_a_note():
     ]
 
 
+def test_files_with_no_code_are_not_commands(tmp_path):
+    skill = tmp_path / "blank"
+    (skill / "scripts").mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: blank\ndescription: Blank.\n---\n")
+    sources = {"a.sh": "", "b.sh": "#!/bin/bash\n# To do.\n", "c.js": "", "d.js": "#!/usr/bin/env node\n"}
+    sources |= {"e.mjs": "/* To do. */\n// Later.\n", "f.py": "# To do.\n", "g.sh": "echo hi\n"}
+    for name, source in sources.items():
+        (skill / "scripts" / name).write_text(source)
+    tree, warnings = load(skill)
+    assert (paths(tree), warnings) == (["g"], [])  # not "defines functions for other scripts to `source`"
+
+
 async def test_a_script_that_sources_a_shell_library_and_one_that_requires_a_js_module_run():
     result = await run("not-run", "report", "a", "b")
     assert result.ok, result.message
