@@ -330,7 +330,8 @@ def _sections(doc: markdown.Document, section: markdown.Section, where: str, roo
     for c in section.children:
         n = c.count()
         about = f"{len(doc.text(c.start, c.end)):,} chars" + (f", {n} sub-section{'s' * (n > 1)}" if n else "")
-        entries.append((c.slug, f"{c.heading or c.slug} ({about})"))
+        label = c.heading if len(c.heading) <= 80 else c.heading[:77].rstrip() + "..."  # a paragraph over `---`
+        entries.append((c.slug, f"{label or c.slug} ({about})"))
     run = f"Run `{where} <section>` to read one."
     chunks: list[list[tuple[str, str]]] = [[]]
     used = 0

@@ -126,7 +126,7 @@ def _add(target: Any, p: Param, strict: bool) -> None:
 
 
 def build(prog: str, cmd: Command) -> argparse.ArgumentParser:
-    """The argparse parser of a command; argparse.ArgumentError for parameters it refuses (two with one flag).
+    """The argparse parser of a command. Raises ValueError naming a parameter argparse refuses (two with one flag).
 
     For a schema-backed command, required options and defaults are left to the schema: `--json` may carry them,
     and the upstream applies its own defaults."""
@@ -136,7 +136,10 @@ def build(prog: str, cmd: Command) -> argparse.ArgumentParser:
         group = parser.add_mutually_exclusive_group(required=ex.required)
         groups.update({name: group for name in ex.params})
     for p in cmd.params:
-        _add(groups.get(p.name, parser), p, strict=cmd.schema is None)
+        try:
+            _add(groups.get(p.name, parser), p, strict=cmd.schema is None)
+        except (argparse.ArgumentError, TypeError, ValueError) as exc:  # two `--x`, an exclusive positional, ...
+            raise ValueError(f"parameter {p.name!r}: {exc}") from None
     return parser
 
 

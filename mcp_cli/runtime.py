@@ -208,7 +208,7 @@ class Runtime:
             return kept[1]
         try:
             parser = None if cmd.passthrough else argparser.build(prog, cmd)
-        except Exception as exc:  # parameters argparse refuses (two with one flag)
+        except ValueError as exc:  # parameters argparse refuses (a required positional in an exclusive group)
             raise CallError(f"`{prog}` cannot run: its parameters are malformed ({exc}).") from None
         validator = schema.validator(cmd) if cmd.schema is not None and not cmd.passthrough else None
         compiled = _Compiled(parser, validator, self.kinds[cmd.handler["kind"]].make(cmd.handler))

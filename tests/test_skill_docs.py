@@ -71,6 +71,19 @@ def test_topic_names_are_unique_and_stable(tmp_path):
     assert list(topics(tree)) == ["skill", "agents-api", "references-api", "überblick", "sub-skill", "notes"]
 
 
+def test_a_long_word_does_not_stall_finding_mentions(tmp_path):
+    # an inline SVG path or a hex dump is one long run of word characters, dots and dashes: each character of it
+    # was a start the mention pattern scanned to the run's end from (hours for this one), now only its first
+    skill = tmp_path / "svg"
+    skill.mkdir()
+    svg = "M0.5-1.25-3" * 40_000
+    body = f'See REF.md and <svg><path d="{svg}"/></svg> and `{"ab/" * 40_000}x`.\n'
+    (skill / "SKILL.md").write_text(f"---\nname: svg\ndescription: Svg.\n---\n{body}")
+    (skill / "REF.md").write_text("# Ref\n")
+    tree, _ = load(skill)
+    assert list(topics(tree)) == ["skill", "ref"]
+
+
 def test_second_title_level_heading_and_long_intro_are_kept():
     tree, _ = handbook()
     layout = ok(tree, ["docs", "layout"])
@@ -169,6 +182,20 @@ def test_a_listing_over_the_output_cap_comes_in_parts(tmp_path):
     assert len(answers) > 600 + 2  # every entry, and the listing in more than one part
     listed = re.findall(r"^  (entry-number-\S+)", "\n".join(answers), re.M)
     assert listed == [f"entry-number-{i}-of-the-index" for i in range(1, 601)]
+
+
+def test_a_paragraph_over_a_rule_is_listed_by_its_start(tmp_path):
+    # a paragraph right over a `---` line is a setext heading: listed whole, its row alone outgrew the output cap
+    skill = tmp_path / "rule"
+    (skill / "references").mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: rule\ndescription: Rule.\n---\nSee the notes.\n")
+    paragraph = " ".join(f"word{i}" for i in range(4000))
+    filler = "A line of filler text.\n" * 1000
+    (skill / "references" / "notes.md").write_text(f"# Notes\n\n{paragraph}\n---\n\n{filler}\n## Next\n\n{filler}")
+    tree, _ = load(skill)
+    answers = reachable(tree, "notes")
+    assert all("[output cut" not in a for a in answers)
+    assert re.search(r"^  word0-word1\S*\s+word0 word1 .{60,80}\.\.\. \(\d", "\n".join(answers), re.M)
 
 
 def test_pages_keep_a_fence_whole_when_it_fits():

@@ -107,6 +107,18 @@ def test_files_not_meant_to_be_run_are_hidden_with_a_note():
     ]
 
 
+def test_files_with_no_code_are_not_commands(tmp_path):
+    skill = tmp_path / "blank"
+    (skill / "scripts").mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: blank\ndescription: Blank.\n---\n")
+    sources = {"a.sh": "", "b.sh": "#!/bin/bash\n# To do.\n", "c.js": "", "d.js": "#!/usr/bin/env node\n"}
+    sources |= {"e.mjs": "/* To do. */\n// Later.\n", "f.py": "# To do.\n", "g.sh": "echo hi\n"}
+    for name, source in sources.items():
+        (skill / "scripts" / name).write_text(source)
+    tree, warnings = load(skill)
+    assert (paths(tree), warnings) == (["g"], [])  # not "defines functions for other scripts to `source`"
+
+
 async def test_a_script_that_sources_a_shell_library_and_one_that_requires_a_js_module_run():
     result = await run("not-run", "report", "a", "b")
     assert result.ok, result.message
@@ -207,6 +219,81 @@ async def test_a_parent_parser_option_on_a_subcommand_end_to_end():
         assert "--config TEXT" in text(result) and "--region {eu,us}" in text(result)
 
 
+# argparse and click as real scripts use them
+
+ODD_INTERFACES = {
+    "looped.py": """import argparse
+p = argparse.ArgumentParser()
+for name in ("fast", "slow"):
+    p.add_argument("--" + name, type=int)
+print(vars(p.parse_args()))
+""",
+    "options.py": """import click
+COMMON = dict(type=int, default=1)
+@click.command()
+@click.option("--times", **COMMON)
+def main(times):
+    print({"times": times})
+main()
+""",
+    "resolve.py": """import argparse
+base = argparse.ArgumentParser(add_help=False)
+base.add_argument("-l", "--level", action="store_true")
+p = argparse.ArgumentParser(parents=[base], conflict_handler="resolve")
+p.add_argument("--level", type=int)
+print(vars(p.parse_args()))
+""",
+    "switch.py": """import argparse
+class On(argparse.Action):
+    def __init__(self, option_strings, dest, **kwargs):
+        super().__init__(option_strings, dest, nargs=0, **kwargs)
+    def __call__(self, parser, namespace, values, option_string=None):
+        setattr(namespace, self.dest, "on")
+class Set(argparse.Action):
+    def __call__(self, parser, namespace, values, option_string=None):
+        setattr(namespace, self.dest, "on")
+p = argparse.ArgumentParser()
+p.add_argument("--power", action=On)
+p.add_argument("--mode", nargs=0, action=Set)
+print(vars(p.parse_args()))
+""",
+    "broken.py": """import argparse
+p = argparse.ArgumentParser()
+either = p.add_mutually_exclusive_group()
+either.add_argument("name")
+print(vars(p.parse_args()))
+""",
+}
+
+
+async def test_computed_redefined_and_valueless_arguments(tmp_path):
+    skill = tmp_path / "odd"
+    (skill / "scripts").mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: odd\ndescription: Odd interfaces.\n---\n")
+    for name, source in ODD_INTERFACES.items():
+        (skill / "scripts" / name).write_text(source)
+    tree, warnings = load(skill)
+    assert node(tree, "looped").passthrough and node(tree, "options").passthrough  # names or options computed
+    assert (
+        "scripts/looped.py: arguments added where they cannot be followed statically (p.add_argument with "
+        "computed names or options at line 4); passing argv through" in warnings
+    )
+    async with Runtime(tree) as runtime:
+        result = await runtime.call(["looped", "--fast", "3"])
+        assert result.output.strip() == "{'fast': 3, 'slow': None}", result.message
+        result = await runtime.call(["options", "--times", "2"])
+        assert result.output.strip() == "{'times': 2}", result.message
+        result = await runtime.call(["resolve", "-l", "--level", "2"])  # --level redefined; -l stays a switch
+        assert result.output.strip() == "{'level': 2}", result.message
+        result = await runtime.call(["switch", "--power", "--mode"])
+        assert result.output.strip() == "{'power': 'on', 'mode': 'on'}", result.message
+        result = await runtime.call(["broken", "x"])  # argparse itself refuses it: said in one line
+        assert result.message == (
+            "Error: `odd broken` cannot run: its parameters are malformed (parameter 'name': mutually exclusive "
+            "arguments must be optional)."
+        )
+
+
 # Standard input
 
 
@@ -218,6 +305,20 @@ def test_commands_that_read_stdin_take_a_stdin_option():
         assert "--stdin TEXT" in node(tree, path).usage
     assert all(c.handler.get("stdin") for c in map(lambda p: node(tree, p), ("upper", "numbered", "lines", "count")))
     assert "stdin" not in node(tree, "args").handler and "--stdin" not in node(tree, "args").usage
+
+
+def test_a_long_run_of_blank_lines_does_not_stall_reading_a_script(tmp_path):
+    # the patterns for `read`, `echo "Usage: ..."` and `// comments` are line patterns: their leading space no
+    # longer runs over line ends, which made them scan a run of blank lines from each of its lines (minutes here)
+    skill = tmp_path / "padded"
+    (skill / "scripts").mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: padded\ndescription: Padded.\n---\n")
+    blank = "\n" * 200_000
+    (skill / "scripts" / "ask.sh").write_text(f'#!/bin/bash\n{blank}read -r name\necho "Usage: ask.sh"\n')
+    (skill / "scripts" / "echo.js").write_text(f"// Ask.\n{blank}process.stdin.pipe(process.stdout);\n")
+    tree, _ = load(skill)
+    assert node(tree, "ask").handler["stdin"] and node(tree, "echo").handler["stdin"]
+    assert "Usage: ask.sh" in node(tree, "ask").usage
 
 
 async def test_stdin_text_or_file_is_written_to_the_script(tmp_path):

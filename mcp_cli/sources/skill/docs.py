@@ -29,7 +29,8 @@ from .pyast import kebab
 
 _SUFFIXES = (".md", ".markdown")
 _PLACEHOLDER = r"(?:\$\{?\w+\}?|\{\{?\s*\w+\s*\}\}?)/"  # {baseDir}/, ${CLAUDE_SKILL_DIR}/, $SKILL_DIR/, {{dir}}/
-_MENTION = re.compile(rf"(?:{_PLACEHOLDER})?(?:[\w.-]+/)*[\w.-]+\.(?:md|markdown)\b", re.I)
+# a path starts where no path does (`(?<!...)`): tried at each start, not at each character of a long word
+_MENTION = re.compile(rf"(?<![\w.-])(?<![\w.-]/)(?:{_PLACEHOLDER})?(?:[\w.-]+/)*[\w.-]+\.(?:md|markdown)\b", re.I)
 _SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*:", re.I)
 
 

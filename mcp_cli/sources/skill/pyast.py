@@ -73,6 +73,11 @@ class Module:
         except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
             return UNKNOWN
 
+    def computed(self, call: ast.Call) -> bool:
+        """Whether a call's names are computed or its options unknown: `add_argument('--' + name)`, `*flags`,
+        `**options`."""
+        return any(k.arg is None for k in call.keywords) or not all(isinstance(self.literal(a), str) for a in call.args)
+
     def kwargs(self, call: ast.Call) -> dict[str, ast.AST]:
         return {k.arg: k.value for k in call.keywords if k.arg}
 

@@ -3,15 +3,17 @@
 Statements are followed in source order, with variables tracked by name (`parser`, `sub`, `self.parser`).
 What cannot be read statically (a computed default, a custom type) degrades to a plain string parameter; an
 argument added through a variable that cannot be followed (a helper function's parameter, a loop, a parser in
-`parents=[...]` that is not a variable) makes the whole script pass its argv through, since rejecting a flag the
-script accepts would be worse. The arguments of `parents=[...]` parsers are copied in, as argparse does; the
-options of a parser with subparsers are accepted by every subcommand below it (see `parents`).
+`parents=[...]` that is not a variable) or with computed names or options (`'--' + name`, `**options`) makes the
+whole script pass its argv through, since rejecting a flag the script accepts would be worse. An option that
+redefines a flag takes it from the earlier one, as `conflict_handler="resolve"` does. The arguments of
+`parents=[...]` parsers are copied in, as argparse does; the options of a parser with subparsers are accepted by
+every subcommand below it (see `parents`).
 """
 
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ...tree import Command, Exclusive, Group, Node, Param
@@ -71,9 +73,22 @@ def _help_text(text: str, default: Any, choices: Any) -> str:
         return text
 
 
+def _add(params: list[Param], param: Param) -> None:
+    """Append `param`; an earlier option loses the flags it redefines, as with `conflict_handler="resolve"` (without
+    it, argparse itself refuses the script), and is gone when it has none left."""
+    kept = []
+    for q in params:
+        flags = [f for f in q.flags if f not in param.flags]
+        if flags == q.flags:
+            kept.append(q)
+        elif flags:
+            kept.append(replace(q, flags=flags))
+    params[:] = [*kept, param]
+
+
 def _param(mod: Module, call: ast.Call) -> Param | None:
     args = [mod.literal(a) for a in call.args]
-    if not args or not all(isinstance(a, str) for a in args):
+    if not args:
         return None
     kw = mod.kwargs(call)
     action_node = kw.get("action")
@@ -106,6 +121,9 @@ def _param(mod: Module, call: ast.Call) -> Param | None:
         nargs = "..." if "REMAINDER" in ast.unparse(kw["nargs"]) else "*"
     elif isinstance(nargs, str) and nargs not in ("?", "*", "+", "..."):
         nargs = "..." if nargs == "A..." else "*"
+    cls = mod.classes.get(action_name) if isinstance(action_name, str) else None
+    if nargs == 0 or (action == "store" and cls is not None and "nargs=0" in ast.unparse(cls)):
+        action, ptype, nargs, default = "store_true", "boolean", None, None  # an action of its own that takes no value
     required = mod.literal(kw.get("required")) is True
     if not flags:
         required = nargs not in ("?", "*", "...") and default is None
@@ -175,10 +193,12 @@ def read(mod: Module) -> tuple[Node | None, list[str]]:
                 objects[target] = parser
         elif isinstance(owner, (_Parser, _Group)):
             parser = owner if isinstance(owner, _Parser) else owner.parser
-            if method == "add_argument":
+            if method == "add_argument" and mod.computed(call):
+                untracked.append(f"{ast.unparse(call.func)} with computed names or options at line {call.lineno}")
+            elif method == "add_argument":
                 param = _param(mod, call)
                 if param is not None:
-                    parser.params.append(param)
+                    _add(parser.params, param)
                     if isinstance(owner, _Group) and owner.exclusive is not None:
                         owner.exclusive.params.append(param.name)
             elif method == "add_argument_group" and target:
@@ -226,12 +246,14 @@ def _inherit(p: _Parser, named: dict[str, _Parser], seen: set[int]) -> None:
     if id(p) in seen or not p.parents:
         return
     seen.add(id(p))
-    params, exclusive = [], []
+    params, exclusive, merged = [], [], []
     for parent in (named[name] for name in p.parents):
         _inherit(parent, named, seen)
         params += parent.params
         exclusive += parent.exclusive
-    p.params, p.exclusive, p.parents = params + p.params, exclusive + p.exclusive, []
+    for q in params + p.params:
+        _add(merged, q)
+    p.params, p.exclusive, p.parents = merged, exclusive + p.exclusive, []
 
 
 def _to_node(p: _Parser, prefix: list[str], above: list[_Parser], warnings: list[str]) -> Node:

@@ -38,7 +38,7 @@ def _type(mod: Module, node: ast.AST | None) -> tuple[str, list | None]:
 
 def _param(mod: Module, deco: ast.Call, kind: str) -> Param | None:
     decls = [mod.literal(a) for a in deco.args]
-    if not all(isinstance(d, str) for d in decls) or not decls:
+    if not decls:
         return None
     kw = mod.kwargs(deco)
     lit = {k: mod.literal(v) for k, v in kw.items()}
@@ -106,6 +106,8 @@ def read(mod: Module) -> tuple[Node | None, list[str]]:
                 help_text = string(mod.literal(mod.kwargs(deco).get("help")))
                 if owner in nodes:
                     parent_of[fn.name] = owner
+            elif func in ("click.option", "click.argument") and mod.computed(deco):
+                unknown.append(f"@{func} with computed names or options on {fn.name}")
             elif func in ("click.option", "click.argument"):
                 p = _param(mod, deco, method)
                 if p is not None:

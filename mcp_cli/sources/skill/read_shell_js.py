@@ -1,9 +1,9 @@
 """Shell and JavaScript files of a skill as commands, read from their text: they pass their argv through.
 
-Not commands: a file whose header says it is not meant to be run directly; a shell file whose top level only
-defines functions and variables, without a shebang or with a header that says to source it (it is meant to be
-`source`d); JavaScript that uses `document`/`window` and nothing of Node (it runs in a browser); a JavaScript
-module that only exports (a library: it never reads `process.argv`).
+Not commands: a file with no code (empty, or comments only); a file whose header says it is not meant to be run
+directly; a shell file whose top level only defines functions and variables, without a shebang or with a header that
+says to source it (it is meant to be `source`d); JavaScript that uses `document`/`window` and nothing of Node (it
+runs in a browser); a JavaScript module that only exports (a library: it never reads `process.argv`).
 Help comes from the header comments (see `usage`); a script that reads its standard input (`read`, `cat -`,
 `/dev/stdin`, `process.stdin`) says so.
 """
@@ -21,14 +21,14 @@ _DEFINITION = re.compile(r"^\s*((export|readonly|declare|typeset|local)\s|[A-Za-
                          r"set\s|shopt\s|source\s|\.\s|return\b|:\s|\{\s*$|\}\s*$|.*(&&|\|\|)\s*return\b)")  # fmt: skip
 _SAYS_SOURCE = re.compile(r"\bsource\s+(?:this|it|me)\b|\b(?:be|is|are|get)\s+sourced\b", re.IGNORECASE)
 _SHELL_STDIN = re.compile(
-    r"(?m)(?:^|[;&|(!{]|\b(?:do|then|while|until|if|else))\s*(?:IFS=\S*\s+)?(?:read|mapfile|readarray)\s+(?!.*<)"
+    r"(?m)(?:^|[;&|(!{]|\b(?:do|then|while|until|if|else))[ \t]*(?:IFS=\S*\s+)?(?:read|mapfile|readarray)\s+(?!.*<)"
     r"|\bcat\s+(?:-\s*(?:$|[|;)&])|<&0)|\$\(\s*cat\s*\)|/dev/stdin|<&0"
 )
 _NODE = re.compile(r"\bprocess\s*\.|\brequire\s*\(|__dirname|__filename|\bfrom\s+['\"]node:|\bimport\s*\(\s*['\"]node:")
 _BROWSER = re.compile(r"\b(document|window)\s*\.")
 _JS_EXPORTS = re.compile(r"(?m)\bmodule\.exports\b|\bexports\.\w+\s*=|^export\s")
 _JS_ENTRY = re.compile(r"\bprocess\.argv\b|\brequire\.main\b|\bimport\.meta\.main\b|\bprocess\.stdin\b")
-_JS_COMMENTS = re.compile(r"/\*.*?\*/|^\s*//[^\n]*", re.S | re.M)
+_JS_COMMENTS = re.compile(r"/\*.*?\*/|^[ \t]*//[^\n]*", re.S | re.M)
 _JS_STDIN = re.compile(r"\bprocess\.stdin\b|/dev/stdin|\bread(?:File)?Sync\(\s*0\s*[,)]")
 
 
@@ -54,6 +54,9 @@ def _command(help_text: str) -> Command:
 
 def read_shell(source: str, rel: str, warnings: list[str]) -> tuple[Command | None, dict[str, Any]]:
     """A shell file's command (None: not one; a hidden file is a warning naming it) and whether it reads stdin."""
+    code = "\n".join(line for line in source.splitlines() if not line.lstrip().startswith("#"))
+    if not code.strip():  # empty, or comments only: nothing to run
+        return None, {}
     if _sourced(source):
         warnings.append(f"{rel}: defines functions for other scripts to `source`; not a command")
         return None, {}
@@ -61,13 +64,14 @@ def read_shell(source: str, rel: str, warnings: list[str]) -> tuple[Command | No
     if usage.NOT_RUN.search(help_text):
         warnings.append(f"{rel}: says it is not meant to be run directly; not a command")
         return None, {}
-    code = "\n".join(line for line in source.splitlines() if not line.lstrip().startswith("#"))
     return _command(help_text), {"stdin": bool(_SHELL_STDIN.search(code))}
 
 
 def read_js(source: str, rel: str, warnings: list[str]) -> tuple[Command | None, dict[str, Any]]:
     """A JavaScript file's command (None: not one; a hidden file is a warning naming it) and whether it reads stdin."""
-    code = _JS_COMMENTS.sub("", source)
+    code = _JS_COMMENTS.sub("", re.sub(r"^#!.*", "", source))
+    if not code.strip():  # empty, or comments only: nothing to run
+        return None, {}
     if _BROWSER.search(code) and not _NODE.search(code):
         warnings.append(f"{rel}: uses `document`/`window` and nothing of Node, so it runs in a browser; not a command")
         return None, {}

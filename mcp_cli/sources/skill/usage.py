@@ -26,7 +26,7 @@ _TAG = re.compile(r"^@(\w+)\s*(.*)$")
 _USAGE_FUNCTION = re.compile(
     r"""(?s)(?:function\s+)?usage\s*(?:\(\))?\s*\{[^}]*?<<-?\s*['"]?(\w+)['"]?\n(.*?)\n\s*\1\b"""
 )
-_USAGE_ECHO = re.compile(r"""(?m)^\s*(?:echo|printf)\s+(?:-e\s+)?["'][^"'\n]*?\b([Uu]sage:[^"'\n]*)""")
+_USAGE_ECHO = re.compile(r"""(?m)^[ \t]*(?:echo|printf)\s+(?:-e\s+)?["'][^"'\n]*?\b([Uu]sage:[^"'\n]*)""")
 
 # "This module is not meant to be run directly", "don't execute this directly", "meant to be imported"
 NOT_RUN = re.compile(
