@@ -279,4 +279,3 @@ def add(
         raise typer.Exit(1) from None
     command = " ".join([entry["command"], *entry["args"]])
     typer.echo(f"{server}: {'registered with' if change.status == 'added' else 'updated in'} {where}: {command}")
-

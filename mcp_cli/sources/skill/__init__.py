@@ -11,9 +11,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from ...errors import SourceError
+from ...text import kebab
 from ...tree import Group, Tree
 from . import docs, files, manifest, scripts, skillmd
-from .pyast import kebab
 
 
 def is_skill(path: Path) -> bool:

@@ -114,12 +114,3 @@ class Module:
 
 def string(value: Any) -> str:
     return value if isinstance(value, str) else ""
-
-
-def kebab(name: str) -> str:
-    """`fill_fillable_fields` / `FillFields` / `fill fields` -> `fill-fillable-fields`, `fill-fields`."""
-    import re
-
-    name = re.sub(r"([a-z0-9])([A-Z])", r"\1-\2", name.strip())
-    name = re.sub(r"[^A-Za-z0-9]+", "-", name).strip("-").lower()
-    return name or "command"

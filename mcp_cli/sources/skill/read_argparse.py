@@ -16,9 +16,10 @@ import ast
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from ...text import kebab
 from ...tree import Command, Exclusive, Group, Node, Param
 from . import parents
-from .pyast import UNKNOWN, Module, kebab, string
+from .pyast import UNKNOWN, Module, string
 
 _TYPES = {
     "int": "integer",

@@ -8,9 +8,10 @@ from __future__ import annotations
 import ast
 import re
 
+from ...text import kebab
 from ...tree import Command, Group, Node, Param
 from . import parents
-from .pyast import UNKNOWN, Module, kebab, string
+from .pyast import UNKNOWN, Module, string
 
 _TYPES = {
     "int": "integer", "click.INT": "integer", "click.IntRange": "integer",

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import ast
 
+from ...text import kebab
 from ...tree import Command, Group, Node, Param
 from . import parents
-from .pyast import UNKNOWN, Module, kebab, string
+from .pyast import UNKNOWN, Module, string
 
 _TYPES = {"int": "integer", "float": "number", "bool": "boolean", "Path": "path", "pathlib.Path": "path"}
 _SKIP_TYPES = ("typer.Context", "Context", "click.Context")

@@ -24,9 +24,9 @@ from pathlib import Path
 from typing import Any
 
 from ...handlers.subprocess import STDIN_FLAG
+from ...text import kebab
 from ...tree import Command, Group, Node, Param
 from . import files, read_python, read_shell_js
-from .pyast import kebab
 
 # Scripts run where the caller is; they find their skill folder in SKILL_DIR and can import from it.
 SKILL_ENV = {"SKILL_DIR": "{base}", "PYTHONPATH": "{base}"}
