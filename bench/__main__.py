@@ -29,13 +29,14 @@ def mark(ok: bool) -> str:
 
 def ratio_table(rows: list[dict]) -> list[str]:
     """Measurements side by side with their baseline, as ratios, with the target and a pass/fail mark."""
-    lines = ["| measurement | mcp-cli | baseline | ratio | target | result |", "|---|---|---|---|---|---|"]
+    lines = ["| measurement | mcp-cli | baseline | added | ratio | target | result |", "|---|---|---|---|---|---|---|"]
     for r in rows:
         ratio = r["ours"] / r["baseline"]
         target = f"<= {r['target']:.2f}x" if r["target"] is not None else "(info)"
         verdict = "" if r["target"] is None else mark(ratio <= r["target"] and not r.get("failed"))
         lines.append(f"| {r['name']} | {r['ours'] * 1000:.2f} ms | {r['baseline'] * 1000:.2f} ms "
-                     f"({r['baseline_name']}) | {ratio:.3f}x | {target} | {verdict} |")  # fmt: skip
+                     f"({r['baseline_name']}) | {(r['ours'] - r['baseline']) * 1000:+.2f} ms | {ratio:.3f}x | {target} "
+                     f"| {verdict} |")  # fmt: skip
     return lines
 
 

@@ -1,7 +1,7 @@
 """Proxy overhead: wrapping MCP servers vs talking to them directly, same machine, same run.
 
 - per call: the bare server's trivial tool through a wrap (client -> mcp-cli -> upstream) vs called directly,
-  both over kept-open stdio sessions;
+  both over kept-open stdio sessions; the same for a node server (server-everything's `echo`, from tests/node);
 - start-up: a wrap of five servers with a warm tool-list cache, spawn to `initialize` answered, vs the bare SDK
   server alone; no upstream process may start;
 - start-up with one of the five hung (it never answers `initialize`, its failure not yet remembered), against
@@ -47,6 +47,23 @@ async def _in_process(config: Path, calls: int) -> list[float]:
         return times
 
 
+def _node(tmp: Path, calls: int, env: dict) -> list[dict]:
+    """Per call of server-everything's `echo`, through the wrap vs directly (nothing when tests/node is not
+    installed: `npm ci --prefix tests/node`)."""
+    everything = HERE.parent / "tests" / "node" / "node_modules" / ".bin" / "mcp-server-everything"
+    if not everything.exists():
+        print(f"not measured: {everything} is missing (npm ci --prefix tests/node)", file=sys.stderr)
+        return []
+    config = tmp / "node.json"
+    config.write_text(json.dumps({"mcpServers": {"everything": {"command": str(everything)}}}))
+    direct = anyio.run(per_call, [str(everything)], "echo", {"message": "hi"}, calls)
+    wrapped = [sys.executable, "-m", "mcp_cli", "serve", str(config)]
+    through = anyio.run(per_call, wrapped, "node", {"argv": ["everything", "echo", "--message", "hi"]}, calls, env)
+    return [{"name": "per call, node upstream (server-everything echo) through the wrap (median)",
+             "ours": statistics.median(through), "baseline": statistics.median(direct),
+             "baseline_name": "same tool called directly", "unit": "s", "target": 1.50}]  # fmt: skip
+
+
 def run(quick: bool = False) -> list[dict]:
     rounds, calls = (5, 100) if quick else (21, 500)
     marker = f"bench-{uuid.uuid4().hex[:8]}"
@@ -76,11 +93,12 @@ def run(quick: bool = False) -> list[dict]:
         left = subprocess.run(["pgrep", "-f", marker + "-hung"], capture_output=True, text=True).stdout.split()
         direct = anyio.run(per_call, BARE, "ping", {}, calls)
         through = anyio.run(per_call, wrapped, "five", {"argv": ["s0", "ping"]}, calls, env)
+        node = _node(Path(tmp), calls, env)
         os.environ["MCP_CLI_CACHE_DIR"] = env["MCP_CLI_CACHE_DIR"]
         runtime_only = anyio.run(_in_process, config, calls)
     upstreams_note = "no upstream started" if not started else f"{len(started)} upstream processes started"
     hung_note = "the hung server was killed" if not left else "the hung server was LEFT RUNNING"
-    return [
+    return node + [
         {"name": "per call, trivial upstream tool through the wrap (median)", "ours": statistics.median(through),
          "baseline": statistics.median(direct), "baseline_name": "same tool called directly", "unit": "s",
          "target": 1.10},
