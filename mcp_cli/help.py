@@ -6,12 +6,12 @@ from typing import TYPE_CHECKING
 
 from .text import WIDTH, columns, first_sentence, one_line
 from .tree import Command, Group, Node, Param, Topic
+from .types import VALUE_TYPES
 
 if TYPE_CHECKING:  # markdown-it is imported on the first document read, not at every start
     from . import markdown
 
 MAX_OPTIONAL = 4
-_METAVARS = {"string": "TEXT", "integer": "INT", "number": "NUM", "path": "PATH", "json": "JSON"}
 _HINTS = (
     ("readOnlyHint", "read-only"),
     ("destructiveHint", "destructive"),
@@ -92,7 +92,7 @@ def metavar(p: Param) -> str:
         return "{" + ",".join(map(str, p.choices)) + "}"
     if p.choices is not None:
         return "CHOICE"
-    return p.name.upper().replace("-", "_") if p.positional else _METAVARS.get(p.type, "VALUE")
+    return p.name.upper().replace("-", "_") if p.positional else VALUE_TYPES[p.type].metavar
 
 
 def _nargs_form(p: Param, mv: str) -> str:

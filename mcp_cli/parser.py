@@ -3,90 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import stat
 from typing import Any
 
 from .errors import UsageError, close_to
 from .tree import Command, Param
-
-
-def _integer(text: str) -> int:
-    return int(text)
-
-
-def _number(text: str) -> float:
-    return float(text)
-
-
-def _bool(text: str) -> bool:
-    low = text.strip().lower()
-    if low in ("true", "yes", "1", "on"):
-        return True
-    if low in ("false", "no", "0", "off"):
-        return False
-    raise ValueError(text)
-
-
-JSON_FILE_LIMIT = 1_000_000  # bytes an `@FILE` argument may hold
-JSON_DEPTH = 100  # levels of nesting a JSON argument may have
-
-
-def json_value(text: str) -> Any:
-    """A JSON value given inline, or `@FILE` (see `at_file`). Raises ValueError saying what is wrong."""
-    if not text.startswith("@"):
-        return loads(text)
-    return loads(at_file(text[1:], "JSON").decode("utf-8", errors="replace"))
-
-
-def at_file(path: str, what: str) -> bytes:
-    """The bytes of the file an `@FILE` argument names: a regular file of at most JSON_FILE_LIMIT bytes (never a
-    device, FIFO or folder, which could block or flood the server). Raises ValueError saying what is wrong."""
-    try:
-        info = os.stat(path)
-        if not stat.S_ISREG(info.st_mode):
-            raise ValueError(f"@{path} is not a regular file; give a {what} file or the {what} itself")
-        if info.st_size > JSON_FILE_LIMIT:
-            raise ValueError(f"@{path} holds {info.st_size:,} bytes, more than the {JSON_FILE_LIMIT:,} allowed")
-        with open(path, "rb") as f:
-            data = f.read(JSON_FILE_LIMIT + 1)
-    except OSError as exc:
-        raise ValueError(f"cannot read @{path}: {exc.strerror}") from None
-    if len(data) > JSON_FILE_LIMIT:
-        raise ValueError(f"@{path} holds more than the {JSON_FILE_LIMIT:,} bytes allowed")
-    return data
-
-
-def loads(text: str) -> Any:
-    """Parse JSON of at most JSON_DEPTH levels (deeper values cannot reach an MCP server). Raises ValueError."""
-    try:
-        value = json.loads(text)
-    except RecursionError:
-        value = None
-    else:
-        level, depth = [value], 0  # depth: containers within containers
-        while depth <= JSON_DEPTH:
-            level = [x for x in level if isinstance(x, (dict, list))]
-            if not level:
-                return value
-            depth += 1
-            level = [v for x in level for v in (x.values() if isinstance(x, dict) else x)]
-    raise ValueError(f"the JSON nests deeper than {JSON_DEPTH} levels; flatten it")
-
-
-def _json(text: str) -> Any:
-    try:
-        return json_value(text)
-    except json.JSONDecodeError as exc:
-        raise argparse.ArgumentTypeError(f"not valid JSON ({exc.msg} at character {exc.pos}): {text!r}") from None
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-
-
-# argparse names the converter in its messages ("invalid integer value: 'x'").
-_integer.__name__, _number.__name__, _bool.__name__, _json.__name__ = "integer", "number", "boolean", "JSON"
-_CONVERTERS = {"string": str, "path": str, "integer": _integer, "number": _number, "boolean": _bool, "json": _json}
+from .types import VALUE_TYPES
 
 
 class _Parser(argparse.ArgumentParser):
@@ -105,7 +26,7 @@ class _Parser(argparse.ArgumentParser):
 def _add(target: Any, p: Param, strict: bool) -> None:
     kw: dict[str, Any] = {"default": argparse.SUPPRESS if p.default is None or not strict else p.default}
     if p.action in ("store", "append"):
-        kw["type"] = _CONVERTERS[p.type]
+        kw["type"] = VALUE_TYPES[p.type].convert
         kw["metavar"] = p.metavar or p.name.upper()
         if p.choices is not None:
             kw["choices"] = p.choices

@@ -13,8 +13,8 @@ import json
 from typing import Any
 
 from .errors import UsageError
-from .parser import json_value, loads
 from .tree import Command, Param
+from .types import json_value, loads, of_schema
 
 JSON_ALL = "@json"  # the dest of --json, never a property path
 RESERVED = {"help", "h", "json"}
@@ -139,7 +139,7 @@ def _param(path: list[str], prop: dict[str, Any], required: bool) -> Param:
 
 def _item_metavar(prop: dict[str, Any]) -> str:
     items = prop.get("items") if isinstance(prop.get("items"), dict) else {}
-    return {"integer": "INT", "number": "NUM", "boolean": "BOOL", "object": "JSON"}.get(items.get("type"), "TEXT")
+    return of_schema(items.get("type")).metavar
 
 
 def params(schema: dict[str, Any]) -> list[Param]:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from .tree import Command, Group, Param, Tree
+from .types import VALUE_TYPES
 
 _CACHE_KEY = "fb374d419588a4632f3f557e76b4b70aebbca790"  # tiktoken's cache name for o200k_base
 _DATA = Path(__file__).resolve().parent / "data" / "o200k_base.tiktoken.gz"
@@ -47,10 +48,8 @@ def tool_json(tools: list[dict[str, Any]]) -> str:
 
 
 def _param_schema(p: Param) -> dict[str, Any]:
-    base = {"integer": "integer", "number": "number", "boolean": "boolean"}.get(p.type, "string")
-    out: dict[str, Any] = {"type": "boolean" if p.action in ("store_true", "store_false", "negatable") else base}
-    if p.action == "count":
-        out["type"] = "integer"
+    kind = "boolean" if p.action in ("store_true", "store_false", "negatable") else VALUE_TYPES[p.type].json
+    out: dict[str, Any] = {"type": "integer" if p.action == "count" else kind} if kind else {}
     if p.choices is not None:
         out["enum"] = p.choices
     if p.action == "append" or p.nargs in ("+", "*", "...") or isinstance(p.nargs, int):

@@ -12,10 +12,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .types import TYPES
+
 FORMAT = "mcp-cli/tree"
 FORMAT_VERSION = 1
 
-TYPES = ("string", "integer", "number", "boolean", "path", "json")
 ACTIONS = ("store", "store_true", "store_false", "negatable", "count", "append")
 
 

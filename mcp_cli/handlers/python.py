@@ -21,9 +21,9 @@ import anyio
 import anyio.to_thread
 
 from ..errors import CallError, HandlerError, HandlerTimeout
-from ..parser import loads
 from ..result import Result, wire_text
 from ..tree import Tree
+from ..types import loads
 from .base import Call, need, timeout_of
 
 _capture: contextvars.ContextVar[io.StringIO | None] = contextvars.ContextVar("mcp_cli_capture", default=None)

@@ -34,9 +34,9 @@ from anyio.abc import ByteReceiveStream, ByteSendStream
 
 from ..children import ended, guarded, kill_group, started
 from ..errors import ExitStatus, HandlerError, HandlerTimeout, UsageError
-from ..parser import at_file
 from ..result import Result
 from ..tree import Tree
+from ..types import at_file
 from .base import Call, need, timeout_of
 
 _STDERR_TAIL = 2_000

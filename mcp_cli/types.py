@@ -1,0 +1,116 @@
+"""Parameter value types, one row each (how argv text becomes a value, its help placeholder, its JSON Schema
+type), and JSON values given in argv: inline or `@FILE`, bounded in size and depth."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import stat
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+
+def _integer(text: str) -> int:
+    return int(text)
+
+
+def _number(text: str) -> float:
+    return float(text)
+
+
+def _bool(text: str) -> bool:
+    low = text.strip().lower()
+    if low in ("true", "yes", "1", "on"):
+        return True
+    if low in ("false", "no", "0", "off"):
+        return False
+    raise ValueError(text)
+
+
+JSON_FILE_LIMIT = 1_000_000  # bytes an `@FILE` argument may hold
+JSON_DEPTH = 100  # levels of nesting a JSON argument may have
+
+
+def json_value(text: str) -> Any:
+    """A JSON value given inline, or `@FILE` (see `at_file`). Raises ValueError saying what is wrong."""
+    if not text.startswith("@"):
+        return loads(text)
+    return loads(at_file(text[1:], "JSON").decode("utf-8", errors="replace"))
+
+
+def at_file(path: str, what: str) -> bytes:
+    """The bytes of the file an `@FILE` argument names: a regular file of at most JSON_FILE_LIMIT bytes (never a
+    device, FIFO or folder, which could block or flood the server). Raises ValueError saying what is wrong."""
+    try:
+        info = os.stat(path)
+        if not stat.S_ISREG(info.st_mode):
+            raise ValueError(f"@{path} is not a regular file; give a {what} file or the {what} itself")
+        if info.st_size > JSON_FILE_LIMIT:
+            raise ValueError(f"@{path} holds {info.st_size:,} bytes, more than the {JSON_FILE_LIMIT:,} allowed")
+        with open(path, "rb") as f:
+            data = f.read(JSON_FILE_LIMIT + 1)
+    except OSError as exc:
+        raise ValueError(f"cannot read @{path}: {exc.strerror}") from None
+    if len(data) > JSON_FILE_LIMIT:
+        raise ValueError(f"@{path} holds more than the {JSON_FILE_LIMIT:,} bytes allowed")
+    return data
+
+
+def loads(text: str) -> Any:
+    """Parse JSON of at most JSON_DEPTH levels (deeper values cannot reach an MCP server). Raises ValueError."""
+    try:
+        value = json.loads(text)
+    except RecursionError:
+        value = None
+    else:
+        level, depth = [value], 0  # depth: containers within containers
+        while depth <= JSON_DEPTH:
+            level = [x for x in level if isinstance(x, (dict, list))]
+            if not level:
+                return value
+            depth += 1
+            level = [v for x in level for v in (x.values() if isinstance(x, dict) else x)]
+    raise ValueError(f"the JSON nests deeper than {JSON_DEPTH} levels; flatten it")
+
+
+def _json(text: str) -> Any:
+    try:
+        return json_value(text)
+    except json.JSONDecodeError as exc:
+        raise argparse.ArgumentTypeError(f"not valid JSON ({exc.msg} at character {exc.pos}): {text!r}") from None
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+# argparse names the converter in its messages ("invalid integer value: 'x'").
+_integer.__name__, _number.__name__, _bool.__name__, _json.__name__ = "integer", "number", "boolean", "JSON"
+
+
+@dataclass(frozen=True)
+class ValueType:
+    """A parameter's value type: how argv text becomes the value, its placeholder in help, its JSON Schema type
+    ("" for any JSON value)."""
+
+    name: str
+    convert: Callable[[str], Any]
+    metavar: str
+    json: str
+
+
+VALUE_TYPES = {t.name: t for t in (
+    ValueType("string", str, "TEXT", "string"),
+    ValueType("path", str, "PATH", "string"),
+    ValueType("integer", _integer, "INT", "integer"),
+    ValueType("number", _number, "NUM", "number"),
+    ValueType("boolean", _bool, "BOOL", "boolean"),
+    ValueType("json", _json, "JSON", ""),
+)}  # fmt: skip
+TYPES = tuple(VALUE_TYPES)
+
+
+def of_schema(kind: Any) -> ValueType:
+    """The value type that carries a JSON Schema type (objects and arrays as JSON; anything unknown as text)."""
+    return next((t for t in VALUE_TYPES.values() if t.json == kind and t.name != "path"),
+                VALUE_TYPES["json" if kind in ("object", "array") else "string"])  # fmt: skip
