@@ -210,7 +210,7 @@ class Runtime:
             parser = None if cmd.passthrough else argparser.build(prog, cmd)
         except ValueError as exc:  # parameters argparse refuses (a required positional in an exclusive group)
             raise CallError(f"`{prog}` cannot run: its parameters are malformed ({exc}).") from None
-        validator = schema.validator(cmd) if cmd.schema is not None and not cmd.passthrough else None
+        validator = schema.checker(cmd) if cmd.schema is not None and not cmd.passthrough else None
         compiled = _Compiled(parser, validator, self.kinds[cmd.handler["kind"]].make(cmd.handler))
         self._compiled[id(cmd)] = (cmd, compiled)  # the command is kept too: its id is never reused meanwhile
         return compiled

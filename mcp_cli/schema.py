@@ -10,6 +10,7 @@ included) are resolved. The result is validated against the schema, and errors a
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any
 
 from .errors import UsageError
@@ -23,20 +24,29 @@ _SCALARS = {"string": "string", "integer": "integer", "number": "number", "boole
 
 
 class _Schema:
-    """A schema with its local `$ref`s resolvable."""
+    """A schema whose `$ref`s resolve within it (through `referencing`, as jsonschema resolves them)."""
 
     def __init__(self, root: dict[str, Any]) -> None:
+        from referencing import Registry, Resource
+        from referencing.jsonschema import DRAFT202012
+
         self.root = root
+        resource = Resource.from_contents(root, default_specification=DRAFT202012)
+        uri = resource.id() or "urn:mcp-cli:schema"
+        self._resolver = Registry().with_resource(uri, resource).resolver(uri)
 
     def resolve(self, node: Any, seen: frozenset[str] = frozenset()) -> dict[str, Any]:
         """Follow `$ref`, merge `allOf`, and strip null from `anyOf`/`oneOf`/type lists (nullable)."""
         if not isinstance(node, dict):
             return {}
         ref = node.get("$ref")
-        if isinstance(ref, str) and ref.startswith("#/") and ref not in seen:
-            target: Any = self.root
-            for part in ref[2:].split("/"):
-                target = target.get(part.replace("~1", "/").replace("~0", "~"), {}) if isinstance(target, dict) else {}
+        if isinstance(ref, str) and ref not in seen:
+            from referencing.exceptions import Unresolvable
+
+            try:
+                target = self._resolver.lookup(ref).contents
+            except Unresolvable:  # a reference out of the schema (another file, the network): nothing to offer
+                target = {}
             merged = {**self.resolve(target, seen | {ref}), **{k: v for k, v in node.items() if k != "$ref"}}
             return merged
         if "allOf" in node and isinstance(node["allOf"], list):
@@ -212,11 +222,10 @@ def _scalar(param: Param, kind: str, raw: str) -> Any:
     return raw
 
 
-def arguments(cmd: Command, values: dict[str, Any], check: Any) -> dict[str, Any]:
-    """The arguments object for a schema-backed command, checked by `check` (its `validator`; errors in argv
+def arguments(cmd: Command, values: dict[str, Any], check: Checker) -> dict[str, Any]:
+    """The arguments object for a schema-backed command, checked against its schema by `check` (errors in argv
     terms)."""
-    schema = cmd.schema or {}
-    doc = _Schema(schema)
+    schema, doc = cmd.schema or {}, check.doc
     by_name = {p.name: p for p in cmd.params}
     result: dict[str, Any] = {}
     if JSON_ALL in values:
@@ -241,21 +250,31 @@ def arguments(cmd: Command, values: dict[str, Any], check: Any) -> dict[str, Any
     return result
 
 
-def validator(cmd: Command) -> Any:
-    """A validator of a command's schema (kept by the runtime with the command's parser)."""
+@dataclass
+class Checker:
+    """A command's schema made ready once: its references resolvable, and its validator."""
+
+    doc: _Schema
+    validator: Any
+
+
+def checker(cmd: Command) -> Checker:
+    """The Checker of a command's schema (kept by the runtime with the command's parser)."""
     import jsonschema
 
-    cls = jsonschema.validators.validator_for(cmd.schema or {}, default=jsonschema.Draft202012Validator)
-    return cls(cmd.schema or {})
+    schema = cmd.schema or {}
+    cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+    return Checker(_Schema(schema), cls(schema))
 
 
-def validate(check: Any, args: dict[str, Any]) -> None:
-    """Raise UsageError for the first schema violation `check` finds, naming the option it concerns."""
+def validate(check: Checker, args: dict[str, Any]) -> None:
+    """Raise UsageError for the first schema violation, naming the option it concerns."""
     import jsonschema
+    from referencing.exceptions import Unresolvable
 
     try:
-        errors = sorted(check.iter_errors(args), key=lambda e: (len(e.path), list(e.path)))
-    except (jsonschema.SchemaError, jsonschema.exceptions.UnknownType, jsonschema.exceptions._WrappedReferencingError):
+        errors = sorted(check.validator.iter_errors(args), key=lambda e: (len(e.path), list(e.path)))
+    except (jsonschema.SchemaError, jsonschema.exceptions.UnknownType, Unresolvable):
         return  # an upstream's broken schema is the upstream's to enforce
     if not errors:
         return

@@ -111,6 +111,7 @@ def test_build_output_is_complete_and_deterministic(tmp_path):
         "anyio",
         "jsonschema",
         "markdown-it-py",
+        "referencing",
         "uvicorn",
     }
     assert "mcp<3,>=2.3" in dependencies
