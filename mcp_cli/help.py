@@ -238,92 +238,34 @@ def _command_help(prog: str, cmd: Command, short: bool) -> str:
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
-def topic_help(prog: str, topic: Topic, rest: list[str], budget: int, cap: int) -> str:
-    """A topic, or one of its sections by a path of names (`rest`, plus `--part N`). A section that fits `budget`
-    is shown whole; a bigger one shows its own text, then lists its sub-sections with their sizes. An answer over
-    the output `cap` comes in parts, each saying how to get the next: no text and no section is left out."""
-    from . import markdown
-
-    doc = markdown.parse(topic.text)
-    names, part = _topic_args(prog, rest)
-    section, where = _section(prog, doc, names)
+def topic_pages(prog: str, topic: Topic, doc: markdown.Document, section: markdown.Section, where: str,
+                budget: int, cap: int) -> list[str]:  # fmt: skip
+    """A topic's section (`where` is its path) in pages of at most `cap` characters: whole when it fits `budget`;
+    else its own text, then its sub-sections listed with their sizes. The first page has the topic's title."""
     header = f"{title(prog, topic)}\n\n" if section is doc.root else ""
     room = max(cap - len(header) - 200, 500)  # 200: the note on parts
     split = bool(section.children) and len(doc.text(section.start, section.end)) > min(budget, room)
     pages = doc.pages(section.start, section.own_end if split else section.end, room)
     if split:
-        listing = _sections(doc, section, where, room)
+        listing = section_listing(doc, section, where, room)
         if pages and len(pages[-1]) + 2 + len(listing[0]) <= room:
             pages[-1] += "\n\n" + listing.pop(0)
         pages += listing
     pages = pages or [""]
-    if part > len(pages):
-        from .errors import UsageError
+    pages[0] = header + pages[0]
+    return pages
 
-        raise UsageError(f"`{where}` has {len(pages)} part{'s' * (len(pages) > 1)}; --part takes 1 to {len(pages)}.")
-    out = (header if part == 1 else "") + pages[part - 1]
+
+def page(pages: list[str], part: int, where: str) -> str:
+    """Page `part` (from 1) of several, with a note saying how to read the next."""
+    out = pages[part - 1]
     if len(pages) > 1:
         more = f" Run `{where} --part {part + 1}` for the next." if part < len(pages) else " The last part."
         out += f"\n\n[Part {part} of {len(pages)}.{more}]"
     return out.strip("\n") + "\n"
 
 
-def _topic_args(prog: str, rest: list[str]) -> tuple[list[str], int]:
-    """Section names and the part asked for (`--part N` or `--part=N`); `-h`/`--help` change nothing."""
-    from .errors import UsageError
-
-    names, part, tokens = [], 1, iter(rest)
-    for token in tokens:
-        if token in ("-h", "--help"):
-            continue
-        if token == "--part" or token.startswith("--part="):
-            value = token.partition("=")[2] if "=" in token else next(tokens, "")
-            if not value.isdigit() or int(value) < 1:
-                raise UsageError(f"--part takes a part number (1, 2, ...), not {value!r}.")
-            part = int(value)
-        elif token.startswith("-"):
-            raise UsageError(f"`{prog}` takes section names and --part N; unknown option {token}.")
-        else:
-            names.append(token)
-    return names, part
-
-
-def _section(prog: str, doc: markdown.Document, names: list[str]) -> tuple[markdown.Section, str]:
-    """The section a path of names leads to, and its full path. At each level the longest run of names that is a
-    section's name joined by `-` (`fill form` for `fill-form`) wins, then the longest that starts one."""
-    from .errors import NotFound, close_to
-
-    section, path, i = doc.root, [prog], 0
-    while i < len(names):
-        where = " ".join(path)
-        if not section.children:
-            raise NotFound(f"`{where}` has no sections; run `{where}` to read it.")
-        found = _child(section, names[i:])
-        if found is None:
-            key, slugs = "-".join(names[i:]).lower(), [c.slug for c in section.children]
-            near = [s for s in slugs if s.startswith(names[i].lower())]
-            close = close_to(key, slugs) or close_to(names[i], slugs)
-            could = " It could be " + ", ".join(f"`{s}`" for s in near) + "." if near and not close else ""
-            listing = _sections(doc, section, where, 10_000)[0]
-            raise NotFound(f"`{where}` has no section `{key}`.{could}", close, listing)
-        section, used = found
-        path.append(section.slug)
-        i += used
-    return section, " ".join(path)
-
-
-def _child(section: markdown.Section, names: list[str]) -> tuple[markdown.Section, int] | None:
-    """The sub-section the first names lead to, and how many names that took; None when none or several do."""
-    for match in (str.__eq__, str.startswith):
-        for k in range(len(names), 0, -1):
-            key = "-".join(names[:k]).lower()
-            hits = [c for c in section.children if match(c.slug, key)]
-            if len(hits) == 1:
-                return hits[0], k
-    return None
-
-
-def _sections(doc: markdown.Document, section: markdown.Section, where: str, room: int) -> list[str]:
+def section_listing(doc: markdown.Document, section: markdown.Section, where: str, room: int) -> list[str]:
     """The sub-sections of a section, one a line with its size, and how to read one: in pieces of at most `room`
     characters when there are too many for one."""
     entries = []

@@ -10,7 +10,7 @@ from typing import Any
 
 import anyio
 
-from . import handlers, schema
+from . import handlers, schema, topics
 from . import help as helptext
 from . import parser as argparser
 from .children import kill_all
@@ -198,8 +198,7 @@ class Runtime:
             raise NotFound(f"`{inv.prog}` has no {what} `{word}`.", close_to(word, names))
         if isinstance(node, Topic):
             settings = self.tree.settings
-            return Result(ok=True, output=helptext.topic_help(inv.prog, node, rest, settings.help_budget,
-                                                              settings.max_output))  # fmt: skip
+            return Result(ok=True, output=topics.read(inv.prog, node, rest, settings.help_budget, settings.max_output))
         return await self._run(node, inv)
 
     def _compile(self, cmd: Command, prog: str) -> _Compiled:
