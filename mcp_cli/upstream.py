@@ -1,7 +1,8 @@
 """Upstream MCP servers: started on first use, kept connected, restarted after a crash, closed on shutdown.
 
 A config is one server entry, already normalised (`sources/mcp_config.py`): `{"command", "args", "env", "cwd"}`
-for stdio or `{"url", "headers", "transport"}` for streamable HTTP (or SSE). `${VAR}` and `${VAR:-default}`
+for stdio or `{"url", "headers", "transport"}` for streamable HTTP (or SSE), or `{"server"}` holding an in-process
+server in tests. `${VAR}` and `${VAR:-default}`
 in it are expanded from the environment when the server starts, so frozen trees hold no expanded secrets.
 Each server's session lives in a task of its own, so a slow or hung server never blocks the others.
 """
@@ -39,7 +40,10 @@ def expand(value: Any) -> Any:
 
 
 def transport(config: dict[str, Any], errlog: Any) -> Any:
-    """The client transport for a server config (stdio with stderr to `errlog`, streamable HTTP, or SSE)."""
+    """The client transport for a server config (stdio with stderr to `errlog`, streamable HTTP, or SSE); an
+    in-process server object under `server` (`mcp_cli.testing`) is connected over the SDK's in-memory transport."""
+    if "server" in config:
+        return config["server"]
     config = expand(config)
     if "url" in config:
         headers = config.get("headers") or None

@@ -1,19 +1,20 @@
-"""Shared test helpers: paths, the anyio backend, and a real MCP client session to a served tree."""
+"""Shared test helpers: paths, the anyio backend, ports, a raw JSON-RPC client; `served` and `text` come from
+`mcp_cli.testing`."""
 
 from __future__ import annotations
 
+import functools
 import json
-import os
 import socket
 import sys
 import time
-from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
-from mcp import Client, StdioServerParameters
 
 from bench.reliability import running  # noqa: F401 (tests import it from here)
+from mcp_cli import testing
+from mcp_cli.testing import text  # noqa: F401 (tests import it from here)
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "examples" / "demo" / "demo.json"
@@ -26,17 +27,7 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-@asynccontextmanager
-async def served(
-    *args: str, cwd: Path | None = None, env: dict[str, str] | None = None, command: str = "", **client_options
-):
-    """A real MCP client session over stdio to `python -m mcp_cli <args>` (or to `command <args>`);
-    `client_options` go to `mcp.Client` (e.g. `list_roots_callback`)."""
-    argv = [command, *args] if command else [sys.executable, "-m", "mcp_cli", *args]
-    full_env = {**os.environ, **env} if env else None
-    params = StdioServerParameters(command=argv[0], args=argv[1:], cwd=str(cwd or ROOT), env=full_env)
-    async with Client(params, **client_options) as client:
-        yield client
+served = functools.partial(testing.served, cwd=ROOT)  # in the repository: `-m mcp_cli` is the one under test
 
 
 def free_port() -> int:
@@ -108,8 +99,3 @@ class RawClient:
         """Close stdin and return the server's exit status."""
         self.proc.stdin.close()
         return self.proc.wait(timeout=30)
-
-
-def text(result) -> str:
-    """All text content of a CallToolResult, joined."""
-    return "".join(c.text for c in result.content if c.type == "text")

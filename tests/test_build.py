@@ -2,6 +2,7 @@
 (it carries its own copy of the serving runtime), and whose console script serves the skill."""
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -23,13 +24,15 @@ SKILLS = ROOT / "tests" / "fixtures" / "skills"
 BUILD_ONLY = {"typer", "jinja2", "tiktoken", "pyyaml", "mcp-cli-tree"}
 
 
-def build(skill, out, python=sys.executable, cwd=None) -> subprocess.CompletedProcess:
+def build(skill, out, python=sys.executable, cwd=None, seed: str | None = None) -> subprocess.CompletedProcess:
+    """`mcp-cli build`, under the hash seed `seed` if given."""
     proc = subprocess.run(
         [python, "-m", "mcp_cli", "build", str(skill), "-o", str(out)],
         capture_output=True,
         text=True,
         timeout=120,
         cwd=cwd,
+        env={**os.environ, "PYTHONHASHSEED": seed} if seed else None,
     )
     assert proc.returncode == 0, proc.stderr
     return proc
@@ -74,10 +77,10 @@ def snapshot(folder):
 
 def test_build_output_is_complete_and_deterministic(tmp_path):
     first, second = tmp_path / "one", tmp_path / "two"
-    proc = build(SKILLS / "argtool", first)
+    proc = build(SKILLS / "argtool", first, seed="1")
     assert "warning: SKILL.md: unknown frontmatter field(s) color" in proc.stderr
-    build(SKILLS / "argtool", second)
-    build(SKILLS / "argtool", second)  # over its own earlier output
+    build(SKILLS / "argtool", second, seed="2")
+    build(SKILLS / "argtool", second, seed="3")  # over its own earlier output
     files = snapshot(first)
     assert files == snapshot(second)
     for rel in (

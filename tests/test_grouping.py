@@ -7,7 +7,9 @@ import re
 
 import pytest
 
-from .conftest import served, text
+from mcp_cli.testing import call, ok
+
+from .conftest import served
 from .listed import config, entry
 
 pytestmark = pytest.mark.anyio
@@ -24,12 +26,6 @@ def cache(tmp_path):
     return {"MCP_CLI_CACHE_DIR": str(tmp_path / "cache")}
 
 
-async def run(client, tool: str, *argv: str) -> str:
-    result = await client.call_tool(tool, {"argv": list(argv)})
-    assert not result.is_error, text(result)
-    return text(result)
-
-
 def listed(help_text: str) -> dict[str, str]:
     """{name: one-line summary} of the names a help text lists."""
     return dict(re.findall(r"^  (\S+)(?:  +(.*))?$", help_text, re.M))
@@ -44,9 +40,9 @@ def called(out: str) -> tuple[str, dict]:
 async def test_a_server_with_many_tools_is_split_into_subgroups_by_what_they_act_on(tmp_path, cache):
     team = config(tmp_path / "team.json", {"gh": entry(*GITHUB)})
     async with served("serve", str(team), env=cache) as client:
-        root = await run(client, "team", "--help")
+        root = await ok(client, "--help")
         assert listed(root)["gh"] == "Pull-requests, issues, branches, tags."
-        gh = listed(await run(client, "team", "gh", "--help"))
+        gh = listed(await ok(client, "gh", "--help"))
         assert {name: gh[name] for name in ("pull-requests", "issues", "branches", "tags")} == {
             "pull-requests": "list, create, merge, get.",
             "issues": "list, create, get, update.",
@@ -54,16 +50,16 @@ async def test_a_server_with_many_tools_is_split_into_subgroups_by_what_they_act
             "tags": "list, create.",
         }
         assert {"search-code", "get-me", "fork-repository"} <= gh.keys()  # they share a noun with no other tool
-        assert called(await run(client, "team", "gh", "issues", "list", "--repo", "o/r")) == (
+        assert called(await ok(client, "gh", "issues", "list", "--repo", "o/r")) == (
             "list_issues",
             {"repo": "o/r"},
         )
-        assert called(await run(client, "team", "gh", "pull-requests", "merge"))[0] == "merge_pull_request"
-        assert called(await run(client, "team", "gh", "search-code"))[0] == "search_code"
+        assert called(await ok(client, "gh", "pull-requests", "merge"))[0] == "merge_pull_request"
+        assert called(await ok(client, "gh", "search-code"))[0] == "search_code"
     async with served("serve", str(team), "--threshold", str(len(GITHUB)), env=cache) as client:
-        gh = listed(await run(client, "team", "gh", "--help"))  # no more tools than the threshold: one flat group
+        gh = listed(await ok(client, "gh", "--help"))  # no more tools than the threshold: one flat group
         assert "list-issues" in gh and "issues" not in gh
-        assert called(await run(client, "team", "gh", "list-issues"))[0] == "list_issues"
+        assert called(await ok(client, "gh", "list-issues"))[0] == "list_issues"
 
 
 async def test_preset_groups_and_toolsets_name_the_subgroups(tmp_path, cache):
@@ -71,14 +67,14 @@ async def test_preset_groups_and_toolsets_name_the_subgroups(tmp_path, cache):
     preset = entry(*GITHUB, **{"mcp-cli": {"groups": {"tickets": ["*issue*"], "reviews": ["*pull_request*"]}}})
     team = config(tmp_path / "team.json", {"gh": entry(*toolsets), "preset": preset})
     async with served("serve", str(team), env=cache) as client:
-        gh = listed(await run(client, "team", "gh", "--help"))
+        gh = listed(await ok(client, "gh", "--help"))
         assert {"work", "code"} <= gh.keys() and "issues" not in gh
-        assert called(await run(client, "team", "gh", "work", "list-issues"))[0] == "list_issues"
-        assert called(await run(client, "team", "gh", "code", "search"))[0] == "search_code"  # the group word dropped
-        shown = list(listed(await run(client, "team", "preset", "--help")))  # preset groups first, then nouns
+        assert called(await ok(client, "gh", "work", "list-issues"))[0] == "list_issues"
+        assert called(await ok(client, "gh", "code", "search"))[0] == "search_code"  # the group word dropped
+        shown = list(listed(await ok(client, "preset", "--help")))  # preset groups first, then nouns
         assert shown.index("tickets") < shown.index("reviews") < shown.index("branches")
-        assert called(await run(client, "team", "preset", "tickets", "list-issues"))[0] == "list_issues"
-        assert called(await run(client, "team", "preset", "reviews", "merge-pull-request"))[0] == "merge_pull_request"
+        assert called(await ok(client, "preset", "tickets", "list-issues"))[0] == "list_issues"
+        assert called(await ok(client, "preset", "reviews", "merge-pull-request"))[0] == "merge_pull_request"
 
 
 async def test_many_servers_are_clustered_at_the_root_by_their_first_word(tmp_path, cache):
@@ -88,15 +84,15 @@ async def test_many_servers_are_clustered_at_the_root_by_their_first_word(tmp_pa
     servers |= {name: entry("list_events", startup_timeout_sec=60) for name in ("google-calendar", "google-mail")}
     team = config(tmp_path / "team.json", servers)  # 31 servers: more than the root shows one by one
     async with served("serve", str(team), env=cache) as client:
-        root = listed(await run(client, "team", "--help"))
+        root = listed(await ok(client, "--help"))
         assert (root["github"], root["google"]) == ("Issues (3 servers).", "Events (2 servers).")
         assert {"alfa", "zulu"} <= root.keys() and "github-work" not in root
-        cluster = listed(await run(client, "team", "github", "--help"))
+        cluster = listed(await ok(client, "github", "--help"))
         assert {"github", "github-work", "github-enterprise"} <= cluster.keys()
-        assert called(await run(client, "team", "github", "github-work", "get-issue"))[0] == "get_issue"
-        assert called(await run(client, "team", "google", "google-mail", "list-events"))[0] == "list_events"
+        assert called(await ok(client, "github", "github-work", "get-issue"))[0] == "get_issue"
+        assert called(await ok(client, "google", "google-mail", "list-events"))[0] == "list_events"
     async with served("serve", str(team), "--exclude-server", "zulu", env=cache) as client:
-        root = listed(await run(client, "team", "--help"))  # 30 servers fit the root: no cluster
+        root = listed(await ok(client, "--help"))  # 30 servers fit the root: no cluster
         assert {"github", "github-work", "google-mail"} <= root.keys() and "google" not in root
 
 
@@ -105,14 +101,14 @@ async def test_tool_filters_apply_before_the_tree_is_built(tmp_path, cache):
     team = config(tmp_path / "team.json", {"gh": gh, "other": entry("list_issues")})
     filters = ["--tool", "*issue*", "--tool", "gh/*branch*", "--exclude-tool", "update_*"]
     async with served("serve", str(team), *filters, env=cache) as client:
-        root = await run(client, "team", "--help")
+        root = await ok(client, "--help")
         assert "6 tools from 2 MCP servers." in root  # gh: 3 issue and 2 branch tools; other: list_issues
-        shown = listed(await run(client, "team", "gh", "--help"))  # 5 tools: under the threshold, no subgroups
+        shown = listed(await ok(client, "gh", "--help"))  # 5 tools: under the threshold, no subgroups
         assert list(shown)[:5] == ["list-issues", "create-issue", "get-issue", "list-branches", "create-branch"]
-        assert called(await run(client, "team", "gh", "create-branch", "--repo", "o/r")) == (
+        assert called(await ok(client, "gh", "create-branch", "--repo", "o/r")) == (
             "create_branch",
             {"repo": "o/r"},
         )
         for excluded in ("update-issue", "delete-branch", "get-me"):
-            result = await client.call_tool("team", {"argv": ["gh", excluded]})
-            assert result.is_error and f"`team gh` has no command `{excluded}`" in text(result), text(result)
+            reply = await call(client, "gh", excluded)
+            assert not reply.ok and f"`team gh` has no command `{excluded}`" in reply.text, reply.text

@@ -1,12 +1,13 @@
 """Help at root, group and command level: golden files, determinism, every way to ask, the size budget."""
 
 import os
+import subprocess
+import sys
 
-import anyio
 import pytest
 
 from mcp_cli.help import one_line
-from mcp_cli.runtime import Runtime
+from mcp_cli.testing import invoke
 from mcp_cli.tree import Command, Group, Param, Tree
 
 from .conftest import DEMO, FAULTS, ROOT
@@ -25,14 +26,10 @@ CASES = {
 NOOP = {"kind": "python", "target": "builtins:print"}  # commands here are only asked for help
 
 
-def run(tree: Tree, argv: list[str]):
-    return anyio.run(Runtime(tree).call, argv)
-
-
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_help_matches_golden_file(name):
     path, argv = CASES[name]
-    result = run(Tree.load(path), argv)
+    result = invoke(Tree.load(path), argv)
     assert result.ok
     golden = GOLDEN / f"{name}.txt"
     if os.environ.get("UPDATE_GOLDEN"):
@@ -42,23 +39,52 @@ def test_help_matches_golden_file(name):
 
 @pytest.mark.parametrize("argv", [[], ["--help"], ["-h"]])
 def test_root_help_three_ways(argv):
-    assert run(Tree.load(DEMO), argv).output == (GOLDEN / "demo_root.txt").read_text()
+    assert invoke(Tree.load(DEMO), argv).output == (GOLDEN / "demo_root.txt").read_text()
 
 
 @pytest.mark.parametrize("argv", [["text"], ["text", "-h"], ["text", "--help"]])
 def test_group_help_three_ways(argv):
-    assert run(Tree.load(DEMO), argv).output == (GOLDEN / "demo_text.txt").read_text()
+    assert invoke(Tree.load(DEMO), argv).output == (GOLDEN / "demo_text.txt").read_text()
 
 
 def test_help_is_deterministic_across_round_trips():
     tree = Tree.load(DEMO)
     again = Tree.from_dict(tree.to_dict(), base_dir=tree.base_dir)
     for _, argv in CASES.values():
-        assert run(tree, argv).output == run(again, argv).output
+        assert invoke(tree, argv).output == invoke(again, argv).output
+
+
+# Prints a source's tree JSON, then the help of every group and command in it.
+SNAPSHOT = """
+import sys
+from mcp_cli import sources
+from mcp_cli.testing import invoke
+from mcp_cli.tree import Command, Group
+tree = sources.load(sys.argv[1])
+print(tree.to_json())
+for path, node in [([], tree.root), *tree.walk()]:
+    if isinstance(node, (Group, Command)):
+        print(invoke(tree, [*path, "--help"]).output)
+"""
+
+
+@pytest.mark.parametrize("source", [DEMO, ROOT / "skills" / "pdf", ROOT / "tests/fixtures/skills/clicktool"])
+def test_help_and_tree_json_are_the_same_bytes_under_other_hash_seeds(source):
+    def snapshot(seed: str) -> str:
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        proc = subprocess.run([sys.executable, "-c", SNAPSHOT, str(source)], cwd=ROOT, env=env, capture_output=True,
+                              text=True, timeout=120)  # fmt: skip
+        assert proc.returncode == 0, proc.stderr
+        return proc.stdout
+
+    first = snapshot("1")
+    assert "Usage:" in first and '"format": "mcp-cli/tree"' in first
+    assert snapshot("2") == first
 
 
 def test_help_after_other_tokens_still_shows_help():
-    assert run(Tree.load(DEMO), ["math", "add", "1", "--help"]).output.startswith("demo math add - Add two integers.")
+    out = invoke(Tree.load(DEMO), ["math", "add", "1", "--help"]).output
+    assert out.startswith("demo math add - Add two integers.")
 
 
 def test_listing_over_budget_keeps_every_name_and_says_so():
@@ -66,7 +92,7 @@ def test_listing_over_budget_keeps_every_name_and_says_so():
                 for i in range(120)]  # fmt: skip
     tree = Tree(Group("big", summary="Many commands.", children=commands))
     tree.settings.help_budget = 1500
-    out = run(tree, ["--help"]).output
+    out = invoke(tree, ["--help"]).output
     assert "summaries left out to fit" in out
     assert all(f"command-{i:03d}" in out for i in range(120))
     assert len(out) < 2 * 1500
@@ -84,10 +110,10 @@ def test_long_command_help_is_cut_with_a_pointer_to_help_all():
                                                          for i in range(6)])  # fmt: skip
     tree = Tree(Group("t", children=[cmd]))
     tree.settings.help_budget = 1200
-    short = run(tree, ["go", "--help"]).output
+    short = invoke(tree, ["go", "--help"]).output
     assert "More detail" not in short and "A sentence that says what this option does." in short
     assert "`t go --help-all` shows them whole" in short
-    full = run(tree, ["go", "--help-all"]).output
+    full = invoke(tree, ["go", "--help-all"]).output
     assert full.count("More detail that costs tokens.") == 6 * 20
 
 
@@ -98,12 +124,12 @@ def test_long_topic_lists_its_sections_and_shows_one():
                                                  for i in range(1, 4))  # fmt: skip
     tree = Tree(Group("t", children=[Group("docs", children=[Topic("guide", summary="A guide.", text=text)])]))
     tree.settings.help_budget = 1000
-    listing = run(tree, ["docs", "guide"]).output
+    listing = invoke(tree, ["docs", "guide"]).output
     assert "Intro line." in listing and "Sections (" in listing and "part-2" in listing
     assert "Body of part 2" not in listing
-    section = run(tree, ["docs", "guide", "part-2"]).output
+    section = invoke(tree, ["docs", "guide", "part-2"]).output
     assert section.startswith("## Part 2") and "Body of part 3" not in section
-    missing = run(tree, ["docs", "guide", "part-9"])
+    missing = invoke(tree, ["docs", "guide", "part-9"])
     assert not missing.ok and "Did you mean" in missing.message
 
 
@@ -114,6 +140,6 @@ def test_defaults_shown_when_they_say_something():
         Param(name="tags", flags=["--tags"], action="append", default=[]),
     ]
     tree = Tree(root=Group(name="t", children=[Command(name="c", params=params, handler=NOOP)]))
-    out = run(tree, ["c", "--help"]).output
+    out = invoke(tree, ["c", "--help"]).output
     assert "--limit INT    (default: 0)" in out
     assert "default: )" not in out and "default: []" not in out

@@ -9,8 +9,10 @@ import pdfplumber
 import pytest
 from pypdf import PdfReader
 
+from mcp_cli.testing import call, ok
+
 from . import pdfs
-from .conftest import NODE_BIN, ROOT, served, text
+from .conftest import NODE_BIN, ROOT, served
 
 pytestmark = pytest.mark.anyio
 
@@ -43,17 +45,6 @@ async def pdf(built):
     launcher = built / "pdf_mcp" / "__main__.py"
     async with served(str(launcher), command=sys.executable) as client:
         yield client
-
-
-async def call(client, *argv):
-    result = await client.call_tool("pdf", {"argv": [str(a) for a in argv]})
-    return result, text(result)
-
-
-async def ok(client, *argv):
-    result, out = await call(client, *argv)
-    assert not result.is_error, out
-    return out
 
 
 async def test_help_path_from_root_to_command(pdf):
@@ -94,16 +85,18 @@ async def test_forms_list_fill_validate(pdf, files, tmp_path):
     await ok(pdf, "forms", "fill", files["form"], "--out", filled, "--set", "name=Ada", "--set", "age=36")
     fields = PdfReader(filled).get_fields()
     assert fields["name"].get("/V") == "Ada" and fields["age"].get("/V") == "36"
-    result, out = await call(pdf, "forms", "fill", files["form"], "--out", tmp_path / "x.pdf", "--set", "nmae=Ada")
-    assert result.is_error and "nmae" in out and "name" in out
+    reply = await call(pdf, "forms", "fill", files["form"], "--out", tmp_path / "x.pdf", "--set", "nmae=Ada")
+    assert not reply.ok and "nmae" in reply.text and "name" in reply.text
     assert not (tmp_path / "x.pdf").exists()
-    result, out = await call(pdf, "forms", "validate", files["form"], "--set", "country=Atlantis")
-    assert result.is_error and "Atlantis" in out
+    reply = await call(pdf, "forms", "validate", files["form"], "--set", "country=Atlantis")
+    assert not reply.ok and "Atlantis" in reply.text
 
 
 async def test_documents_commands(pdf, files, tmp_path):
     info = await ok(pdf, "documents", "info", files["text"])
-    assert "3" in info
+    assert info.splitlines()[:3] == ["pages: 3", "page sizes (pt): 595x842", "encrypted: no; form fields: no"]
+    described = json.loads(await ok(pdf, "documents", "info", files["form"], "--format", "json"))
+    assert (described["pages"], described["encrypted"], described["has_form"]) == (1, False, True)
     merged = tmp_path / "merged.pdf"
     await ok(pdf, "documents", "merge", files["text"], files["table"], "--out", merged)
     assert len(PdfReader(merged).pages) == 3 + len(PdfReader(files["table"]).pages)
@@ -145,27 +138,27 @@ async def test_images_render_and_extract(pdf, files, tmp_path):
 @pytest.mark.parametrize(
     "argv, words",
     [
-        (["text", "extract", "/no/such.pdf"], "/no/such.pdf"),
-        (["text", "extract", "{encrypted}"], "password"),
-        (["text", "extract", "{text}", "--pages", "9"], "9"),
-        (["text", "extract", "{text}", "--pages", "5-2"], "5-2"),
-        (["text", "extract", "{notpdf}"], "PDF"),
+        (["text", "extract", "/no/such.pdf"], "/no/such.pdf does not exist."),
+        (["text", "extract", "{encrypted}"], "encrypted.pdf is encrypted. Give its password with --password."),
+        (["text", "extract", "{text}", "--pages", "9"], "page 9 is past the end; the document has 3 pages."),
+        (["text", "extract", "{text}", "--pages", "5-2"], "bad page range '5-2'"),
+        (["text", "extract", "{notpdf}"], "notes.txt is not a PDF (no %PDF header)."),
     ],
 )
 async def test_bad_input_is_one_clear_line(pdf, files, argv, words):
     (files["dir"] / "notes.txt").write_text("not a pdf at all")
     values = {**files, "notpdf": files["dir"] / "notes.txt"}
     argv = [a.format(**values) if a.startswith("{") else a for a in argv]
-    result, out = await call(pdf, *argv)
-    assert result.is_error
-    stderr = result.structured_content["stderr"].strip()
+    reply = await call(pdf, *argv)
+    assert not reply.ok
+    stderr = reply.structured["stderr"].strip()
     assert stderr.startswith("error:") and len(stderr.splitlines()) == 1 and words in stderr
-    assert "Traceback" not in out
+    assert "Traceback" not in reply.text
 
 
 async def test_bad_flags_never_start_the_script(pdf, files):
-    result, out = await call(pdf, "text", "extract", files["text"], "--format", "xml")
-    assert result.is_error and result.structured_content["error"] == "usage" and "invalid choice: 'xml'" in out
+    reply = await call(pdf, "text", "extract", files["text"], "--format", "xml")
+    assert not reply.ok and reply.structured["error"] == "usage" and "invalid choice: 'xml'" in reply.text
 
 
 async def test_docs_topics(pdf):

@@ -5,11 +5,11 @@ import json
 import subprocess
 import sys
 
-import anyio
 import pytest
 
 from mcp_cli.errors import SourceError
 from mcp_cli.runtime import Runtime
+from mcp_cli.testing import invoke
 from mcp_cli.tree import Command, Group, Param, Tree
 
 from .conftest import FAULTS
@@ -75,15 +75,11 @@ def test_an_unknown_parameter_type_fails_when_the_tree_is_read():
 def test_each_command_is_validated_against_its_own_schema():
     """Commands made one after another, each dropped after its call, are each checked against their own schema
     (a cache keyed by a dead command's id once checked new commands against old schemas)."""
-
-    async def one(i: int) -> str:
+    for i in range(200):
         name = f"field{i}"
         schema = {"type": "object", "properties": {name: {"type": "string"}}, "required": [name]}
         cmd = Command("c", params=[Param(name, flags=[f"--{name}"])], schema=schema, handler=ECHO)
-        async with Runtime(tree_of(cmd)) as runtime:
-            return (await runtime.call(["g", "c"])).message
-
-    for i in range(200):
-        message = anyio.run(one, i)
+        message = invoke(tree_of(cmd), ["g", "c"]).message
+        del cmd
         assert f"missing required option --field{i}" in message, message
         gc.collect()

@@ -5,9 +5,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import anyio
 import pytest
 
-from .conftest import DEMO, FAULTS, RawClient, running, served, text
+from mcp_cli.testing import Reply, call
+
+from .conftest import DEMO, FAULTS, RawClient, served, text
 
 pytestmark = pytest.mark.anyio
 
@@ -175,18 +178,40 @@ async def test_output_over_the_cap_is_cut_with_a_note(faults, group):
     assert len(out) < 1500
 
 
-async def test_hung_subprocess_and_its_children_are_killed(faults):
-    import subprocess
-
-    await faults.call_tool("faults", {"argv": ["sh", "hang"]})
-    left = subprocess.run(["pgrep", "-f", "sleep 300"], capture_output=True, text=True).stdout.split()
-    assert left == []
+def alive(pid: int) -> bool:
+    """Whether process `pid` runs (a zombie does not: it was killed and awaits reaping)."""
+    state = subprocess.run(["ps", "-o", "stat=", "-p", str(pid)], capture_output=True, text=True).stdout.strip()
+    return bool(state) and not state.startswith("Z")
 
 
-async def test_a_timeout_kills_what_the_command_left_running(faults):
-    result = await faults.call_tool("faults", {"argv": ["sh", "linger"]})
-    assert result.structured_content["error"] == "timeout"  # its child kept stdout open past the timeout
-    assert running("sleep 301.5") == []
+async def pids_of(client, pidfile: Path, *argv: str) -> tuple[list[int], Reply]:
+    """Call `argv PIDFILE`, a command that writes pids to PIDFILE and goes on; those pids, each checked running
+    while the call was under way, and the reply."""
+    replies: list[Reply] = []
+
+    async def run() -> None:
+        replies.append(await call(client, *argv, pidfile))
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(run)
+        while not (pidfile.exists() and pidfile.read_text().endswith("\n")):
+            assert not replies, f"the command ended without writing its pids: {replies[0].text}"
+            await anyio.sleep(0.05)
+        pids = [int(p) for p in pidfile.read_text().split()]
+        assert pids and all(alive(p) for p in pids), pids
+    return pids, replies[0]
+
+
+async def test_hung_subprocess_and_its_children_are_killed(faults, tmp_path):
+    pids, reply = await pids_of(faults, tmp_path / "pids", "sh", "hang")
+    assert len(pids) == 2 and reply.structured["error"] == "timeout"  # the shell, and the child it put behind
+    assert not any(alive(p) for p in pids)
+
+
+async def test_a_timeout_kills_what_the_command_left_running(faults, tmp_path):
+    (child,), reply = await pids_of(faults, tmp_path / "pids", "sh", "linger")
+    assert reply.structured["error"] == "timeout"  # its child kept stdout open past the timeout
+    assert not alive(child)
 
 
 async def test_long_stderr_keeps_its_end_with_a_note(faults):

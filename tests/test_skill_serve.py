@@ -4,7 +4,9 @@ import json
 
 import pytest
 
-from .conftest import ROOT, served, text
+from mcp_cli.testing import call, ok
+
+from .conftest import ROOT, served
 
 pytestmark = pytest.mark.anyio
 SKILLS = ROOT / "tests" / "fixtures" / "skills"
@@ -21,31 +23,27 @@ async def argtool(notes_log):
         yield client
 
 
-async def call(client, name, argv):
-    result = await client.call_tool(name, {"argv": argv})
-    return result, text(result)
-
-
 async def test_help_at_each_level(argtool):
-    _, root = await call(argtool, "argtool", ["--help"])
+    root = await ok(argtool, "--help")
     assert "Domains:\n  notes" in root and "Commands:\n  count" in root
-    _, group = await call(argtool, "argtool", ["notes"])
+    group = await ok(argtool, "notes")
     assert "add     Add a note." in group
-    _, cmd = await call(argtool, "argtool", ["notes", "add", "--help"])
+    cmd = await ok(argtool, "notes", "add", "--help")
     assert "argtool notes add [--tag TEXT] [--priority {1,2,3,4,5}] [--pinned] TITLE" in cmd
 
 
 async def test_script_runs_with_argv_passed_verbatim(argtool, notes_log):
-    result, out = await call(argtool, "argtool", ["notes", "add", "My note", "-t", "a", "--tag", "b", "--pinned"])
-    assert not result.is_error, out
-    assert json.loads(out) == {"command": "add", "pinned": True, "priority": 3, "tag": ["a", "b"], "title": "My note"}
+    reply = await call(argtool, "notes", "add", "My note", "-t", "a", "--tag", "b", "--pinned")
+    assert reply.ok, reply.text
+    assert json.loads(reply.text) == {"command": "add", "pinned": True, "priority": 3, "tag": ["a", "b"],
+                                      "title": "My note"}  # fmt: skip
     assert notes_log.read_text().splitlines()[-1] == "add My note -t a --tag b --pinned"
-    assert result.structured_content["exit_code"] == 0
+    assert reply.structured["exit_code"] == 0
 
 
 async def test_alias_of_a_subcommand(argtool):
-    result, out = await call(argtool, "argtool", ["notes", "dump", "x.json", "-vv"])
-    assert json.loads(out)["paths"] == ["x.json"] and json.loads(out)["verbose"] == 2
+    dumped = json.loads(await ok(argtool, "notes", "dump", "x.json", "-vv"))
+    assert dumped["paths"] == ["x.json"] and dumped["verbose"] == 2
 
 
 @pytest.mark.parametrize(
@@ -61,44 +59,42 @@ async def test_alias_of_a_subcommand(argtool):
 )
 async def test_bad_argv_never_starts_the_script(argtool, notes_log, argv, words):
     before = notes_log.read_text() if notes_log.exists() else ""
-    result, out = await call(argtool, "argtool", argv)
-    assert result.is_error and words in out, out
+    reply = await call(argtool, *argv)
+    assert not reply.ok and words in reply.text, reply.text
     assert (notes_log.read_text() if notes_log.exists() else "") == before
 
 
 async def test_nonzero_exit_is_an_error_with_stderr(argtool):
-    result, out = await call(argtool, "argtool", ["notes", "find", "--regex", "("])
-    assert result.is_error
-    assert result.structured_content["exit_code"] == 1
-    assert "notes: bad regex" in result.structured_content["stderr"] and "exited with status 1" in out
+    reply = await call(argtool, "notes", "find", "--regex", "(")
+    assert not reply.ok
+    assert reply.structured["exit_code"] == 1
+    assert "notes: bad regex" in reply.structured["stderr"] and "exited with status 1" in reply.text
 
 
 async def test_passthrough_python_and_shell_scripts(argtool):
-    _, out = await call(argtool, "argtool", ["raw-echo", "a b", "--weird", "$HOME"])
+    out = await ok(argtool, "raw-echo", "a b", "--weird", "$HOME")
     assert out.splitlines() == ["a b", "--weird", "$HOME"]
-    _, out = await call(argtool, "argtool", ["count", "1", "2", "3"])
+    out = await ok(argtool, "count", "1", "2", "3")
     assert out.strip() == "3"
-    _, out = await call(argtool, "argtool", ["count", "--help"])
+    out = await ok(argtool, "count", "--help")
     assert "Usage: count.sh [ARGS...]" in out
 
 
 async def test_docs_topics_and_sections(argtool):
-    _, listing = await call(argtool, "argtool", ["docs"])
+    listing = await ok(argtool, "docs")
     assert "guide  The argtool guide" in listing and "faq" in listing
-    _, guide = await call(argtool, "argtool", ["docs", "guide"])
+    guide = await ok(argtool, "docs", "guide")
     assert "## Exporting" in guide
-    _, section = await call(argtool, "argtool", ["docs", "guide", "finding-notes"])
+    section = await ok(argtool, "docs", "guide", "finding-notes")
     assert section.startswith("## Finding notes") and "Exporting" not in section
-    result, out = await call(argtool, "argtool", ["docs", "guide", "nowhere"])
-    assert result.is_error and "has no section `nowhere`" in out
+    reply = await call(argtool, "docs", "guide", "nowhere")
+    assert not reply.ok and "has no section `nowhere`" in reply.text
 
 
 async def test_click_skill_end_to_end():
     async with served("serve", str(SKILLS / "clicktool")) as client:
         argv = ["images", "convert", "a.png", "b.png", "--to", "webp", "--tag", "x", "--tag", "y", "--overwrite", "-vv"]
-        result, out = await call(client, "clicktool", argv)
-        assert not result.is_error, out
-        assert json.loads(out) == {
+        assert json.loads(await ok(client, *argv)) == {
             "sources": ["a.png", "b.png"],
             "fmt": "webp",
             "quality": 90,
@@ -107,20 +103,18 @@ async def test_click_skill_end_to_end():
             "dry_run": False,
             "verbose": 2,
         }
-        _, out = await call(client, "clicktool", ["images", "meta", "show", "p.png", "--scale", "2"])
+        out = await ok(client, "images", "meta", "show", "p.png", "--scale", "2")
         assert json.loads(out) == {"path": "p.png", "scale": 2.0}
-        _, out = await call(client, "clicktool", ["images", "info", "q.png"])
+        out = await ok(client, "images", "info", "q.png")
         assert json.loads(out) == {"info": "q.png"}
-        result, out = await call(client, "clicktool", ["images", "convert", "a.png", "--to", "gif"])
-        assert result.is_error and "invalid choice: 'gif'" in out
+        reply = await call(client, "images", "convert", "a.png", "--to", "gif")
+        assert not reply.ok and "invalid choice: 'gif'" in reply.text
 
 
 async def test_typer_skill_end_to_end():
     async with served("serve", str(SKILLS / "typertool")) as client:
         argv = ["remind", "add", "call mom", "-w", "now", "--channel", "sms", "--repeat", "2", "--urgent", "--tag", "a"]
-        result, out = await call(client, "typertool", argv)
-        assert not result.is_error, out
-        assert json.loads(out) == {
+        assert json.loads(await ok(client, *argv)) == {
             "text": "call mom",
             "when": "now",
             "channel": "sms",
@@ -128,9 +122,9 @@ async def test_typer_skill_end_to_end():
             "urgent": True,
             "tags": ["a"],
         }
-        _, out = await call(client, "typertool", ["remind", "config", "set", "k", "v", "--force"])
+        out = await ok(client, "remind", "config", "set", "k", "v", "--force")
         assert json.loads(out) == {"key": "k", "value": "v", "force": True}
-        _, out = await call(client, "typertool", ["remind", "list", "--limit", "3"])
+        out = await ok(client, "remind", "list", "--limit", "3")
         assert json.loads(out) == {"limit": 3, "out": None}
-        result, out = await call(client, "typertool", ["remind", "add", "x", "--repeat", "many"])
-        assert result.is_error and "invalid integer value: 'many'" in out
+        reply = await call(client, "remind", "add", "x", "--repeat", "many")
+        assert not reply.ok and "invalid integer value: 'many'" in reply.text

@@ -1,18 +1,32 @@
 """Token counting offline with o200k_base, and the `mcp-cli tokens` report."""
 
+import statistics
 import subprocess
 import sys
 
+import anyio
+from mcp import Client
+
 from mcp_cli import tokens
-from mcp_cli.tree import Tree
+from mcp_cli.runtime import Runtime
+from mcp_cli.server import build
+from mcp_cli.sources import load
+from mcp_cli.testing import invoke
+from mcp_cli.tree import Command, Tree
 
 from .conftest import DEMO, ROOT
 
+GOLDEN = ROOT / "tests" / "golden"
+
+
+# o200k_base counts: words, JSON, a command line, non-ASCII, a special token read as text, long runs.
+KNOWN = {"": 0, "hello world": 2, "Comprehensive PDF toolkit": 4, '{"tools":[{"name":"list_issues"}]}': 11,
+         "pdf text extract --pages 1-3": 9, "naïve café 東京": 5, "<|endoftext|>": 7, "a" * 1000: 125}  # fmt: skip
+
 
 def test_known_strings():
-    assert tokens.count("hello world") == 2
-    assert tokens.count("") == 0
     assert tokens.encoding().name == "o200k_base"
+    assert {text: tokens.count(text) for text in KNOWN} == KNOWN
 
 
 def test_unpacks_the_ranks_offline_into_a_fresh_cache(tmp_path):
@@ -24,16 +38,28 @@ def test_unpacks_the_ranks_offline_into_a_fresh_cache(tmp_path):
     assert (tmp_path / "fb374d419588a4632f3f557e76b4b70aebbca790").stat().st_size == 3613922
 
 
+async def listed(tree: Tree) -> dict:
+    """The one tool as a client lists it (in-process server)."""
+    async with Client(build(Runtime(tree))) as client:
+        return (await client.list_tools()).tools[0].model_dump(by_alias=True, exclude_none=True, mode="json")
+
+
 def test_report_counts_what_a_client_would_receive():
     tree = Tree.load(DEMO)
     r = tokens.report(tree)
-    assert r["commands"] == 7
-    from mcp_cli.help import group_help
 
-    assert r["root_help"] == tokens.count(group_help("demo", tree.root, True, tree.settings.help_budget))
-    assert set(r["groups"]) == {"text", "math", "files"}
-    assert 0 < r["single"] < r["static"]
-    assert r["command_median"] <= r["command_max"]
+    def helped(*path: str) -> int:
+        return tokens.count(invoke(tree, [*path, "--help"]).text())
+
+    assert r["root_help"] == tokens.count((GOLDEN / "demo_root.txt").read_text()) == helped()
+    assert r["groups"] == {"text": tokens.count((GOLDEN / "demo_text.txt").read_text()), "math": helped("math"),
+                           "files": helped("files")}  # fmt: skip
+    each = [helped(*path) for path, node in tree.walk() if isinstance(node, Command)]
+    assert r["commands"] == len(each) == 7
+    assert (r["command_median"], r["command_max"]) == (statistics.median(each), max(each))
+    assert r["single"] == tokens.count(tokens.tool_json([anyio.run(listed, tree)]))
+    static = [tokens.static_tool(path, n) for path, n in tree.walk() if isinstance(n, Command)]
+    assert r["static"] == tokens.count(tokens.tool_json(static)) > r["single"]
 
 
 def test_static_tool_keeps_an_upstream_schema():
@@ -53,4 +79,7 @@ def test_tokens_command_on_a_skill():
         timeout=120,
     )
     assert proc.returncode == 0, proc.stderr
-    assert "up front, one mcp-cli tool" in proc.stdout and "help of notes" in proc.stdout
+    argtool = load(str(ROOT / "tests/fixtures/skills/argtool"))
+    assert proc.stdout == tokens.render(tokens.report(argtool))
+    notes = tokens.count(invoke(argtool, ["notes", "--help"]).text())
+    assert f"  help of notes                {notes:>8,}\n" in proc.stdout

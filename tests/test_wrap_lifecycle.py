@@ -10,7 +10,9 @@ import uuid
 import anyio
 import pytest
 
-from .conftest import ROOT, running, served, text
+from mcp_cli.testing import call, ok
+
+from .conftest import ROOT, running, served
 
 pytestmark = pytest.mark.anyio
 AWKWARD = ROOT / "tests" / "fixtures" / "upstreams" / "awkward.py"
@@ -54,35 +56,28 @@ async def life(setup):
     assert not running(marker), "an upstream process outlived the server"
 
 
-async def call(client, argv):
-    result = await client.call_tool("life", {"argv": argv})
-    return result, text(result)
-
-
 async def test_warm_cache_starts_no_upstream_for_help(life):
     client, marker = life
     tools = await client.list_tools()
     assert [t.name for t in tools.tools] == ["life"]
-    _, root = await call(client, ["--help"])
+    root = await ok(client, "--help")
     assert "\n  a      " in root and "\n  flaky  " in root
-    await call(client, ["a", "echo-args", "--help"])
+    await ok(client, "a", "echo-args", "--help")
     assert running(marker) == []
-    result, out = await call(client, ["a", "pid"])
-    assert not result.is_error and int(out) > 0
+    assert int(await ok(client, "a", "pid")) > 0
     assert len(running(marker)) == 1  # started on the first call, and only that server
 
 
 async def test_error_results_keep_is_error(life):
     client, _ = life
-    result, out = await call(client, ["a", "fail"])
-    assert result.is_error and out.strip() == "the upstream says no"
-    assert result.structured_content["error"] == "upstream"
+    reply = await call(client, "a", "fail")
+    assert not reply.ok and reply.text.strip() == "the upstream says no"
+    assert reply.structured["error"] == "upstream"
 
 
 async def test_content_items_pass_through_unchanged(life):
     client, _ = life
-    result, _ = await call(client, ["a", "media"])
-    image, resource = result.content
+    image, resource = (await call(client, "a", "media")).content
     png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
     assert (image.type, image.mime_type, image.data) == ("image", "image/png", png)
     assert resource.type == "resource" and resource.resource.text == "embedded text"
@@ -90,52 +85,49 @@ async def test_content_items_pass_through_unchanged(life):
 
 async def test_large_text_is_capped_with_a_note(life):
     client, _ = life
-    _, out = await call(client, ["a", "big"])
+    out = await ok(client, "a", "big")
     assert "[output cut: showed 20,000 of 300,000 characters" in out
     assert len(out) < 21_000
 
 
 async def test_hang_times_out_and_the_server_recovers(life):
     client, _ = life
-    _, before = await call(client, ["a", "pid"])
-    result, out = await call(client, ["a", "hang"])
-    assert result.is_error and "upstream server `a` did not answer within 2 s" in out
-    result, after = await call(client, ["a", "pid"])
-    assert not result.is_error and after == before  # still answering pings: kept
+    before = await ok(client, "a", "pid")
+    reply = await call(client, "a", "hang")
+    assert not reply.ok and "upstream server `a` did not answer within 2 s" in reply.text
+    assert await ok(client, "a", "pid") == before  # still answering pings: kept
 
 
 async def test_crash_is_reported_and_restarted_on_the_next_call(life):
     client, _ = life
-    _, before = await call(client, ["a", "pid"])
-    result, out = await call(client, ["a", "crash"])
-    assert result.is_error
-    assert "upstream server `a` stopped during the call" in out and "crashing on purpose" in out
-    result, after = await call(client, ["a", "pid"])
-    assert not result.is_error and after != before
+    before = await ok(client, "a", "pid")
+    reply = await call(client, "a", "crash")
+    assert not reply.ok
+    assert "upstream server `a` stopped during the call" in reply.text and "crashing on purpose" in reply.text
+    assert await ok(client, "a", "pid") != before
 
 
 async def test_upstream_that_cannot_start_names_itself_and_its_stderr(life):
     client, _ = life
-    result, out = await call(client, ["flaky", "pid"])
-    assert result.is_error
-    assert "upstream server `flaky` could not start" in out
-    assert "awkward: cannot start, missing API key" in out
-    result, _ = await call(client, ["a", "pid"])
-    assert not result.is_error
+    reply = await call(client, "flaky", "pid")
+    assert not reply.ok
+    assert "upstream server `flaky` could not start" in reply.text
+    assert "awkward: cannot start, missing API key" in reply.text
+    await ok(client, "a", "pid")
 
 
 async def test_a_hung_upstream_does_not_block_the_others(life):
     client, _ = life
     finished: list[str] = []
 
-    async def run(key, argv):
-        await call(client, argv)
+    async def run(key, *argv):
+        await call(client, *argv)
         finished.append(key)
 
     async with anyio.create_task_group() as tg:
-        tg.start_soon(run, "hang", ["a", "hang"])
+        tg.start_soon(run, "hang", "a", "hang")
         await anyio.sleep(0.3)
-        tg.start_soon(run, "b", ["b", "pid"])
+        tg.start_soon(run, "b", "b", "pid")
     assert finished == ["b", "hang"]  # b answered while a's call was still pending (it times out after 2 s)
 
 
@@ -146,8 +138,8 @@ async def test_concurrent_first_calls_each_finish_on_their_own(life):
     finished: list[tuple[float, bool, str]] = []
 
     async def nap(seconds: float) -> None:
-        result, out = await call(client, ["slow", "sleep", "--seconds", str(seconds)])
-        finished.append((seconds, result.is_error, out))
+        reply = await call(client, "slow", "sleep", "--seconds", str(seconds))
+        finished.append((seconds, not reply.ok, reply.text))
 
     async with anyio.create_task_group() as tg:
         for seconds in (7, 2.2, 0.2, 6, 1.2):
@@ -155,5 +147,4 @@ async def test_concurrent_first_calls_each_finish_on_their_own(life):
     assert [(s, error) for s, error, _ in finished[:3]] == [(0.2, False), (1.2, False), (2.2, False)]
     assert sorted(s for s, _, _ in finished[3:]) == [6, 7]
     assert all(error and "did not answer within 4 s." in out for _, error, out in finished[3:])
-    result, out = await call(client, ["slow", "sleep", "--seconds", "0"])
-    assert not result.is_error and out.startswith("slept 0")  # the same session still serves
+    assert (await ok(client, "slow", "sleep", "--seconds", "0")).startswith("slept 0")  # the same session serves

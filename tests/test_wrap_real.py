@@ -9,7 +9,9 @@ import sys
 
 import pytest
 
-from .conftest import NODE_BIN, free_port, served, text, wait_for_port
+from mcp_cli.testing import ok
+
+from .conftest import NODE_BIN, free_port, served, wait_for_port
 
 pytestmark = pytest.mark.anyio
 
@@ -52,52 +54,45 @@ async def team(world):
         yield client
 
 
-async def run(client, command):
-    result = await client.call_tool("team", {"command": command})
-    assert not result.is_error, text(result)
-    return text(result)
-
-
 async def test_one_tool_with_a_group_per_server(team):
     assert [t.name for t in (await team.list_tools()).tools] == ["team"]
-    root = await run(team, "--help")
+    root = await ok(team, command="--help")
     for group in ("everything", "everything-http", "files", "memory", "time", "git"):
         assert f"\n  {group} " in root
 
 
 async def test_everything_over_stdio_and_http(team):
-    assert "The sum of 2 and 40 is 42." in await run(team, "everything get-sum --a 2 --b 40")
-    assert "Echo: over http" in await run(team, "everything-http echo --message 'over http'")
+    assert "The sum of 2 and 40 is 42." in await ok(team, command="everything get-sum --a 2 --b 40")
+    assert "Echo: over http" in await ok(team, command="everything-http echo --message 'over http'")
 
 
 async def test_filesystem_writes_a_real_file(team, world):
     target = world["files"] / "from-agent.txt"
-    await run(team, f"files write-file --path {target} --content 'written through mcp-cli'")
+    await ok(team, command=f"files write-file --path {target} --content 'written through mcp-cli'")
     assert target.read_text() == "written through mcp-cli"
-    assert "written through mcp-cli" in await run(team, f"files read-text-file --path {target}")
+    assert "written through mcp-cli" in await ok(team, command=f"files read-text-file --path {target}")
 
 
 async def test_memory_stores_an_entity(team, world):
     entity = '{"name": "Ada", "entityType": "person", "observations": ["wrote the first program"]}'
-    await run(team, f"memory create-entities --entities '{entity}'")
+    await ok(team, command=f"memory create-entities --entities '{entity}'")
     stored = [json.loads(line) for line in world["memory"].read_text().splitlines()]
     assert any(e.get("name") == "Ada" and e.get("entityType") == "person" for e in stored)
-    assert "Ada" in await run(team, "memory search-nodes --query Ada")
+    assert "Ada" in await ok(team, command="memory search-nodes --query Ada")
 
 
 async def test_time_answers_for_a_timezone(team):
-    answer = json.loads(await run(team, "time get-current-time --timezone Asia/Tokyo"))
+    answer = json.loads(await ok(team, command="time get-current-time --timezone Asia/Tokyo"))
     assert answer["timezone"] == "Asia/Tokyo" and answer["datetime"].endswith("+09:00")
 
 
 async def test_git_reads_the_status(team, world):
-    status = await run(team, f"git status --repo-path {world['repo']}")
-    assert "untracked-note.txt" in status
-    assert "untracked-note.txt" in await run(team, f"git git_status --repo-path {world['repo']}")  # original name
+    assert "untracked-note.txt" in await ok(team, "git", "status", "--repo-path", world["repo"])
+    assert "untracked-note.txt" in await ok(team, "git", "git_status", "--repo-path", world["repo"])  # original name
 
 
 async def test_search_finds_tools_across_servers(team):
-    hits = await run(team, "search write a file")
+    hits = await ok(team, command="search write a file")
     assert hits.splitlines()[0].split()[0:2] == ["files", "write-file"]
 
 
@@ -141,7 +136,6 @@ async def test_wrap_builds_a_servable_artifact(world, tmp_path):
     frozen = json.loads((out / "team_mcp" / "data" / "mcp-cli-tree.json").read_text())
     assert sorted(frozen["upstreams"]) == ["git", "time"]
     async with served(str(out / "team_mcp" / "__main__.py"), command=sys.executable) as client:
-        result = await client.call_tool("team", {"command": "time convert-time --help"})
-        assert "--source-timezone TEXT" in text(result)
-        answer = await client.call_tool("team", {"command": "time get-current-time --timezone UTC"})
-        assert json.loads(text(answer))["timezone"] == "UTC"
+        assert "--source-timezone TEXT" in await ok(client, command="time convert-time --help")
+        answer = await ok(client, command="time get-current-time --timezone UTC")
+        assert json.loads(answer)["timezone"] == "UTC"

@@ -1,0 +1,135 @@
+"""Drive a command tree in tests, the way click's `CliRunner` drives a CLI. Needs no pytest.
+
+In-process, through the real Runtime (help, parsing, validation, handlers, the result envelope)::
+
+    from mcp_cli.testing import invoke
+    result = invoke("skills/pdf", ["text", "--help"])   # a Tree, or any source `mcp-cli serve` takes
+    assert result.ok and "extract" in result.output
+
+Served, through a real MCP client over stdio to `python -m mcp_cli serve SOURCE`::
+
+    async with served("serve", "skills/pdf") as client:
+        assert "extract" in await ok(client, "text", "--help")
+        reply = await call(client, "text", "extract", "missing.pdf")   # Reply: ok, text, structured, content
+
+Upstream MCP tools without a process: `mock_upstream` makes an SDK `MCPServer` from plain functions, and
+`invoke(..., upstreams={"github": server})` points the tree's `mcp` handlers for that server at it, over the
+SDK's in-memory transport. `wrap({"github": server})` makes the tree `mcp-cli serve` would make of it.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from .result import Result
+from .runtime import Runtime
+from .tree import Tree
+
+__all__ = ["Reply", "ainvoke", "call", "invoke", "mock_upstream", "ok", "served", "text", "wrap"]
+
+
+def invoke(
+    tree: Tree | str | Path,
+    argv: list[str] | str,
+    cwd: str | Path | None = None,
+    upstreams: dict[str, Any] | None = None,
+) -> Result:
+    """Run `argv` (a list, or one string split like a shell) against `tree` in this process and return the
+    result envelope. `cwd` is where the caller works; `upstreams` maps server names to in-process servers."""
+    return anyio.run(ainvoke, tree, argv, cwd, upstreams)
+
+
+async def ainvoke(
+    tree: Tree | str | Path,
+    argv: list[str] | str,
+    cwd: str | Path | None = None,
+    upstreams: dict[str, Any] | None = None,
+) -> Result:
+    """`invoke` for async code."""
+    if not isinstance(tree, Tree):
+        from . import sources
+
+        tree = sources.load(str(tree))
+    if upstreams:
+        tree = replace(tree, upstreams={**tree.upstreams, **{n: {"server": s} for n, s in upstreams.items()}})
+    arguments = {"command": argv} if isinstance(argv, str) else {"argv": list(argv)}
+    async with Runtime(tree) as runtime:
+        return await runtime.call_tool(arguments, None if cwd is None else str(cwd))
+
+
+@asynccontextmanager
+async def served(
+    *args: str, cwd: str | Path | None = None, env: dict[str, str] | None = None, command: str = "", **options: Any
+) -> AsyncIterator[Any]:
+    """A real MCP client session (`mcp.Client`) over stdio to `python -m mcp_cli ARGS` (or to `command ARGS`),
+    started in `cwd` with `env` added to this environment; `options` go to `mcp.Client` (`list_roots_callback`)."""
+    from mcp import Client, StdioServerParameters
+
+    argv = [command, *args] if command else [sys.executable, "-m", "mcp_cli", *args]
+    full_env = {**os.environ, **env} if env else None
+    where = None if cwd is None else str(cwd)
+    params = StdioServerParameters(command=argv[0], args=argv[1:], cwd=where, env=full_env)
+    async with Client(params, **options) as client:
+        yield client
+
+
+def text(result: Any) -> str:
+    """All text content of a CallToolResult, joined."""
+    return "".join(c.text for c in result.content if c.type == "text")
+
+
+@dataclass
+class Reply:
+    """A served call's answer: `ok` (not isError), the `text` an agent reads, the `structured` content, and the
+    raw content items."""
+
+    ok: bool
+    text: str
+    structured: dict[str, Any]
+    content: list[Any]
+
+
+async def call(client: Any, *argv: str | Path, command: str | None = None, tool: str | None = None) -> Reply:
+    """Call the served tree's tool with `argv` (or one `command` string). The tool is the server's own name
+    (a tree's tool is named after its root) unless `tool` is given."""
+    name = tool or client.server_info.name
+    arguments = {"command": command} if command is not None else {"argv": [str(a) for a in argv]}
+    result = await client.call_tool(name, arguments)
+    return Reply(not result.is_error, text(result), result.structured_content or {}, list(result.content))
+
+
+async def ok(client: Any, *argv: str | Path, command: str | None = None, tool: str | None = None) -> str:
+    """The text of a call that must succeed; AssertionError with that text if it failed."""
+    reply = await call(client, *argv, command=command, tool=tool)
+    assert reply.ok, reply.text
+    return reply.text
+
+
+def mock_upstream(name: str, *tools: Callable[..., Any]) -> Any:
+    """An SDK `MCPServer` named `name` whose tools are `tools` (each function's name, docstring and typed
+    parameters make a tool and its input schema)."""
+    from mcp.server.mcpserver import MCPServer
+
+    server = MCPServer(name)
+    for fn in tools:
+        server.add_tool(fn)
+    return server
+
+
+async def wrap(servers: dict[str, Any], name: str = "mock") -> Tree:
+    """The tree `mcp-cli serve CONFIG` makes of these in-process servers (listed over the in-memory transport):
+    a group per server, a command per tool, and `search`; its `mcp` handlers call the servers in-process."""
+    from .sources import discovery, mcp_tools
+    from .sources.mcp_config import Server
+
+    entries = [Server(n, {"server": s}) for n, s in servers.items()]
+    found = {e.name: await discovery.list_tools(e.config, discovery.STARTUP_BUDGET) for e in entries}
+    return mcp_tools.build(name, entries, found)
