@@ -2,7 +2,7 @@
 an error carries what was wrong, close names as data ("Did you mean ...?"), and where it happened, so that the help
 shown with it is rendered only when the error is.
 
-`KINDS` is the one list of kinds a result can carry; README's table follows it (a test checks).
+`KINDS` is the one list of kinds a result can carry (README's table follows it; a test checks).
 """
 
 from __future__ import annotations
@@ -11,11 +11,10 @@ from collections.abc import Callable, Sequence
 
 
 class CallError(Exception):
-    """A call that cannot succeed: a bug in mcp-cli or a broken tree, unless a subclass says otherwise."""
+    """A bug in mcp-cli or a broken tree; the server keeps serving. (The base of every error below.)"""
 
     kind = "internal"
     exit_code = 1
-    about = "a bug in mcp-cli or a broken tree; the server keeps serving"
 
     def __init__(self, message: str, suggestions: Sequence[str] = (), usage: Callable[[], str] | str = "") -> None:
         super().__init__(message)
@@ -30,51 +29,53 @@ class CallError(Exception):
 
 
 class BadRequest(CallError):
+    """The tool arguments are malformed: both or neither of argv and command, bad quoting, NUL characters or lone
+    surrogates, a message the server cannot read."""
+
     kind, exit_code = "bad_request", 2
-    about = (
-        "the tool arguments are malformed: both or neither of argv and command, bad quoting, NUL characters or lone "
-        "surrogates, a message the server cannot read"
-    )
 
 
 class NotFound(CallError):
+    """A group, command or topic name that does not exist."""
+
     kind, exit_code = "not_found", 2
-    about = "a group, command or topic name that does not exist"
 
 
 class UsageError(CallError):
+    """Bad flags, missing or mistyped values: the argv does not fit the command."""
+
     kind, exit_code = "usage", 2
-    about = "bad flags, missing or mistyped values: the argv does not fit the command"
 
 
 class HandlerError(CallError):
+    """The command could not run or failed: it raised, could not start, or its server is unavailable."""
+
     kind = "handler"
-    about = "the command could not run or failed: it raised, could not start, or its server is unavailable"
 
 
 class HandlerTimeout(CallError):
+    """The command did not finish within its time limit."""
+
     kind = "timeout"
-    about = "the command did not finish within its time limit"
 
 
 class ExitStatus(CallError):
-    """Not raised: a script's failure is a result that keeps its output; the kind is named here."""
+    """A script exited with a non-zero status (`exit_code` holds it). Not raised: the result keeps the output."""
 
     kind = "exit"
-    about = "a script exited with a non-zero status (`exit_code` holds it)"
 
 
 class UpstreamError(CallError):
-    """Not raised: an upstream tool's error is a result that keeps its content; the kind is named here."""
+    """An upstream MCP tool answered with an error (its content is passed through). Not raised: the result keeps
+    the content."""
 
     kind = "upstream"
-    about = "an upstream MCP tool answered with an error (its content is passed through)"
 
 
 ERRORS: tuple[type[CallError], ...] = (
     BadRequest, NotFound, UsageError, HandlerError, HandlerTimeout, ExitStatus, UpstreamError, CallError
 )  # fmt: skip
-KINDS = {e.kind: e.about for e in ERRORS}
+KINDS = {e.kind: e for e in ERRORS}  # each class's docstring says what its kind means
 
 
 def exit_code(kind: str | None) -> int:

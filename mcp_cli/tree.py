@@ -63,7 +63,15 @@ class Exclusive:
 
 
 @dataclass
-class Command:
+class _Named:
+    """What every node has: a name (a token of argv) and a one-line summary."""
+
+    name: str
+    summary: str = ""
+
+
+@dataclass
+class Command(_Named):
     """A leaf that runs a handler. `handler` is a reference (plain data), resolved by the runtime.
 
     A `passthrough` command accepts any tokens and hands them to its handler unparsed; its help is `usage`.
@@ -71,8 +79,6 @@ class Command:
     and validated against it before the handler runs (see `schema.py`); `annotations` are the tool's hints.
     """
 
-    name: str
-    summary: str = ""
     description: str = ""
     params: list[Param] = field(default_factory=list)
     exclusive: list[Exclusive] = field(default_factory=list)
@@ -87,22 +93,18 @@ class Command:
 
 
 @dataclass
-class Topic:
+class Topic(_Named):
     """A document reachable through argv (`pdf docs forms`); markdown `text`, shown by section when long."""
 
-    name: str
-    summary: str = ""
     text: str = ""
     aliases: list[str] = field(default_factory=list)
     kind: str = field(default="topic", init=False, repr=False)
 
 
 @dataclass
-class Group:
+class Group(_Named):
     """An inner node: a domain at the root, a group below it. Children keep their order."""
 
-    name: str
-    summary: str = ""
     description: str = ""
     children: list[Node] = field(default_factory=list)
     aliases: list[str] = field(default_factory=list)
