@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from mcp_cli.sources.mcp_config import tomllib
+from mcp_cli.compat import toml_loads
 
 from .conftest import DEMO, ROOT, served, text
 
@@ -46,7 +46,7 @@ def add(home, *args: str, cwd=ROOT, path: str | None = None) -> subprocess.Compl
 
 
 def servers_in(client: str, path) -> dict:
-    data = tomllib.loads(path.read_text()) if client == "codex" else json.loads(path.read_text())
+    data = toml_loads(path.read_text()) if client == "codex" else json.loads(path.read_text())
     return data["mcp_servers" if client == "codex" else "mcpServers"]
 
 

@@ -12,12 +12,9 @@ from pathlib import Path
 import pytest
 from mcp_cli.generators import vendor
 
-from .conftest import NODE_BIN, ROOT, served, text
+from mcp_cli.compat import toml_loads
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
+from .conftest import NODE_BIN, ROOT, served, text
 
 SKILLS = ROOT / "tests" / "fixtures" / "skills"
 # What the `mcp-cli` command needs and a built server must not pull in.
@@ -107,7 +104,7 @@ def test_build_output_is_complete_and_deterministic(tmp_path):
     runtime = {rel.removeprefix("argtool_mcp/_runtime/"): data for rel, data in files.items() if "/_runtime/" in rel}
     assert runtime == {rel: (ROOT / "mcp_cli" / rel).read_bytes() for rel in runtime}
     assert not {"cli.py", "tokens.py", "__main__.py", "sources/__init__.py"} & runtime.keys()
-    project = tomllib.loads(files["pyproject.toml"].decode())
+    project = toml_loads(files["pyproject.toml"].decode())
     dependencies = project["project"]["dependencies"]
     assert {d.split("<")[0].split(">")[0] for d in dependencies} == {
         "mcp",
@@ -232,7 +229,7 @@ def test_inspector_strict_accepts_the_built_server(installed, tmp_path):
 
 
 def test_packages_listed_in_pyproject_are_the_package_folders():
-    listed = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]
+    listed = toml_loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]
     folders = [
         p.parent.relative_to(ROOT)
         for p in [*ROOT.glob("mcp_cli/**/__init__.py"), *ROOT.glob("generators/**/__init__.py")]
