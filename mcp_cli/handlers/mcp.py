@@ -6,13 +6,15 @@ sent to the upstream server, and the result's content items come back unchanged 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import HandlerError, UpstreamError
 from ..result import Result, cap
 from ..tree import Tree
-from ..upstream import Upstreams
 from .base import Call, Kind, need, timeout_of
+
+if TYPE_CHECKING:
+    from ..upstream import Upstreams
 
 
 def _as_text(item: dict[str, Any]) -> str:
@@ -44,6 +46,8 @@ class McpKind(Kind):
 
     async def start(self) -> None:
         if self.tree.upstreams or self.tree.rediscover:
+            from ..upstream import Upstreams  # only for trees with upstream servers: not at every start
+
             self.pool = await Upstreams(self.tree.upstreams).__aenter__()
 
     async def stop(self) -> None:

@@ -26,7 +26,6 @@ import re
 import shutil
 import subprocess
 import sys
-from importlib import metadata
 from pathlib import Path
 
 import anyio
@@ -70,6 +69,8 @@ async def _feed(stream: ByteSendStream | None, data: bytes) -> None:
 
 def _installed(requirement: str) -> bool:
     """Whether the distribution a requirement (`requests>=2`, `rich[jupyter]`) names is installed here."""
+    from importlib import metadata  # only for scripts with inline dependencies: not at every start
+
     name = re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", requirement)
     try:
         return bool(name) and bool(metadata.version(name.group(1)))
