@@ -31,9 +31,19 @@ import anyio
 
 from .result import Result
 from .runtime import Runtime
-from .tree import Tree
+from .tree import Group, Node, Tree
 
-__all__ = ["Reply", "ainvoke", "call", "invoke", "mock_upstream", "ok", "served", "text", "wrap"]
+__all__ = ["Reply", "ainvoke", "call", "invoke", "mock_upstream", "node", "ok", "served", "text", "wrap"]
+
+
+def node(tree: Tree, path: str) -> Node:
+    """The node at a path of names (`"text extract"`); AssertionError naming the path when there is none."""
+    found: Node = tree.root
+    for name in path.split():
+        child = found.child(name) if isinstance(found, Group) else None
+        assert child is not None, f"no {path!r} in {tree.name}"
+        found = child
+    return found
 
 
 def invoke(

@@ -13,6 +13,7 @@ from mcp_cli.runtime import Runtime
 from mcp_cli.sources.skill import load
 from mcp_cli.sources.skill.pyast import Module
 from mcp_cli.sources.skill.read_python import is_entry_point
+from mcp_cli.testing import node
 from mcp_cli.tree import Command
 
 from .conftest import ROOT, served, text
@@ -23,14 +24,6 @@ FIXTURES = ROOT / "tests" / "fixtures" / "scripts"
 
 def paths(tree) -> list[str]:
     return [" ".join(p) for p, _ in tree.walk()]
-
-
-def node(tree, path: str):
-    found = tree.root
-    for name in path.split():
-        found = found.child(name)
-        assert found is not None, f"no {path!r}"
-    return found
 
 
 async def run(skill: str, *argv: str, cwd: Path | None = None):

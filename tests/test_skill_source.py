@@ -7,19 +7,12 @@ import pytest
 
 from mcp_cli.errors import SourceError
 from mcp_cli.sources.skill import load
+from mcp_cli.testing import node
 from mcp_cli.tree import Command, Group, Topic
 
 from .conftest import ROOT
 
 SKILLS = ROOT / "tests" / "fixtures" / "skills"
-
-
-def node(tree, path: str):
-    found = tree.root
-    for name in path.split():
-        found = found.child(name)
-        assert found is not None, f"no {path!r}"
-    return found
 
 
 def params(cmd: Command) -> dict:
