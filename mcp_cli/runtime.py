@@ -59,10 +59,10 @@ class Invocation:
 
 @dataclass
 class _Compiled:
-    """What a command needs to run, made on its first call and kept: its parser, schema validator and handler."""
+    """What a command needs to run, made on its first call and kept: its parser, schema checker and handler."""
 
     parser: Any
-    validator: Any
+    checker: schema.Checker | None
     handler: Handler
 
 
@@ -81,10 +81,14 @@ class Runtime:
         none start until called), and for a tree with unavailable parts, a background task that asks its source
         again until it has all."""
         self._stack = contextlib.AsyncExitStack()
-        for kind in self.kinds.values():
-            await kind.start()
-            self._stack.push_async_callback(kind.aclose)
-        self._background = await self._stack.enter_async_context(anyio.create_task_group())
+        try:
+            for kind in self.kinds.values():
+                await kind.start()
+                self._stack.push_async_callback(kind.aclose)
+            self._background = await self._stack.enter_async_context(anyio.create_task_group())
+        except BaseException:  # what did open closes again
+            await self._stack.aclose()
+            raise
         if self.tree.rediscover:
             self._background.start_soon(self._rediscover)
         return self
@@ -209,8 +213,8 @@ class Runtime:
             parser = None if cmd.passthrough else argparser.build(prog, cmd)
         except ValueError as exc:  # parameters argparse refuses (a required positional in an exclusive group)
             raise CallError(f"`{prog}` cannot run: its parameters are malformed ({exc}).") from None
-        validator = schema.checker(cmd) if cmd.schema is not None and not cmd.passthrough else None
-        compiled = _Compiled(parser, validator, self.kinds[cmd.handler["kind"]].make(cmd.handler))
+        checker = schema.checker(cmd) if cmd.schema is not None and not cmd.passthrough else None
+        compiled = _Compiled(parser, checker, self.kinds[cmd.handler["kind"]].make(cmd.handler))
         self._compiled[id(cmd)] = (cmd, compiled)  # the command is kept too: its id is never reused meanwhile
         return compiled
 
@@ -226,8 +230,8 @@ class Runtime:
         values: dict[str, Any] = {}
         if compiled.parser is not None:
             values = argparser.parse(compiled.parser, cmd, rest)
-            if compiled.validator is not None:
-                values = schema.arguments(cmd, values, compiled.validator)
+            if compiled.checker is not None:
+                values = schema.arguments(cmd, values, compiled.checker)
         call = Call(self.tree, cmd, inv.prog, values, rest, inv.cwd)
         return await compiled.handler.run(call)
 
