@@ -48,8 +48,15 @@ def _sourced(source: str) -> bool:
     return True
 
 
-def _command(help_text: str) -> Command:
-    return Command(name="", summary=usage.summary(help_text), passthrough=True, usage=help_text, handler={"args": []})
+def _command(help_text: str, reads_stdin: bool, rel: str, warnings: list[str]) -> tuple[Command | None, dict[str, Any]]:
+    """The command a script's help text makes, unless that text says not to run it (a warning naming the file)."""
+    if usage.NOT_RUN.search(help_text):
+        warnings.append(f"{rel}: says it is not meant to be run directly; not a command")
+        return None, {}
+    summary = usage.summary(help_text)
+    return Command(name="", summary=summary, passthrough=True, usage=help_text, handler={"args": []}), {
+        "stdin": reads_stdin
+    }
 
 
 def read_shell(source: str, rel: str, warnings: list[str]) -> tuple[Command | None, dict[str, Any]]:
@@ -60,11 +67,7 @@ def read_shell(source: str, rel: str, warnings: list[str]) -> tuple[Command | No
     if _sourced(source):
         warnings.append(f"{rel}: defines functions for other scripts to `source`; not a command")
         return None, {}
-    help_text = usage.shell_usage(source)
-    if usage.NOT_RUN.search(help_text):
-        warnings.append(f"{rel}: says it is not meant to be run directly; not a command")
-        return None, {}
-    return _command(help_text), {"stdin": bool(_SHELL_STDIN.search(code))}
+    return _command(usage.shell_usage(source), bool(_SHELL_STDIN.search(code)), rel, warnings)
 
 
 def read_js(source: str, rel: str, warnings: list[str]) -> tuple[Command | None, dict[str, Any]]:
@@ -77,8 +80,4 @@ def read_js(source: str, rel: str, warnings: list[str]) -> tuple[Command | None,
         return None, {}
     if _JS_EXPORTS.search(code) and not _JS_ENTRY.search(code):
         return None, {}
-    help_text = usage.js_usage(source)
-    if usage.NOT_RUN.search(help_text):
-        warnings.append(f"{rel}: says it is not meant to be run directly; not a command")
-        return None, {}
-    return _command(help_text), {"stdin": bool(_JS_STDIN.search(code))}
+    return _command(usage.js_usage(source), bool(_JS_STDIN.search(code)), rel, warnings)
