@@ -69,7 +69,7 @@ def run(quick: bool = False) -> list[dict]:
     sync_call = anyio.run(per_call, OURS, "bench", {"argv": ["ping-sync"]}, calls)
     bare_median = statistics.median(bare_call)
     rows = [
-        ("cold start, spawn to initialize (median)", statistics.median(ours), statistics.median(bare), "s", 1.15),
+        ("cold start, spawn to initialize (median)", statistics.median(ours), statistics.median(bare), "s", 1.05),
         ("per call, trivial async command (median)", statistics.median(ours_call), bare_median, "s", 1.2),
         ("per call, trivial sync command, in a thread (median)", statistics.median(sync_call), bare_median, "s", None),
     ]

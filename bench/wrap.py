@@ -1,7 +1,8 @@
 """Proxy overhead: wrapping MCP servers vs talking to them directly, same machine, same run.
 
 - per call: the bare server's trivial tool through a wrap (client -> mcp-cli -> upstream) vs called directly,
-  both over kept-open stdio sessions; the same for a node server (server-everything's `echo`, from tests/node);
+  both over kept-open stdio sessions; the same for a node server (server-everything's `echo`, from tests/node),
+  also through a bare SDK proxy (`sdk_proxy.py`): the floor of a proxy that keeps the SDK on both sides;
 - start-up: a wrap of five servers with a warm tool-list cache, spawn to `initialize` answered, vs the bare SDK
   server alone; no upstream process may start;
 - start-up with one of the five hung (it never answers `initialize`, its failure not yet remembered), against
@@ -48,20 +49,34 @@ async def _in_process(config: Path, calls: int) -> list[float]:
 
 
 def _node(tmp: Path, calls: int, env: dict) -> list[dict]:
-    """Per call of server-everything's `echo`, through the wrap vs directly (nothing when tests/node is not
-    installed: `npm ci --prefix tests/node`)."""
+    """Per call of server-everything's `echo`: directly, through the wrap, and through a bare SDK proxy (the floor
+    of any proxy built on the SDK: `sdk_proxy.py`). Rounds alternate so drift hits all three alike. Nothing when
+    tests/node is not installed (`npm ci --prefix tests/node`)."""
     everything = HERE.parent / "tests" / "node" / "node_modules" / ".bin" / "mcp-server-everything"
     if not everything.exists():
         print(f"not measured: {everything} is missing (npm ci --prefix tests/node)", file=sys.stderr)
         return []
     config = tmp / "node.json"
     config.write_text(json.dumps({"mcpServers": {"everything": {"command": str(everything)}}}))
-    direct = anyio.run(per_call, [str(everything)], "echo", {"message": "hi"}, calls)
-    wrapped = [sys.executable, "-m", "mcp_cli", "serve", str(config)]
-    through = anyio.run(per_call, wrapped, "node", {"argv": ["everything", "echo", "--message", "hi"]}, calls, env)
+    direct: list[float] = []
+    sdk: list[float] = []
+    ours: list[float] = []
+    for _ in range(3):
+        direct += anyio.run(per_call, [str(everything)], "echo", {"message": "hi"}, calls)
+        proxy = [sys.executable, str(HERE / "sdk_proxy.py"), str(everything)]
+        sdk += anyio.run(per_call, proxy, "echo", {"message": "hi"}, calls)
+        wrapped = [sys.executable, "-m", "mcp_cli", "serve", str(config)]
+        ours += anyio.run(per_call, wrapped, "node", {"argv": ["everything", "echo", "--message", "hi"]}, calls, env)
+    median = statistics.median
     return [{"name": "per call, node upstream (server-everything echo) through the wrap (median)",
-             "ours": statistics.median(through), "baseline": statistics.median(direct),
-             "baseline_name": "same tool called directly", "unit": "s", "target": 1.50}]  # fmt: skip
+             "ours": median(ours), "baseline": median(direct), "baseline_name": "same tool called directly",
+             "unit": "s", "target": 1.50},
+            {"name": "per call, the same through a bare SDK proxy (no mcp-cli code; info)",
+             "ours": median(sdk), "baseline": median(direct), "baseline_name": "same tool called directly",
+             "unit": "s", "target": None},
+            {"name": "per call, node upstream through the wrap vs through the bare SDK proxy (median)",
+             "ours": median(ours), "baseline": median(sdk), "baseline_name": "bare SDK proxy", "unit": "s",
+             "target": 1.0}]  # fmt: skip
 
 
 def run(quick: bool = False) -> list[dict]:

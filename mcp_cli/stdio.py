@@ -3,7 +3,7 @@
 The SDK's stdio transport reads and writes through worker threads, two thread hand-offs per call; here its
 transport is given pipe-backed files the event loop serves directly. As the SDK does, fd 0 then reads the
 null device and fd 1 writes to stderr while serving, so children and stray prints never touch the wire.
-Stdin that is not a pipe, socket or terminal (a regular file) is left to the SDK's own files.
+Stdin that is not a pipe, socket or terminal (a regular file, the null device) is left to the SDK's own files.
 """
 
 from __future__ import annotations
@@ -71,7 +71,7 @@ def _served_by_loop(fd: int) -> bool:
         mode = os.fstat(fd).st_mode
     except OSError:
         return False
-    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode)
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or (stat.S_ISCHR(mode) and os.isatty(fd))
 
 
 @contextlib.contextmanager

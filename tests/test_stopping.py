@@ -98,3 +98,14 @@ def test_running_scripts_stop_with_the_server(way, marker, tmp_path):
         subprocess.run(["pkill", "-f", marker])
     else:
         assert wait_until(lambda: not running(marker)), f"left running after {way}: {running(marker)}"
+
+
+def test_stdin_from_the_null_device_ends_the_server(tmp_path):
+    """The null device reads as an immediate end of input (it was once watched by the event loop, which never
+    reported it, and the server waited for ever)."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mcp_cli", "serve", str(WORKDIR)],
+        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path,
+    )  # fmt: skip
+    assert wait_until(lambda: proc.poll() is not None), "the server still runs with its stdin at end of input"
+    assert proc.returncode == 0, proc.stderr.read()
