@@ -29,6 +29,12 @@ def tree_of(*commands: Command) -> Tree:
         ({"kind": "python", "target": "no_colon"}, "is not of the form module:attribute"),
         ({"kind": "subprocess", "command": "echo hi"}, "needs 'command': the program and its arguments, a list"),
         ({"kind": "mcp", "server": "s"}, "needs 'tool'"),
+        ({"kind": "subprocess", "command": ["x", 3]}, "bad 'command': it must be a list of strings"),
+        ({"kind": "subprocess", "command": ["x"], "env": {"A": 1}}, "bad 'env': it must be an object of strings"),
+        ({"kind": "subprocess", "command": ["x"], "stdin": "yes"}, "bad 'stdin': it must be true or false"),
+        ({"kind": "subprocess", "command": ["x"], "before": ["-v"]}, "bad 'before'"),
+        ({"kind": "python", "target": "m:f", "timeout": "soon"}, "bad 'timeout': it must be a number of seconds"),
+        ({"kind": "mcp", "server": "s", "tool": "t", "timeout": True}, "bad 'timeout'"),
     ],
 )
 def test_a_broken_handler_reference_fails_at_load_naming_the_command(handler, words):

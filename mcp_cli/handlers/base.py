@@ -59,3 +59,19 @@ def need(ref: dict[str, Any], key: str, kind: type | tuple[type, ...], what: str
     value = ref.get(key)
     if not value or not isinstance(value, kind):
         raise ValueError(f"{ref.get('kind')} handler reference needs {key!r}: {what}")
+
+
+def may(ref: dict[str, Any], key: str, kind: type | tuple[type, ...], what: str, items: type | None = None) -> None:
+    """Raise ValueError when optional `ref[key]` is there but not of `kind` (its members not of `items`)."""
+    if key not in ref:
+        return
+    value = ref[key]
+    members = value.values() if isinstance(value, dict) else value if isinstance(value, list) else []
+    if isinstance(value, bool) and kind is not bool or not isinstance(value, kind) or (
+        items is not None and not all(isinstance(m, items) for m in members)
+    ):
+        raise ValueError(f"{ref.get('kind')} handler reference has a bad {key!r}: it must be {what}")
+
+
+def check_timeout(ref: dict[str, Any]) -> None:
+    may(ref, "timeout", (int, float), "a number of seconds")

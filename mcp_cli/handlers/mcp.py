@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import HandlerError, UpstreamError
 from ..result import Result, cap
 from ..tree import Tree
-from .base import Call, Kind, need, timeout_of
+from .base import Call, Kind, check_timeout, need, timeout_of
 
 if TYPE_CHECKING:
     from ..upstream import Upstreams
@@ -73,6 +73,7 @@ class McpHandler:
     def check(ref: dict[str, Any]) -> None:
         need(ref, "server", str, "the upstream server's name")
         need(ref, "tool", str, "the tool's name")
+        check_timeout(ref)
 
     async def run(self, call: Call) -> Result:
         if self.pool is None:

@@ -24,7 +24,7 @@ from ..errors import CallError, HandlerError, HandlerTimeout
 from ..result import Result, wire_text
 from ..tree import Tree
 from ..types import loads
-from .base import Call, need, timeout_of
+from .base import Call, check_timeout, need, timeout_of
 
 _capture: contextvars.ContextVar[io.StringIO | None] = contextvars.ContextVar("mcp_cli_capture", default=None)
 
@@ -93,6 +93,7 @@ class PythonHandler:
         module_name, _, attr = ref["target"].partition(":")
         if not module_name or not attr:
             raise ValueError(f"python handler target {ref['target']!r} is not of the form module:attribute")
+        check_timeout(ref)
 
     def _callable(self) -> Any:
         if self._func is None:

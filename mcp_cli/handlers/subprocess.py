@@ -36,7 +36,7 @@ from ..errors import ExitStatus, HandlerError, HandlerTimeout, UsageError
 from ..result import Result
 from ..tree import Tree
 from ..types import at_file
-from .base import Call, need, timeout_of
+from .base import Call, check_timeout, may, need, timeout_of
 
 _STDERR_TAIL = 2_000
 STDIN_FLAG = "--stdin"  # the option of a command that reads its standard input (reference: "stdin": true)
@@ -127,6 +127,14 @@ class SubprocessHandler:
     @staticmethod
     def check(ref: dict) -> None:
         need(ref, "command", list, "the program and its arguments, a list")
+        may(ref, "command", list, "a list of strings", str)
+        may(ref, "cwd", str, "a folder, relative to the tree's")
+        may(ref, "env", dict, "an object of strings", str)
+        may(ref, "inherit", list, "a list of variable names or patterns", str)
+        may(ref, "stdin", bool, "true or false")
+        may(ref, "dependencies", list, "a list of requirements", str)
+        may(ref, "before", list, "a list of objects, one per subcommand word", dict)
+        check_timeout(ref)
 
     def _arrange(self, call: Call) -> tuple[list[str], bytes | None]:
         """The command line for a call (parent parsers' options moved in front of their subcommand word) and the

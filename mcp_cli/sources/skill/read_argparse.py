@@ -164,8 +164,9 @@ def _parser_from(mod: Module, call: ast.Call, name: str = "") -> _Parser:
     )
 
 
-def read(mod: Module) -> tuple[Node | None, list[str]]:
-    """The interface of an argparse script as a node (a group when it has subcommands), or None if none is found."""
+def read(mod: Module, launch: list[str]) -> tuple[Node | None, list[str]]:
+    """The interface of an argparse script as a node (a group when it has subcommands), or None if none is found;
+    its commands run `launch` followed by their subcommand words."""
     objects: dict[str, Any] = {}
     parsers: list[tuple[str, _Parser]] = []  # every parser made, top-level or sub, with the variable it went to
     parsed_names: set[str] = set()
@@ -239,7 +240,7 @@ def read(mod: Module) -> tuple[Node | None, list[str]]:
     tops = [(t, p) for t, p in parsers if t not in used_as_parent and id(p) not in subs]
     root = next((p for t, p in tops if t in parsed_names), tops[0][1] if tops else parsers[0][1])
     warnings: list[str] = []
-    return _to_node(root, [], [], warnings), warnings
+    return _to_node(root, launch, [], warnings), warnings
 
 
 def _inherit(p: _Parser, named: dict[str, _Parser], seen: set[int]) -> None:
@@ -257,8 +258,9 @@ def _inherit(p: _Parser, named: dict[str, _Parser], seen: set[int]) -> None:
     p.params, p.exclusive, p.parents = merged, exclusive + p.exclusive, []
 
 
-def _to_node(p: _Parser, prefix: list[str], above: list[_Parser], warnings: list[str]) -> Node:
-    """`above`: for each subcommand word in `prefix`, the parser in front of it (see `parents`)."""
+def _to_node(p: _Parser, command: list[str], above: list[_Parser], warnings: list[str]) -> Node:
+    """`command`: what runs it, ending in its subcommand words; `above`: for each of those words, the parser in
+    front of it (see `parents`)."""
     name = kebab(p.name) if p.name else ""
     if not p.children:
         cmd = Command(
@@ -267,7 +269,7 @@ def _to_node(p: _Parser, prefix: list[str], above: list[_Parser], warnings: list
             description=p.description if p.description != p.summary else "",
             params=p.params,
             exclusive=[e for e in p.exclusive if e.params],
-            handler={"args": prefix},
+            handler={"kind": "subprocess", "command": command},
             aliases=p.aliases,
         )
         parents.inherit(cmd, [q.params for q in above], [e for q in above for e in q.exclusive])
@@ -277,10 +279,11 @@ def _to_node(p: _Parser, prefix: list[str], above: list[_Parser], warnings: list
         names = ", ".join(positionals)
         warnings.append(f"arguments before the subcommand ({names}) cannot be modelled; passing argv through")
         return Command(
-            name=name, summary=p.summary, description=p.description, handler={"args": prefix}, passthrough=True
+            name=name, summary=p.summary, description=p.description, handler={"kind": "subprocess", "command": command},
+            passthrough=True,
         )
     unmovable = [q.flags[0] if q.flags else q.name for q in p.params if not parents.movable(q)]
     if unmovable:
         warnings.append(f"arguments before the subcommand ({', '.join(unmovable)}) are not exposed")
-    children = [_to_node(c, prefix + [c.name], above + [p], warnings) for c in p.children]
+    children = [_to_node(c, command + [c.name], above + [p], warnings) for c in p.children]
     return Group(name=name, summary=p.summary, description=p.description, children=children)

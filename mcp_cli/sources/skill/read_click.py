@@ -87,8 +87,9 @@ def _param(mod: Module, deco: ast.Call, kind: str) -> Param | None:
     )  # fmt: skip
 
 
-def read(mod: Module) -> tuple[Node | None, list[str]]:
-    """The interface of a click script, or None when it defines no click command."""
+def read(mod: Module, launch: list[str]) -> tuple[Node | None, list[str]]:
+    """The interface of a click script, or None when it defines no click command; its commands run `launch`
+    followed by their subcommand words."""
     nodes: dict[str, Node] = {}
     raw: dict[int, str] = {}  # node -> the name click itself knows it by (the argv token)
     parent_of: dict[str, str] = {}
@@ -151,21 +152,22 @@ def read(mod: Module) -> tuple[Node | None, list[str]]:
     invoked = [c.split(".")[0] for c in mod.main_calls() + mod.top_level_calls()]
     root = next((r for r in roots if r in invoked), roots[0] if roots else order[0])
     warnings: list[str] = []
-    _set_prefixes(nodes[root], [], raw, group_params, [], warnings)
+    _set_commands(nodes[root], launch, raw, group_params, [], warnings)
     return nodes[root], warnings
 
 
-def _set_prefixes(
-    node: Node, prefix: list[str], raw: dict[int, str], group_params: dict, above: list, warnings: list[str]
+def _set_commands(
+    node: Node, command: list[str], raw: dict[int, str], group_params: dict, above: list, warnings: list[str]
 ) -> None:
-    """Each command's subcommand words, and the options of the groups above it (see `parents`)."""
+    """What runs each command (`command` and its subcommand words), and the options of the groups above it (see
+    `parents`)."""
     if isinstance(node, Group):
         own = group_params[id(node)]
         unmovable = [q.flags[0] if q.flags else q.name for q in own if not parents.movable(q)]
         if unmovable:
             warnings.append(f"arguments of group {node.name!r} ({', '.join(unmovable)}) are not exposed")
         for child in node.children:
-            _set_prefixes(child, prefix + [raw[id(child)]], raw, group_params, above + [own], warnings)
+            _set_commands(child, command + [raw[id(child)]], raw, group_params, above + [own], warnings)
     elif isinstance(node, Command):
-        node.handler = {"args": prefix}
+        node.handler = {"kind": "subprocess", "command": command}
         parents.inherit(node, above, [])

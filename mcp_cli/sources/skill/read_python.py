@@ -145,17 +145,24 @@ def _module_name(mod: Module, rel: str) -> str:
 
 
 def read(source: str, rel: str, warnings: list[str]) -> tuple[Node | None, dict[str, Any]]:
-    """A Python file of a skill, from its source: its node (None: not a command) and how it runs (`stdin`: it
-    reads its standard input; `dependencies`: its inline metadata's; `module`: run with `-m`). A hidden file is a
-    warning naming it. Raises SyntaxError when it is not Python."""
+    """A Python file of a skill (at `rel` in it), from its source: its node (None: not a command), whose commands
+    run the file (with `-m` when it imports relatively), and what else its handlers need (`stdin`: it reads its
+    standard input; `dependencies`: its inline metadata's). A hidden file is a warning naming it. Raises
+    SyntaxError when it is not Python."""
     mod = Module(source, filename=rel)
     if not is_entry_point(mod):
         return None, {}
+    run: dict[str, Any] = {"stdin": reads_stdin(mod)}
+    metadata = inline_metadata(source, rel, warnings)
+    if metadata is not None:  # a single-file script: `uv run --script` runs the file
+        run["dependencies"] = metadata.get("dependencies", [])
+    module = "" if metadata is not None else _module_name(mod, rel)
+    launch = ["{python}", "-m", module] if module else ["{python}", "{base}/" + rel]
     node = None
     for module_name, reader in (("typer", read_typer), ("click", read_click), ("argparse", read_argparse)):
         if any(i == module_name or i.startswith(module_name + ".") for i in mod.aliases.values()):
             try:
-                node, notes = reader.read(mod)
+                node, notes = reader.read(mod, launch)
             except (AttributeError, IndexError, TypeError, ValueError, RecursionError) as exc:
                 node, notes = None, [f"its {module_name} interface could not be read ({exc}); passing argv through"]
             warnings += [f"{rel}: {n}" for n in notes]
@@ -167,17 +174,11 @@ def read(source: str, rel: str, warnings: list[str]) -> tuple[Node | None, dict[
     summary_doc = " ".join(mod.docstring.strip().split("\n\n")[0].split())
     if node is None:
         help_text = _usage_text(mod, source)
-        node = Command(name="", passthrough=True, usage=help_text, handler={"args": []})
+        node = Command(name="", passthrough=True, usage=help_text, handler={"kind": "subprocess", "command": launch})
         summary_doc = summary_doc or usage.summary(help_text)
     node.summary = node.summary or summary_doc
     if isinstance(node, Command) and not node.description and mod.docstring.strip().count("\n\n"):
         node.description = mod.docstring.strip()
-    run: dict[str, Any] = {"stdin": reads_stdin(mod)}
-    metadata = inline_metadata(source, rel, warnings)
-    if metadata is not None:  # a single-file script: `uv run --script` runs the file
-        run["dependencies"] = metadata.get("dependencies", [])
-    else:
-        run["module"] = _module_name(mod, rel)
     return node, run
 
 

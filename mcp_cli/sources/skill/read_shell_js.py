@@ -48,13 +48,17 @@ def _sourced(source: str) -> bool:
     return True
 
 
-def _command(help_text: str, reads_stdin: bool, rel: str, warnings: list[str]) -> tuple[Command | None, dict[str, Any]]:
-    """The command a script's help text makes, unless that text says not to run it (a warning naming the file)."""
+def _command(
+    runner: str, help_text: str, reads_stdin: bool, rel: str, warnings: list[str]
+) -> tuple[Command | None, dict[str, Any]]:
+    """The command a script's help text makes, run by `runner`, unless that text says not to run it (a warning
+    naming the file)."""
     if usage.NOT_RUN.search(help_text):
         warnings.append(f"{rel}: says it is not meant to be run directly; not a command")
         return None, {}
     summary = usage.summary(help_text)
-    return Command(name="", summary=summary, passthrough=True, usage=help_text, handler={"args": []}), {
+    handler = {"kind": "subprocess", "command": [runner, "{base}/" + rel]}
+    return Command(name="", summary=summary, passthrough=True, usage=help_text, handler=handler), {
         "stdin": reads_stdin
     }
 
@@ -67,7 +71,7 @@ def read_shell(source: str, rel: str, warnings: list[str]) -> tuple[Command | No
     if _sourced(source):
         warnings.append(f"{rel}: defines functions for other scripts to `source`; not a command")
         return None, {}
-    return _command(usage.shell_usage(source), bool(_SHELL_STDIN.search(code)), rel, warnings)
+    return _command("bash", usage.shell_usage(source), bool(_SHELL_STDIN.search(code)), rel, warnings)
 
 
 def read_js(source: str, rel: str, warnings: list[str]) -> tuple[Command | None, dict[str, Any]]:
@@ -80,4 +84,4 @@ def read_js(source: str, rel: str, warnings: list[str]) -> tuple[Command | None,
         return None, {}
     if _JS_EXPORTS.search(code) and not _JS_ENTRY.search(code):
         return None, {}
-    return _command(usage.js_usage(source), bool(_JS_STDIN.search(code)), rel, warnings)
+    return _command("node", usage.js_usage(source), bool(_JS_STDIN.search(code)), rel, warnings)

@@ -131,8 +131,9 @@ def _command(mod: Module, fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str,
     )
 
 
-def read(mod: Module) -> tuple[Node | None, list[str]]:
-    """The interface of a typer script, or None when it defines no typer app or `typer.run`."""
+def read(mod: Module, launch: list[str]) -> tuple[Node | None, list[str]]:
+    """The interface of a typer script, or None when it defines no typer app or `typer.run`; its commands run
+    `launch` followed by their subcommand words."""
     apps: dict[str, dict] = {}
     for node in ast.walk(mod.tree):
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
@@ -164,7 +165,7 @@ def read(mod: Module) -> tuple[Node | None, list[str]]:
                 )
         elif func == "typer.run" and call.args and isinstance(call.args[0], ast.Name) and call.args[0].id in functions:
             cmd = _command(mod, functions[call.args[0].id], kebab(call.args[0].id), "")
-            cmd.handler = {"args": []}
+            cmd.handler = {"kind": "subprocess", "command": launch}
             return cmd, []
     if not apps:
         return None, []
@@ -172,30 +173,31 @@ def read(mod: Module) -> tuple[Node | None, list[str]]:
     roots = [a for a in apps if a not in children]
     invoked = [c.split(".")[0] for c in mod.main_calls() + mod.top_level_calls()]
     root = next((r for r in roots if r in invoked), roots[0] if roots else next(iter(apps)))
-    return _app(mod, apps, root, "", "", [], set(), []), []
+    return _app(mod, apps, root, "", "", launch, set(), []), []
 
 
 def _app(
-    mod: Module, apps: dict, key: str, name: str, help_text: str, prefix: list[str], seen: set, above: list
+    mod: Module, apps: dict, key: str, name: str, help_text: str, command: list[str], seen: set, above: list
 ) -> Node:
-    """An app as a group (or, with one command and no callback, that command). `above`: the options of the
-    callbacks of the apps it is in, one list per subcommand word in `prefix` (see `parents`)."""
+    """An app as a group (or, at the top, with one command and no callback, that command). `command`: what runs
+    the app, ending in its subcommand words; `above`: the options of the callbacks of the apps it is in, one list
+    per subcommand word (see `parents`)."""
     app = apps[key]
     seen.add(key)
     doc = help_text or app["help"] or (ast.get_docstring(app["callback"]) or "" if app["callback"] else "")
-    if not prefix and len(app["commands"]) == 1 and not app["subapps"] and app["callback"] is None:
+    if not above and len(app["commands"]) == 1 and not app["subapps"] and app["callback"] is None:
         fn, cname, chelp = app["commands"][0]
         cmd = _command(mod, fn, name or cname, chelp)
-        cmd.handler = {"args": prefix}
+        cmd.handler = {"kind": "subprocess", "command": command}
         return cmd
     own = _command(mod, app["callback"], "", "").params if app["callback"] else []
     group = Group(name=name, summary=" ".join(doc.split("\n\n")[0].split()), description="")
     for fn, cname, chelp in app["commands"]:
         cmd = _command(mod, fn, kebab(cname), chelp)
-        cmd.handler = {"args": prefix + [cname]}
+        cmd.handler = {"kind": "subprocess", "command": command + [cname]}
         parents.inherit(cmd, above + [own], [])
         group.children.append(cmd)
     for sub, sname, shelp in app["subapps"]:
         if sub not in seen:
-            group.children.append(_app(mod, apps, sub, kebab(sname), shelp, prefix + [sname], seen, above + [own]))
+            group.children.append(_app(mod, apps, sub, kebab(sname), shelp, command + [sname], seen, above + [own]))
     return group

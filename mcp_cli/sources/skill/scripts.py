@@ -30,7 +30,7 @@ from . import files, read_python, read_shell_js
 
 # Scripts run where the caller is; they find their skill folder in SKILL_DIR and can import from it.
 SKILL_ENV = {"SKILL_DIR": "{base}", "PYTHONPATH": "{base}"}
-RUNNERS = {".py": "{python}", ".sh": "bash", ".bash": "bash", ".js": "node", ".mjs": "node", ".cjs": "node"}
+SHELL, JS = (".sh", ".bash"), (".js", ".mjs", ".cjs")  # with .py, the files that can be scripts
 _SKIP_DIRS = {"tests", "test", "__pycache__", "node_modules", "venv", "site-packages", "dist", "build", "vendor",
               "third_party", "references", "reference", "assets", "templates"}  # fmt: skip
 _SKIP_FILES = {"__init__.py", "__main__.py", "setup.py", "conftest.py"}
@@ -46,7 +46,7 @@ def _skipped(path: Path) -> bool:
         name in _SKIP_FILES
         or name.startswith(("_", ".", "test_"))
         or name.endswith(("_test.py", "_tests.py", ".test.js", ".spec.js", ".min.js"))
-        or path.suffix not in RUNNERS
+        or path.suffix not in (".py", *SHELL, *JS)
     )
 
 
@@ -83,7 +83,7 @@ def _read(skill_dir: Path, path: Path, rel: str, warnings: list[str]) -> tuple[N
         data = files.read_bytes(skill_dir, path, files.MAX_TEXT, "a script")
         if path.suffix == ".py":
             return read_python.read(read_python.source_of(data, rel), rel, warnings)
-        reader = read_shell_js.read_js if RUNNERS[path.suffix] == "node" else read_shell_js.read_shell
+        reader = read_shell_js.read_shell if path.suffix in SHELL else read_shell_js.read_js
         return reader(files.decode(data, rel, warnings), rel, warnings)
     except files.Refused as exc:
         files.note(warnings, f"{exc}; skipped")
@@ -113,10 +113,10 @@ def _commands(node: Node) -> list[Command]:
     return [node] if isinstance(node, Command) else []
 
 
-def _attach_handlers(node: Node, launch: list[str], run: dict[str, Any], rel: str, warnings: list[str]) -> None:
+def _complete_handlers(node: Node, run: dict[str, Any], rel: str, warnings: list[str]) -> None:
+    """The skill's environment, and what its reader says the script needs (`run`), on each command's handler."""
     for cmd in _commands(node):
-        own = dict(cmd.handler)
-        cmd.handler = {"kind": "subprocess", "command": launch + own.pop("args", []), "env": dict(SKILL_ENV), **own}
+        cmd.handler["env"] = dict(SKILL_ENV)
         if "dependencies" in run:
             cmd.handler["dependencies"] = list(run["dependencies"])
         if run.get("stdin"):
@@ -153,9 +153,7 @@ def read_all(skill_dir: Path, warnings: list[str], listing: list[Path] | None = 
         if node is None:
             continue
         node.name = kebab(path.stem)
-        module = run.get("module")
-        launch = ["{python}", "-m", module] if module else [RUNNERS[path.suffix], "{base}/" + rel]
-        _attach_handlers(node, launch, run, rel, warnings)
+        _complete_handlers(node, run, rel, warnings)
         origin[id(node)] = rel
         parts = path.relative_to(skill_dir).parts
         key, siblings = _group_key(parts), nodes
