@@ -194,6 +194,36 @@ def _package(tree, out, source_dir) -> None:
 
 @app.command()
 @config_options
+def export(
+    source: str = typer.Argument(..., metavar="SOURCE", help=serving.TREE_HELP),
+    out: str | None = typer.Option(
+        None, "-o", "--out", metavar="DIR", help="The skill folder; the skill is named after it. Default ./NAME."
+    ),
+    *,
+    options: dict[str, Any],
+) -> None:
+    """Write SOURCE as an Agent Skill: SKILL.md teaching the --help walk, and scripts/NAME.sh running the tree
+    through `mcp-cli run`, for agents with a shell and no MCP tool."""
+    from pathlib import Path
+
+    from . import generators
+    from .clients import mcp_cli_command
+
+    tree = _load(source, **options)
+    target = Path(out or tree.name)
+    where = str(Path(source).resolve()) if Path(source).exists() else source
+    command = [*mcp_cli_command(), "run", *serving.config_argv(options), where]
+    try:
+        generators.skill_folder(tree, target, command)
+    except (ValueError, OSError) as exc:
+        typer.echo(f"mcp-cli: export: {exc}", err=True)
+        raise typer.Exit(2 if isinstance(exc, ValueError) else 1) from None
+    name = target.resolve().name
+    typer.echo(f"exported skill {name!r} to {target}/: SKILL.md and scripts/{name}.sh (start with --help)")
+
+
+@app.command()
+@config_options
 def tokens(
     source: str = typer.Argument(..., metavar="TREE", help=serving.TREE_HELP),
     *,

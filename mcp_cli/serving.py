@@ -34,6 +34,17 @@ CONFIG_OPTIONS: list[tuple[str, str, str, type, Any, str, str]] = [
 CONFIG_FLAGS = {flag for _, flag, *_ in CONFIG_OPTIONS}
 
 
+def config_argv(options: dict[str, Any]) -> list[str]:
+    """The flags that give `options` (keyed as CONFIG_OPTIONS' last column) again; defaults and --refresh left out."""
+    argv: list[str] = []
+    for _, flag, _, kind, default, _, key in CONFIG_OPTIONS:
+        value = options.get(key, default)
+        if value == default or value is None or key == "refresh":
+            continue
+        argv += [a for v in value for a in (flag, str(v))] if kind is list else [flag, str(value)]
+    return argv
+
+
 class _LevelFormatter(logging.Formatter):
     """`warning: ...` / `error: ...` for problems; information (such as where a server listens) as it is."""
 

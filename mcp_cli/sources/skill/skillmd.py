@@ -30,6 +30,11 @@ class SkillMeta:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
+def valid_name(name: str) -> bool:
+    """Whether the spec allows `name` as a skill's name: 1-64 lowercase letters, digits and single hyphens."""
+    return 1 <= len(name) <= 64 and bool(_NAME.match(name))
+
+
 def find(skill_dir: Path) -> Path | None:
     """SKILL.md in the folder; another spelling of the name (skill.md) is accepted too. Anything by that name that
     is not a folder counts (a FIFO, a broken symlink), so that `read` can say why it cannot be read."""
@@ -95,7 +100,7 @@ def read(skill_dir: Path) -> tuple[SkillMeta, list[str]]:
             raise SourceError(f"{path}: the frontmatter has no `{key}` (a non-empty string); the spec requires it.")
     name, description = data["name"].strip(), " ".join(data["description"].split())
     rel = path.name
-    if not (1 <= len(name) <= 64) or not _NAME.match(name):
+    if not valid_name(name):
         warnings.append(f"{rel}: name {name!r} breaks the spec (1-64 lowercase letters, digits and single hyphens)")
     if name != skill_dir.resolve().name:
         warnings.append(f"{rel}: name {name!r} does not match the folder name {skill_dir.resolve().name!r}")
