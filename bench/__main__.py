@@ -18,8 +18,8 @@ from typing import Any
 from . import corpora, economy, install, quality, reliability, runtime, scale, skill, wrap
 
 HERE = Path(__file__).resolve().parent
-STRATEGIES = ("static", "meta-tools", "search-tool", "mcp-cli")
-PATHS = ("meta-tools", "search-tool", "mcp-cli", "mcp-cli via search")
+STRATEGIES = ("static", "meta-tools", "search-tool", "mcp-cli", "exported skill")
+PATHS = ("meta-tools", "search-tool", "mcp-cli", "mcp-cli via search", "exported skill")
 FASTMCP = {"recall@1": 0.745, "recall@5": 0.876, "mrr": 0.805}  # quoted from the project brief, not re-measured
 
 

@@ -5,7 +5,9 @@
   search result (top 5, name + description) and one describe of each tool it needs;
 - search-tool (Anthropic-style): one search tool definition; a task adds the 5 full definitions it loads;
 - mcp-cli: the one tool's definition; a task adds the root help, each group help on the way and the command
-  help of each tool it needs (and, separately, starting with `search` instead of the root).
+  help of each tool it needs (and, separately, starting with `search` instead of the root);
+- exported skill (`mcp-cli export`): the SKILL.md frontmatter a client loads up front; a task adds the SKILL.md
+  body (read when the skill is picked) and the same help walk, printed by its script.
 Counts are o200k_base tokens of the text a client receives (tool JSON, or the tool result's text).
 """
 
@@ -13,11 +15,13 @@ from __future__ import annotations
 
 import json
 import statistics
+import tempfile
+from pathlib import Path
 from typing import Any
 
 import anyio
 
-from mcp_cli import tokens
+from mcp_cli import generators, tokens
 from mcp_cli.runtime import Runtime
 from mcp_cli.search import Index
 from mcp_cli.sources.mcp_config import Server
@@ -88,6 +92,7 @@ class Paths:
         self.where = {(cmd.handler["server"], cmd.handler["tool"]): path for path, cmd in self.tree.walk()
                       if isinstance(cmd, Command) and cmd.handler.get("kind") == "mcp"}  # fmt: skip
         self.one_tool = tokens.count(tokens.tool_json([tokens.one_tool(self.tree)]))
+        self.skill_front, self.skill_body = self._exported_skill()
         self.up = self._up_front()
 
     def help(self, argv: list[str]) -> str:
@@ -95,10 +100,19 @@ class Paths:
         assert result.ok, result.output
         return result.text()
 
+    def _exported_skill(self) -> tuple[int, int]:
+        """Tokens of the exported skill's SKILL.md: its frontmatter, and its body."""
+        with tempfile.TemporaryDirectory() as tmp:
+            folder = Path(tmp) / self.tree.name
+            generators.skill_folder(self.tree, folder, ["mcp-cli", "run", "/path/to/config.json"])
+            _, front, body = (folder / "SKILL.md").read_text(encoding="utf-8").split("---\n", 2)
+        return tokens.count(front), tokens.count(body)
+
     def _up_front(self) -> dict[str, int]:
         static = tokens.count(tokens.tool_json([_definition(t) for t in self.corpus.tools]))
         return {"static": static, "meta-tools": tokens.count(tokens.tool_json(META_TOOLS)),
-                "search-tool": tokens.count(tokens.tool_json([SEARCH_TOOL])), "mcp-cli": self.one_tool}  # fmt: skip
+                "search-tool": tokens.count(tokens.tool_json([SEARCH_TOOL])), "mcp-cli": self.one_tool,
+                "exported skill": self.skill_front}  # fmt: skip
 
     def task(self, query: str, needed: list[tuple[str, str]]) -> dict[str, int]:
         """Tokens read along one task, up-front definitions included, per strategy."""
@@ -122,7 +136,9 @@ class Paths:
         found = self.help(["search", *query.split()[:40]])
         via_search = self.one_tool + tokens.count(found) + sum(tokens.count(self.help([*self.where[p], "--help"]))
                                                                for p in needed)  # fmt: skip
-        return {"meta-tools": meta, "search-tool": search_tool, "mcp-cli": cli, "mcp-cli via search": via_search}
+        skill = self.skill_front + self.skill_body + sum(tokens.count(t) for t in walk)
+        return {"meta-tools": meta, "search-tool": search_tool, "mcp-cli": cli, "mcp-cli via search": via_search,
+                "exported skill": skill}
 
 
 def p95(values: list[int]) -> float:

@@ -113,7 +113,7 @@ def skill_folder(tree: Tree, out: Path, command: list[str]) -> list[Path]:
     written, sorted. Raises ValueError when the folder's name cannot be a skill's name."""
     from mcp_cli.server import clip
     from mcp_cli.sources.skill.skillmd import valid_name
-    from mcp_cli.text import columns, one_line
+    from mcp_cli.text import one_line
 
     name = out.resolve().name
     if not valid_name(name):
@@ -123,17 +123,17 @@ def skill_folder(tree: Tree, out: Path, command: list[str]) -> list[Path]:
         )
     _clear(out, "SKILL.md")
     script = f"scripts/{name}.sh"
-    top = [(n.name, one_line(n.summary)) for n in tree.root.children]
+    top = [n.name for n in tree.root.children]
     summary = one_line(tree.root.summary) or f"The {tree.name} command line."
-    names = ", ".join(n for n, _ in top[:12]) + (f" and {len(top) - 12} more" if len(top) > 12 else "")
-    description = clip(f"{summary} Works through one command line, {script} (start with --help): {names}.", 1024)
+    names = ", ".join(top[:12]) + (f" and {len(top) - 12} more" if len(top) > 12 else "")
+    how = f" Works through one command line, {script} (start with --help): {names}."
+    description = clip(clip(summary, max(256, 1023 - len(how))) + how, 1024)  # what it does, then how to start
     context = {
         "name": name,
         "description": description,
         "summary": summary,
         "script": script,
         "search": tree.root.child("search") is not None,
-        "listing": columns(top, indent=0, widest=10**6),
         "summary_line": clip(summary, 100),
         "script_name": f"{name}.sh",
         "source_name": tree.name,
