@@ -139,6 +139,7 @@ async def test_images_render_and_extract(pdf, files, tmp_path):
     "argv, words",
     [
         (["text", "extract", "/no/such.pdf"], "/no/such.pdf does not exist."),
+        (["text", "extract", "no-such.pdf"], "relative paths start from /"),  # where it runs, not the skill folder
         (["text", "extract", "{encrypted}"], "encrypted.pdf is encrypted. Give its password with --password."),
         (["text", "extract", "{text}", "--pages", "9"], "page 9 is past the end; the document has 3 pages."),
         (["text", "extract", "{text}", "--pages", "5-2"], "bad page range '5-2'"),

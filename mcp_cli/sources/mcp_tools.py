@@ -153,7 +153,8 @@ def build(
     if len(root.children) > ROOT_LIMIT:
         root.children = _cluster(root.children)
     unavailable = f" ({len(failed)} unavailable)" if failed else ""
-    root.summary = f"{count} tools from {len(servers_shown) - len(failed or {})} MCP servers{unavailable}."
+    answered = len(servers_shown) - len(failed or {})
+    root.summary = f"{count} tool{'s' * (count != 1)} from {answered} MCP server{'s' * (answered != 1)}{unavailable}."
     root.children.insert(0, search_command(root.name))
     return Tree(root=root, upstreams=upstreams)
 

@@ -21,7 +21,7 @@ def fail(cause: str, fix: str = "") -> NoReturn:
 def existing(path: str) -> Path:
     p = Path(path)
     if not p.exists():
-        fail(f"{path} does not exist", "Check the path; relative paths start from the skill folder.")
+        fail(f"{path} does not exist", f"Check the path; relative paths start from {Path.cwd()}.")
     if p.is_dir():
         fail(f"{path} is a folder, not a PDF file", "Give the path of a .pdf file.")
     with p.open("rb") as f:
