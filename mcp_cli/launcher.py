@@ -19,7 +19,7 @@ def main(tree_file: str | Path, argv: list[str] | None = None) -> None:
     http_arguments(parser)
     args = parser.parse_args(argv)
     address, checks = http_checks(parser, args)
-    serve(Runtime(tree), http=address, guard=checks)
+    serve(Runtime(tree), http=address, guard=checks, stateless=args.stateless)
 
 
 def http_arguments(parser: argparse.ArgumentParser) -> None:
@@ -31,6 +31,12 @@ def http_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--allow-origin", metavar="ORIGIN", action="append", default=[], help=HELP["allow_origin"])
     parser.add_argument("--token-env", metavar="NAME", help=HELP["token_env"])
     parser.add_argument("--no-auth", action="store_true", help=HELP["no_auth"])
+    parser.add_argument(
+        "--stateless",
+        action="store_true",
+        help="serve every HTTP request on its own, with no session, so that replicas can sit behind any load "
+        "balancer (no sticky sessions)",
+    )
 
 
 def http_checks(parser: argparse.ArgumentParser, args: argparse.Namespace) -> tuple[tuple[str, int] | None, Any]:
@@ -41,6 +47,8 @@ def http_checks(parser: argparse.ArgumentParser, args: argparse.Namespace) -> tu
         address = parse_address(args.http) if args.http else None
     except ValueError as exc:
         parser.error(str(exc))
+    if args.stateless and address is None:
+        parser.error("--stateless is for HTTP: give --http [HOST:]PORT too")
     try:
         checks = guard(address, allow_hosts=args.allow_host, allow_origins=args.allow_origin,
                        token_env=args.token_env, no_auth=args.no_auth)  # fmt: skip

@@ -200,20 +200,28 @@ async def serve_stdio(runtime: Runtime) -> None:
 
 
 async def serve_http(
-    runtime: Runtime, host: str = "127.0.0.1", port: int = 8000, guard: http_guard.Guard | None = None
+    runtime: Runtime,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    guard: http_guard.Guard | None = None,
+    stateless: bool = False,
 ) -> None:
     """Streamable HTTP at http://HOST:PORT/mcp, checked by `guard` (default: the one for the address with no
-    options, which refuses a non-loopback address without a token). Logs (uvicorn's too) go to stderr."""
+    options, which refuses a non-loopback address without a token); `stateless`: no sessions, each request on its
+    own (the SDK's stateless mode), for replicas behind a load balancer. Logs (uvicorn's too) go to stderr."""
     import uvicorn
 
     guard = guard or http_guard.guard((host, port))
-    app = build(runtime).streamable_http_app(host=host, transport_security=guard.security())
+    app = build(runtime).streamable_http_app(
+        host=host, transport_security=guard.security(), stateless_http=stateless
+    )
     config = uvicorn.Config(
         guard.wrap(app), host=host, port=port, log_level="warning", access_log=False, log_config=None
     )
     url = f"http://{http_guard.bracketed(host)}:{port}/mcp"
     access = "a bearer token required" if guard.token else "no token required"
-    log.info("serving %s over streamable HTTP at %s (%s)", runtime.tree.name, url, access)
+    mode = ", stateless" if stateless else ""
+    log.info("serving %s over streamable HTTP at %s (%s%s)", runtime.tree.name, url, access, mode)
     await uvicorn.Server(config).serve()
 
 
@@ -239,13 +247,18 @@ async def _until_stopped(runtime: Runtime, main: Any, *args: Any) -> None:
         tg.cancel_scope.cancel()
 
 
-def serve(runtime: Runtime, http: tuple[str, int] | None = None, guard: http_guard.Guard | None = None) -> None:
+def serve(
+    runtime: Runtime,
+    http: tuple[str, int] | None = None,
+    guard: http_guard.Guard | None = None,
+    stateless: bool = False,
+) -> None:
     """Serve until the client goes away (stdio) or the process is stopped (SIGTERM, SIGHUP, SIGINT); over HTTP
-    at `http`, checked by `guard` (see serve_http)."""
+    at `http`, checked by `guard`, sessionless with `stateless` (see serve_http)."""
     logging.basicConfig(level=logging.WARNING, format="%(name)s: %(message)s")  # stderr
     logging.getLogger("mcp_cli").setLevel(logging.INFO)  # where it listens, and why it stops
     if http:
-        anyio.run(_until_stopped, runtime, serve_http, *http, guard)
+        anyio.run(_until_stopped, runtime, serve_http, *http, guard, stateless)
     else:
         anyio.run(_until_stopped, runtime, serve_stdio)
     exit_process(0)

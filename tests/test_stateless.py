@@ -1,0 +1,85 @@
+"""Stateless streamable HTTP for scale-out: two replicas behind a real reverse proxy (HAProxy, from the OS
+packages; `.ci/run` installs it), calls alternating between them through one MCP client, nothing lost. A client
+of the handshake era is the one that needs it: stateful replicas answer its moved session with 404."""
+
+import json
+import shutil
+import subprocess
+import sys
+
+import pytest
+from mcp import Client
+
+from .conftest import free_port, text, wait_for_port
+
+pytestmark = pytest.mark.anyio
+
+# Each answer names the replica that gave it: the process id of the server.
+TREE = {"format": "mcp-cli/tree", "version": 1, "root": {"kind": "group", "name": "fleet", "children": [
+    {"kind": "command", "name": "whoami", "summary": "This replica's process id.",
+     "handler": {"kind": "python", "target": "os:getpid"}},
+    {"kind": "command", "name": "echo", "summary": "Give the words back.",
+     "params": [{"name": "words", "type": "string", "nargs": "+"}],
+     "handler": {"kind": "python", "target": "builtins:dict"}},
+]}}  # fmt: skip
+
+
+def replica(tree, port: int, *more: str) -> subprocess.Popen:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mcp_cli", "serve", str(tree), "--http", f"127.0.0.1:{port}", *more],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    wait_for_port(port, proc)
+    return proc
+
+
+@pytest.fixture
+def balanced(tmp_path):
+    """A round-robin HAProxy in front of two stateless replicas; yields the proxy's /mcp URL and the replicas."""
+    haproxy = shutil.which("haproxy") or "/usr/sbin/haproxy"
+    tree = tmp_path / "fleet.json"
+    tree.write_text(json.dumps(TREE))
+    ports, replicas = [], []
+    for _ in range(2):  # one after the other: a port is free until its replica takes it
+        ports.append(free_port())
+        replicas.append(replica(tree, ports[-1], "--stateless"))
+    front = free_port()
+    config = tmp_path / "haproxy.cfg"
+    config.write_text(
+        "defaults\n  mode http\n  option http-server-close\n  timeout connect 5s\n  timeout client 60s\n  timeout server 60s\n"
+        f"frontend mcp\n  bind 127.0.0.1:{front}\n  default_backend replicas\n"
+        "backend replicas\n  balance roundrobin\n"
+        + "".join(f"  server r{i} 127.0.0.1:{port}\n" for i, port in enumerate(ports))
+    )
+    proxy = subprocess.Popen([haproxy, "-f", str(config), "-db"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    wait_for_port(front, proxy)
+    yield f"http://127.0.0.1:{front}/mcp", replicas
+    for proc in [proxy, *replicas]:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])  # the initialize handshake (sessions), the 2026 protocol
+async def test_calls_alternate_between_stateless_replicas_and_none_is_lost(balanced, mode):
+    url, replicas = balanced
+    async with Client(url, mode=mode) as client:
+        assert [t.name for t in (await client.list_tools()).tools] == ["fleet"]
+        answers = []
+        for _ in range(10):
+            pid = await client.call_tool("fleet", {"argv": ["whoami"]})
+            assert not pid.is_error, text(pid)
+            answers.append(pid.structured_content["data"])
+        for i in range(10):
+            echoed = await client.call_tool("fleet", {"argv": ["echo", "call", str(i)]})
+            assert echoed.structured_content["data"] == {"words": ["call", str(i)]}  # each call its own answer
+    first, second = (proc.pid for proc in replicas)
+    assert set(answers) == {first, second}
+    assert all(a != b for a, b in zip(answers, answers[1:]))  # round robin: every call on the other replica
+
+
+def test_stateless_needs_http(tmp_path):
+    tree = tmp_path / "fleet.json"
+    tree.write_text(json.dumps(TREE))
+    proc = subprocess.run([sys.executable, "-m", "mcp_cli", "serve", str(tree), "--stateless"],
+                          capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60)  # fmt: skip
+    assert proc.returncode == 2 and "--stateless is for HTTP: give --http [HOST:]PORT too" in proc.stderr
