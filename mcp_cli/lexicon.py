@@ -16,6 +16,9 @@ how what which who whom whose when where why all some any every each about over 
 has have had got show s t d ll re ve m
 """.split())  # fmt: skip
 
+# Words after which a query says what to write rather than which command ("file a bug about the login page").
+CONTENT = set("about saying says said titled called named regarding re that".split())
+
 # Several words that mean one thing, read as that one word before anything else.
 PHRASES = """
 who am i: whoami; kick off: start; spin up: start; fire off: start; set up: create; sign in: login;
@@ -50,7 +53,16 @@ silence: silence mute snooze acknowledge ack;
 login: login signin authenticate logon;
 logout: logout signout;
 subscribe: subscribe follow watch star;
-schedule: schedule book plan
+schedule: schedule book plan;
+test: test scan verify validate audit;
+copy: copy duplicate clone fork;
+move: move transfer relocate;
+rollback: rollback revert undo;
+label: label tag categorize;
+archive: archive hide;
+compare: compare diff;
+convert: convert transform translate;
+monitor: monitor track
 """
 
 # Other words and what they also mean, weighed a little less than the word itself.
@@ -58,9 +70,9 @@ SYNONYMS = """
 pr: pull request; prs: pull request; mr: merge request;
 repo: repository; repos: repository; bug: issue; ticket: issue;
 defect: issue; problem: issue error; task: issue todo; todo: task; story: issue; epic: issue;
-msg: message; dm: direct message; chat: message conversation; note: comment; reply: comment;
+msg: message; dm: direct message; chat: message conversation; note: comment; reply: comment; comment: note reply;
 db: database; table: database; dir: directory folder; folder: directory; doc: document; docs: document;
-document: file page; env: environment; config: configuration setting; setting: configuration;
+document: file page; config: configuration setting; setting: configuration;
 user: member people account; member: user; people: user; person: user contact; teammate: user member;
 contact: person; account: user profile; profile: user; whoami: me current user profile account;
 new: create; recent: latest; latest: recent; ci: workflow run pipeline; pipeline: workflow run;
@@ -83,8 +95,21 @@ oncall: on call schedule; secret: credential key; credential: secret key; key: s
 token: key credential; container: docker pod; pod: container; cluster: kubernetes k8s;
 k8s: kubernetes cluster; kubernetes: k8s cluster; image: picture photo; photo: image; picture: image;
 img: image; pic: image; branch: ref; commit: change revision; diff: change; channel: conversation;
-thread: conversation reply; question: answer query;
-review: pull request; feedback: comment review
+thread: conversation reply; question: answer query; org: organization; organization: org team company;
+team: group member; group: team; ns: namespace; namespace: ns; workspace: project; sql: query database;
+query: sql search; schema: table structure; endpoint: api url route; url: link address; link: url;
+webhook: hook callback; notification: alert message; label: tag; tag: label release; milestone: sprint;
+sprint: iteration cycle milestone; cycle: sprint; assignee: owner user; owner: user assignee;
+description: body text; body: content text; text: content message; title: name subject; subject: title;
+history: log activity timeline; activity: event history; audit: log history; usage: metric consumption;
+cpu: metric usage; memory: metric usage; latency: metric performance; performance: metric latency;
+health: status; uptime: status availability; service: application app; app: application service;
+env: environment; staging: environment; production: environment prod; prod: production;
+queue: job task; storage: bucket disk file; bucket: storage; backup: snapshot; snapshot: backup;
+network: vpc subnet; dns: domain record; domain: dns; certificate: cert ssl tls; cert: certificate;
+emoji: reaction; reaction: emoji; failure: error; crash: error incident; broken: error failure;
+down: outage incident; attachment: file; content: text body; changelog: release; session: login;
+review: pull request; feedback: comment review; fix: repair remediation patch solution
 """
 
 

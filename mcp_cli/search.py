@@ -21,9 +21,10 @@ from .tree import Command, Tree
 
 K1, B = 1.2, 0.75
 FIELD_WEIGHTS = (("path", 3), ("summary", 2), ("params", 1), ("description", 1))
-SYNONYM_WEIGHT = 0.6
+SYNONYM_WEIGHT = 0.8
 OPERATION_WEIGHT = 2.0  # a query's operation, which decides between commands on the same things
 VERB_WEIGHT = 1.0
+CONTENT_WEIGHT = 0.5  # words of what to write ("a bug *about the login page*")
 EXACT_WEIGHT = 0.5  # a word as written, when a command's name has it so ("issues" meets list-issues first)  # the leading verb's own word
 _CJK = re.compile(r"([\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+)")
 _PHRASES = [(re.compile(rf"\b{re.escape(k)}\b"), " ".join(v)) for k, v in lexicon.table(lexicon.PHRASES).items()]
@@ -82,11 +83,12 @@ def _synonyms() -> dict[str, list[str]]:
     return _expansions(lexicon.SYNONYMS)
 
 
-def name_operations(name: str) -> list[str]:
-    """The operations of a command's name: of its first word if that is a verb, else of its last."""
-    ws = [stem(w) for w in words(name)]
+def operations(name: str, summary: str) -> list[str]:
+    """The operations of a command: of its name's first word if that is a verb, else of its last, else of its
+    summary's first word ("Get logs from a container")."""
+    ws, first = [stem(w) for w in words(name)], [stem(w) for w in words(summary)[:1]]
     ops = _operations()
-    verb = next((w for w in ws[:1] + ws[-1:] if w in ops), None)
+    verb = next((w for w in ws[:1] + ws[-1:] + first if w in ops), None)
     return ops[verb] if verb else []
 
 
@@ -102,19 +104,21 @@ def query_weights(query: str) -> dict[str, float]:
     def add(term: str, weight: float) -> None:
         weights[term] = max(weights.get(term, 0.0), weight)
 
-    lead = True
+    lead, scale = True, 1.0
     for token in tokens(text):
         term = stem(token)
-        if lead and term in ops:
+        if token in lexicon.CONTENT and not lead:
+            scale = CONTENT_WEIGHT
+        elif lead and term in ops:
             for op in ops[term]:
                 add(op, OPERATION_WEIGHT)
             if token not in lexicon.STOP:
                 add(term, VERB_WEIGHT)
         elif token not in lexicon.STOP:
-            add(term, 1.0)
-            add("=" + token, EXACT_WEIGHT)
+            add(term, scale)
+            add("=" + token, scale * EXACT_WEIGHT)
             for syn in synonyms.get(term, []):
-                add(syn, SYNONYM_WEIGHT)
+                add(syn, scale * SYNONYM_WEIGHT)
         else:
             continue
         lead = False
@@ -143,7 +147,7 @@ class Index:
                     tf[term] += weight
             for word in words(fields["path"]):
                 tf["=" + word] += FIELD_WEIGHTS[0][1]
-            for op in name_operations(node.name):
+            for op in operations(node.name, node.summary):
                 tf[op] += FIELD_WEIGHTS[0][1]
             doc = len(self.docs)
             self.docs.append((" ".join(path), node))
