@@ -18,6 +18,8 @@ has have had got show s t d ll re ve m
 
 # Words after which a query says what to write rather than which command ("file a bug about the login page").
 CONTENT = set("about saying says said titled called named regarding re that".split())
+# ... until one of these names where it goes ("add a note about the outage *to* the incident").
+DESTINATION = set("to into onto".split())
 
 # Several words that mean one thing, read as that one word before anything else.
 PHRASES = """
@@ -29,7 +31,8 @@ roll back: rollback; look up: lookup; follow up: comment
 # Operations and the verbs that ask for them. A query's leading verb stands for its operations, and so does
 # the verb in a command's name, so that "file a bug" meets `create-issue` but not `get-file`.
 VERBS = """
-create: create add make open file submit raise register post write insert generate compose draft;
+create: create add make open file submit raise register post write insert generate compose draft comment reply
+        annotate note;
 get: get fetch retrieve read show view display see check inspect describe detail open;
 list: list show view browse enumerate display;
 search: search find query lookup look locate grep seek filter ask discover;

@@ -109,19 +109,20 @@ def query_weights(query: str) -> dict[str, float]:
         term = stem(token)
         if token in lexicon.CONTENT and not lead:
             scale = CONTENT_WEIGHT
+        elif token in lexicon.DESTINATION:
+            scale = 1.0
         elif lead and term in ops:
+            lead = False
             for op in ops[term]:
                 add(op, OPERATION_WEIGHT)
             if token not in lexicon.STOP:
                 add(term, VERB_WEIGHT)
         elif token not in lexicon.STOP:
+            lead = False
             add(term, scale)
             add("=" + token, scale * EXACT_WEIGHT)
             for syn in synonyms.get(term, []):
                 add(syn, scale * SYNONYM_WEIGHT)
-        else:
-            continue
-        lead = False
     return weights
 
 
