@@ -12,7 +12,7 @@ a an the to of for in on at by with from and or as into onto via than then so if
 my our your their its me i we you us it they them he she this that these those there here
 is are was were be been am do does did done can could would should will shall may might must
 please kindly just also really maybe want wanted need needs like let lets help try
-how what which who whom whose when where why all some any every each about over up out
+how what which who whom whose when where why some any each about over up out
 has have had got show s t d ll re ve m
 """.split())  # fmt: skip
 
@@ -111,7 +111,7 @@ env: environment; staging: environment; production: environment prod; prod: prod
 queue: job task; storage: bucket disk file; bucket: storage; backup: snapshot; snapshot: backup;
 network: vpc subnet; dns: domain record; domain: dns; certificate: cert ssl tls; cert: certificate;
 emoji: reaction; reaction: emoji; failure: error; crash: error incident; broken: error failure;
-down: outage incident; attachment: file; content: text body; changelog: release; session: login;
+all: list; every: list; down: outage incident; attachment: file; content: text body; changelog: release; session: login;
 review: pull request; feedback: comment review; fix: repair remediation patch solution
 """
 
