@@ -16,6 +16,9 @@ how what which who whom whose when where why some any each about over up out
 has have had got show s t d ll re ve m
 """.split())  # fmt: skip
 
+# Words that start a question, which has no leading verb ("what's open?" asks for open things, not to open one).
+QUESTION = set("what which who whose where when how why".split())
+
 # Words after which a query says what to write rather than which command ("file a bug about the login page").
 CONTENT = set("about saying says said titled called named regarding re that".split())
 # ... until one of these names where it goes ("add a note about the outage *to* the incident").

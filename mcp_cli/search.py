@@ -104,8 +104,9 @@ def query_weights(query: str) -> dict[str, float]:
     def add(term: str, weight: float) -> None:
         weights[term] = max(weights.get(term, 0.0), weight)
 
-    lead, scale = True, 1.0
-    for token in tokens(text):
+    found = tokens(text)
+    lead, scale = not found or found[0] not in lexicon.QUESTION, 1.0
+    for token in found:
         term = stem(token)
         if token in lexicon.CONTENT and not lead:
             scale = CONTENT_WEIGHT
