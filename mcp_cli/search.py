@@ -22,10 +22,9 @@ from .tree import Command, Tree
 K1, B = 1.2, 0.75
 FIELD_WEIGHTS = (("path", 3), ("summary", 2), ("params", 1), ("description", 1))
 SYNONYM_WEIGHT = 0.8
-OPERATION_WEIGHT = 2.0  # a query's operation, which decides between commands on the same things
-VERB_WEIGHT = 1.0
+OPERATION_WEIGHT = 2.0  # a query's operation, which decides between commands that act on the same things
 CONTENT_WEIGHT = 0.5  # words of what to write ("a bug *about the login page*")
-EXACT_WEIGHT = 0.5  # a word as written, when a command's name has it so ("issues" meets list-issues first)  # the leading verb's own word
+EXACT_WEIGHT = 0.5  # a word as written, where a command's name has it so ("issues" meets list-issues first)
 _CJK = re.compile(r"([\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+)")
 _PHRASES = [(re.compile(rf"\b{re.escape(k)}\b"), " ".join(v)) for k, v in lexicon.table(lexicon.PHRASES).items()]
 
@@ -59,13 +58,6 @@ def terms(text: str, stop: bool = True) -> list[str]:
     return [stem(t) for t in tokens(text) if not (stop and t in lexicon.STOP)]
 
 
-def _expansions(text: str) -> dict[str, list[str]]:
-    out: dict[str, list[str]] = {}
-    for word, expansion in lexicon.table(text).items():
-        out.setdefault(stem(word), []).extend(stem(w) for w in expansion)
-    return out
-
-
 @cache
 def _operations() -> dict[str, list[str]]:
     """The operations (`@create`) each verb stem asks for; a verb of no row is an operation of its own."""
@@ -80,7 +72,10 @@ def _operations() -> dict[str, list[str]]:
 
 @cache
 def _synonyms() -> dict[str, list[str]]:
-    return _expansions(lexicon.SYNONYMS)
+    out: dict[str, list[str]] = {}
+    for word, expansion in lexicon.table(lexicon.SYNONYMS).items():
+        out.setdefault(stem(word), []).extend(stem(w) for w in expansion)
+    return out
 
 
 def operations(name: str, summary: str) -> list[str]:
@@ -93,8 +88,9 @@ def operations(name: str, summary: str) -> list[str]:
 
 
 def query_weights(query: str) -> dict[str, float]:
-    """Terms of a query and their weights: its first word that is not a stop word (or is a verb, like "show")
-    stands for its operations if it is a verb; other words count for themselves and their synonyms."""
+    """Terms of a query and their weights. Its first word that is not a stop word (or is a verb, like "show")
+    stands for its operations if it is a verb, unless the query is a question; other words count for themselves,
+    their form as written and their synonyms, less so between "about" (what to write) and "to" (where)."""
     text = unicodedata.normalize("NFKC", query).lower()
     for pattern, replacement in _PHRASES:
         text = pattern.sub(replacement, text)
@@ -117,7 +113,7 @@ def query_weights(query: str) -> dict[str, float]:
             for op in ops[term]:
                 add(op, OPERATION_WEIGHT)
             if token not in lexicon.STOP:
-                add(term, VERB_WEIGHT)
+                add(term, 1.0)
         elif token not in lexicon.STOP:
             lead = False
             add(term, scale)
