@@ -1,5 +1,7 @@
 """Search quality: for each Boundary prompt, the rank of its expected tool in mcp-cli's `search` results
-(Recall@1, @3, @5 and MRR), next to a plain substring match as a floor."""
+(Recall@1, @3, @5 and MRR), next to a plain substring match as a floor. The odd- and even-numbered prompts are
+also measured apart: the search vocabulary was revised looking at the misses of the odd half only, so the even
+half tells how it does on prompts it was not fitted to."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ from .corpora import Corpus
 from .economy import tree_of
 
 DEPTH = 50
+TARGETS = {"recall@1": 0.85, "recall@5": 0.97, "mrr": 0.90}  # at least, on all prompts (issue 14)
 
 
 def metrics(ranks: list[int | None]) -> dict[str, float]:
@@ -66,5 +69,6 @@ def run(corpus: Corpus) -> dict[str, Any]:
         if rank is None or rank > 5:
             misses.append({"prompt": prompt, "expected": needed[0][1], "rank": rank,
                            "top": [h[1] for h in hits[:3]]})  # fmt: skip
-    return {"ours": metrics(ranks), "substring": metrics(substring_ranks(corpus)), "misses": misses,
+    return {"ours": metrics(ranks), "odd": metrics(ranks[0::2]), "even": metrics(ranks[1::2]),
+            "substring": metrics(substring_ranks(corpus)), "targets": TARGETS, "misses": misses,
             "prompts": len(ranks), "tokens_per_result": tokens_per_result(corpus)}  # fmt: skip

@@ -140,13 +140,12 @@ class Runtime:
             raise BadRequest(f"give either `argv` or `command`, not both. {example}")
         if argv is None and command is None:
             raise BadRequest(f"give `argv` (a list of strings) or `command` (one string). {example}")
+        unsplit: ValueError | None = None
         if command is not None:
             try:
                 tokens = shlex.split(command, posix=True)
-            except ValueError as exc:
-                raise BadRequest(
-                    f"cannot split `command` like a shell would: {exc}. Quote it, or use `argv`."
-                ) from None
+            except ValueError as exc:  # `search What's open?` is words, not shell: split on spaces
+                tokens, unsplit = command.split(), exc
         else:
             tokens = list(argv)
         for i, token in enumerate(tokens):
@@ -157,6 +156,10 @@ class Runtime:
         # Agents often repeat the tool's own name ("pdf text extract"); drop it unless it names a child.
         if tokens and tokens[0] == name and self.tree.root.child(name) is None:
             tokens = tokens[1:]
+        if unsplit is not None:
+            node = self.invocation(tokens).node
+            if not (isinstance(node, Command) and node.handler.get("kind") == "search"):
+                raise BadRequest(f"cannot split `command` like a shell would: {unsplit}. Quote it, or use `argv`.")
         return tokens
 
     def invocation(self, tokens: list[str], cwd: str | None = None) -> Invocation:

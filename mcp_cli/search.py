@@ -1,82 +1,126 @@
 """`search WORDS...`: rank a tree's commands by BM25 over their path, summary, description and parameter names.
 
-Words are split (snake, kebab, camel case), lower-cased and made singular. A query word also matches its
-everyday synonyms and expansions from a small general lexicon of software and office vocabulary ("PR" ->
-pull request, "bug"/"ticket" -> issue, "remove" -> delete), at a lower weight than the word itself.
+Text becomes terms: names split (snake, kebab, camel case), words lower-cased and stemmed (Snowball English),
+runs of Chinese, Japanese or Korean script cut into overlapping character pairs, stop words left out. A query's
+leading verb stands for its operations ("file a bug" asks to create), as does the verb in a command's name; other
+words also match their everyday synonyms, at a lower weight. The vocabulary is in `lexicon.py`.
 """
 
 from __future__ import annotations
 
 import math
+import re
+import unicodedata
 from collections import Counter, defaultdict
+from functools import cache
 
-from .grouping import singular
+from . import lexicon
+from .grouping import VERBS
 from .text import words
 from .tree import Command, Tree
 
 K1, B = 1.2, 0.75
 FIELD_WEIGHTS = (("path", 3), ("summary", 2), ("params", 1), ("description", 1))
-SYNONYM_WEIGHT = 0.6
-_STOP = set("a an the to of for in on at by with from and or my our your me i we it this that is are be do can "
-            "please how what which all some any us there here about who has have".split())  # fmt: skip
-
-_LEXICON = """
-pr pull-request; prs pull-request; mr merge-request; repo repository; repos repository; bug issue; ticket issue;
-defect issue; problem issue; task issue todo; todo task; story issue; epic issue; msg message; dm direct-message;
-chat message; text message; note comment; reply comment; comment reply note; db database; table database;
-dir directory folder; folder directory; file document; doc document; docs document; document file; env environment;
-config configuration setting; setting configuration; settings configuration; user member people account;
-member user; people user; person user contact; teammate user member; contact person; account user profile;
-profile user; delete remove; remove delete; erase delete; drop delete; kill stop delete; make create;
-add create; new create; write create update; post create send message; send post create;
-upload create file; show get list view; see get list; view get; display get list; fetch get; retrieve get;
-read get; download get; find search; look search; lookup search; query search; locate search; edit update;
-change update; modify update; rename update; set update; email mail message; mail email message; inbox email;
-calendar event; meeting event calendar; appointment event; schedule event create; event meeting; ci workflow run;
-pipeline workflow; job workflow run; build workflow run; deploy deployment; release tag version; version release;
-star favorite; notify notification; alert notification; image picture photo; photo image; picture image;
-img image; pic image; branch ref; merge pull-request; review pull-request; commit change; diff change;
-channel conversation; thread conversation; dashboard report; metric report; log event; logs log; sheet spreadsheet;
-spreadsheet sheet; row record; record row; card task; board project; project board; folder drive; drive file;
-payment charge invoice; invoice payment bill; bill invoice; customer client user; client customer;
-order purchase; price cost; cost price; weather forecast; forecast weather; map location; place location;
-location address; address location; time date; date time; clock time; song track music; track song;
-play start; pause stop; info detail get; detail info; status state get; state status; list all; count number;
-notify message send notification; announce message send; tell message send; access permission group role user;
-permission access role group; role permission group; cve vulnerability security; vuln vulnerability;
-vulnerability security cve; security vulnerability; documentation document page wiki; wiki page document;
-infrastructure instance server cloud resource; server instance host; host server instance; vm instance server;
-monitoring monitor alert metric; alert monitor notification alarm; alarm alert monitor; incident alert outage;
-outage incident; oncall on-call schedule; secret credential key; credential secret key; key secret token;
-token key credential; container docker image pod; pod container; cluster kubernetes k8s; k8s kubernetes cluster;
-kubernetes k8s cluster; spend cost billing; billing cost invoice; graph chart dashboard; chart graph dashboard
-"""
+SYNONYM_WEIGHT = 0.8
+OPERATION_WEIGHT = 2.0  # a query's operation, which decides between commands that act on the same things
+CONTENT_WEIGHT = 0.5  # words of what to write ("a bug *about the login page*")
+EXACT_WEIGHT = 0.5  # a word as written, where a command's name has it so ("issues" meets list-issues first)
+_CJK = re.compile(r"([\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+)")
+_PHRASES = [(re.compile(rf"\b{re.escape(k)}\b"), " ".join(v)) for k, v in lexicon.table(lexicon.PHRASES).items()]
 
 
-def _lexicon() -> dict[str, list[str]]:
-    out: dict[str, list[str]] = {}
-    for entry in _LEXICON.replace("\n", " ").split(";"):
-        parts = entry.split()
-        if len(parts) >= 2:
-            out.setdefault(stem(parts[0]), []).extend(w for p in parts[1:] for w in p.split("-"))
+@cache
+def stem(word: str) -> str:
+    """The Snowball English stem of a lower-case word (logged -> log, statuses -> status, news -> news)."""
+    return _stemmer().stemWord(word)
+
+
+@cache
+def _stemmer():
+    import snowballstemmer  # about 15 ms: loaded by the first search, not at start-up
+
+    return snowballstemmer.stemmer("english")
+
+
+def tokens(text: str) -> list[str]:
+    """Lower-case words of a text, and each run of CJK script as its overlapping character pairs."""
+    out: list[str] = []
+    for i, part in enumerate(_CJK.split(unicodedata.normalize("NFKC", text))):
+        if i % 2:
+            out += [part[j : j + 2] for j in range(max(len(part) - 1, 1))]
+        else:
+            out += words(part)
     return out
 
 
-def stem(word: str) -> str:
-    """Singular, and without a trailing -ing or -ed (monitoring -> monitor, deployed -> deploy)."""
-    word = singular(word)
-    for suffix in ("ing", "ed"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
-            return word[: -len(suffix)]
-    return word
+def terms(text: str, stop: bool = True) -> list[str]:
+    """Search terms of a text: its tokens stemmed, without stop words (unless `stop` is false)."""
+    return [stem(t) for t in tokens(text) if not (stop and t in lexicon.STOP)]
 
 
-def terms(text: str) -> list[str]:
-    """Search terms of a text: words, lower-cased, stemmed, without stop words."""
-    return [stem(w) for w in words(text) if w not in _STOP]
+@cache
+def _operations() -> dict[str, list[str]]:
+    """The operations (`@create`) each verb stem asks for; a verb of no row is an operation of its own."""
+    ops: dict[str, list[str]] = {}
+    for op, verbs in lexicon.table(lexicon.VERBS).items():
+        for verb in verbs:
+            ops.setdefault(stem(verb), []).append("@" + op)
+    for verb in VERBS:
+        ops.setdefault(stem(verb), ["@" + stem(verb)])
+    return ops
 
 
-SYNONYMS = _lexicon()
+@cache
+def _synonyms() -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for word, expansion in lexicon.table(lexicon.SYNONYMS).items():
+        out.setdefault(stem(word), []).extend(stem(w) for w in expansion)
+    return out
+
+
+def operations(name: str, summary: str) -> list[str]:
+    """The operations of a command: of its name's first word if that is a verb, else of its last, else of its
+    summary's first word ("Get logs from a container")."""
+    ws, first = [stem(w) for w in words(name)], [stem(w) for w in words(summary)[:1]]
+    ops = _operations()
+    verb = next((w for w in ws[:1] + ws[-1:] + first if w in ops), None)
+    return ops[verb] if verb else []
+
+
+def query_weights(query: str) -> dict[str, float]:
+    """Terms of a query and their weights. Its first word that is not a stop word (or is a verb, like "show")
+    stands for its operations if it is a verb, unless the query is a question; other words count for themselves,
+    their form as written and their synonyms, less so between "about" (what to write) and "to" (where)."""
+    text = unicodedata.normalize("NFKC", query).lower()
+    for pattern, replacement in _PHRASES:
+        text = pattern.sub(replacement, text)
+    ops, synonyms = _operations(), _synonyms()
+    weights: dict[str, float] = {}
+
+    def add(term: str, weight: float) -> None:
+        weights[term] = max(weights.get(term, 0.0), weight)
+
+    found = tokens(text)
+    lead, scale = not found or found[0] not in lexicon.QUESTION, 1.0
+    for token in found:
+        term = stem(token)
+        if token in lexicon.CONTENT and not lead:
+            scale = CONTENT_WEIGHT
+        elif token in lexicon.DESTINATION:
+            scale = 1.0
+        elif lead and term in ops:
+            lead = False
+            for op in ops[term]:
+                add(op, OPERATION_WEIGHT)
+            if token not in lexicon.STOP:
+                add(term, 1.0)
+        elif token not in lexicon.STOP:
+            lead = False
+            add(term, scale)
+            add("=" + token, scale * EXACT_WEIGHT)
+            for syn in synonyms.get(term, []):
+                add(syn, scale * SYNONYM_WEIGHT)
+    return weights
 
 
 class Index:
@@ -97,8 +141,12 @@ class Index:
             }
             tf: Counter[str] = Counter()
             for field, weight in FIELD_WEIGHTS:
-                for term in terms(fields[field]):
+                for term in terms(fields[field], stop=field not in ("path", "params")):
                     tf[term] += weight
+            for word in words(fields["path"]):
+                tf["=" + word] += FIELD_WEIGHTS[0][1]
+            for op in operations(node.name, node.summary):
+                tf[op] += FIELD_WEIGHTS[0][1]
             doc = len(self.docs)
             self.docs.append((" ".join(path), node))
             lengths.append(sum(tf.values()))
@@ -108,15 +156,9 @@ class Index:
         self.lengths = lengths
 
     def search(self, query: str, limit: int = 8) -> list[tuple[float, str, Command]]:
-        weights: dict[str, float] = {}
-        for term in terms(query):
-            weights[term] = max(weights.get(term, 0.0), 1.0)
-            for syn in SYNONYMS.get(term, []):
-                syn = stem(syn)
-                weights[syn] = max(weights.get(syn, 0.0), SYNONYM_WEIGHT)
         scores: dict[int, float] = defaultdict(float)
         n = len(self.docs)
-        for term, weight in weights.items():
+        for term, weight in query_weights(query).items():
             posting = self.postings.get(term)
             if not posting:
                 continue

@@ -1,0 +1,140 @@
+"""`search WORDS`: stems, verbs that stand for operations, stop words, CJK text, tools known by name only, and
+words with an apostrophe, through a real tree of in-process upstream servers and through a served session."""
+
+import re
+
+import anyio
+import pytest
+
+from mcp_cli.search import stem
+from mcp_cli.testing import ainvoke, mock_upstream, ok, wrap
+
+from .conftest import served
+from .listed import config, entry
+
+pytestmark = pytest.mark.anyio
+
+
+def create_issue(title: str) -> str:
+    """Create a new issue in a repository."""
+    return title
+
+
+def list_issues(state: str = "open") -> str:
+    """List the issues of a repository, open or closed."""
+    return state
+
+
+def close_issue(number: int) -> str:
+    """Close an issue."""
+    return str(number)
+
+
+def get_file_contents(path: str) -> str:
+    """Get the contents of a file in a repository."""
+    return path
+
+
+def show_banner() -> str:
+    """Show a banner."""
+    return ""
+
+
+def list_logs(since: str) -> str:
+    """Read the log entries since a time."""
+    return since
+
+
+def get_statuses(ref: str) -> str:
+    """Get the check statuses of a commit."""
+    return ref
+
+
+def read_news() -> str:
+    """Read the latest news headlines."""
+    return ""
+
+
+def archive_repository(repo: str) -> str:  # no docstring: no description
+    return repo
+
+
+def wenjian(path: str) -> str:
+    """删除一个文件。"""
+    return path
+
+
+def wenti(title: str) -> str:
+    """在项目中创建一个新的问题。"""
+    return title
+
+
+def tracker():
+    return mock_upstream("tracker", create_issue, list_issues, close_issue, get_file_contents, show_banner)
+
+
+def misc():
+    return mock_upstream("misc", list_logs, get_statuses, read_news, archive_repository, wenjian, wenti)
+
+
+@pytest.fixture(scope="module")
+def tree():
+    async def build():
+        return await wrap({"tracker": tracker(), "misc": misc()})
+
+    return anyio.run(build)
+
+
+async def ranked(tree, words: str) -> list[str]:
+    """The command paths `search` prints, best first."""
+    result = await ainvoke(tree, ["search", *words.split(), "--limit", "8"])
+    assert result.ok, result.output
+    return re.findall(r"^  (\S+ \S+)", result.output, re.M)
+
+
+def test_stems_keep_words_apart_and_bring_forms_together():
+    assert stem("logged") == stem("logs") == stem("log")
+    assert stem("statuses") == stem("status")
+    assert stem("news") != stem("new")
+
+
+@pytest.mark.parametrize(
+    ("words", "first"),
+    [
+        ("file a bug", "tracker create-issue"),  # "file" is the verb here, not the thing
+        ("resolve issue 12", "tracker close-issue"),  # a synonym of the name's verb
+        ("open a new ticket", "tracker create-issue"),
+        ("show me the open issues", "tracker list-issues"),  # "show" says nothing of which command
+        ("can you please show me the issues", "tracker list-issues"),
+        ("what was logged yesterday", "misc list-logs"),
+        ("statuses of my commit", "misc get-statuses"),
+        ("today's news", "misc read-news"),
+        ("archive a repository", "misc archive-repository"),  # no description: found by its name
+        ("创建问题", "misc wenti"),  # Chinese description, Chinese query
+        ("删除文件", "misc wenjian"),
+    ],
+)
+async def test_search_ranks_the_command_meant_first(tree, words, first):
+    assert (await ranked(tree, words))[0] == first
+
+
+async def test_stop_words_alone_find_nothing(tree):
+    result = await ainvoke(tree, ["search", "can", "you", "please", "help", "me"])
+    assert result.ok and "No command matches" in result.output
+
+
+async def test_words_with_an_apostrophe_are_searched_as_words(tree):
+    result = await ainvoke(tree, "search What's open in the tracker?")
+    assert result.ok, result.output
+    assert "tracker list-issues" in result.output
+    refused = await ainvoke(tree, "tracker create-issue --title What's")  # only `search` takes plain words
+    assert not refused.ok and "cannot split" in refused.message
+
+
+async def test_a_served_session_searches_words_with_an_apostrophe(tmp_path):
+    team = config(tmp_path / "team.json", {"gh": entry("create_issue", "list_issues", "get_me")})
+    async with served("serve", str(team), env={"MCP_CLI_CACHE_DIR": str(tmp_path / "cache")}) as client:
+        hits = await ok(client, command="search Who's signed in? who am I")
+        assert hits.splitlines()[0].split()[:2] == ["gh", "get-me"]
+        hits = await ok(client, command="search Where's the list of issues? I'd like to see them")
+        assert hits.splitlines()[0].split()[:2] == ["gh", "list-issues"]
