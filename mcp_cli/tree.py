@@ -189,6 +189,13 @@ class Tree:
             raise ValueError("the root of a tree must be a group")
         settings = Settings(**data.get("settings", {}))
         upstreams, skill = data.get("upstreams", {}), data.get("skill")
+        if skill is not None and not (
+            isinstance(skill, dict)
+            and isinstance(skill.get("file"), str)
+            and isinstance(skill.get("frontmatter"), dict)
+            and isinstance(skill["frontmatter"].get("name"), str)
+        ):
+            raise ValueError('"skill" must be {"file": "SKILL.md", "frontmatter": {"name": ..., ...}}')
         return cls(root=root, settings=settings, upstreams=upstreams, skill=skill, base_dir=base_dir, file=file)
 
     @classmethod

@@ -193,3 +193,11 @@ def test_the_inspector_lists_and_reads_skill_resources(tmp_path):
     assert "skill://pdf/references/forms.md" in [r["uri"] for r in run("--method", "resources/list")["resources"]]
     read = run("--method", "resources/read", "--uri", "skill://pdf/references/forms.md")
     assert read["contents"][0]["text"] == (PDF / "references" / "forms.md").read_text(encoding="utf-8")
+
+
+def test_a_tree_file_with_a_broken_skill_entry_is_refused_in_one_line(tmp_path):
+    tree = json.loads(DEMO.read_text(encoding="utf-8")) | {"skill": {"file": "SKILL.md"}}
+    (tmp_path / "tree.json").write_text(json.dumps(tree))
+    proc = subprocess.run([sys.executable, "-m", "mcp_cli", "serve", str(tmp_path / "tree.json")], cwd=ROOT,
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert proc.returncode == 2 and '"skill" must be' in proc.stderr and "Traceback" not in proc.stderr
