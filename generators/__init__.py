@@ -12,8 +12,8 @@ from pathlib import Path
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
+from mcp_cli import skill_files
 from mcp_cli.errors import SourceError
-from mcp_cli.sources.skill import files as skill_files
 from mcp_cli.tree import Tree
 
 from . import vendor
@@ -61,7 +61,7 @@ def server_package(tree: Tree, out: Path, source_dir: Path | None = None) -> lis
     launcher, pyproject.toml, README.md and client configuration snippets. It installs from the package
     registries alone. The same inputs give the same bytes. Returns the files written, sorted.
 
-    The skill is copied file by file through `mcp_cli.sources.skill.files`, the rules loading it followed: what
+    The skill is copied file by file through `mcp_cli.skill_files`, the rules loading it followed: what
     it refused (outside the folder, devices, pipes, loops, too big) is left out (loading the skill has warned
     of it already); a file that changed into something refused since it was loaded fails the build."""
     runtime = vendor.collect()  # before touching `out`: a runtime that cannot be copied fails the build cleanly

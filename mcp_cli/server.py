@@ -180,7 +180,7 @@ def build(runtime: Runtime) -> Server:
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # roots are deprecated in the 2026 protocol; still what clients send
-        return Server(
+        server = Server(
             runtime.tree.name,
             version=__version__,
             instructions=description(runtime),
@@ -189,6 +189,11 @@ def build(runtime: Runtime) -> Server:
             on_call_tool=call_tool,
             on_roots_list_changed=roots.changed,
         )
+    if runtime.tree.skill:  # served from a skill folder: its files as skill resources (SEP-2640)
+        from .skill_resources import SkillResources
+
+        SkillResources(runtime.tree).install(server)
+    return server
 
 
 async def serve_stdio(runtime: Runtime) -> None:

@@ -134,12 +134,17 @@ class Settings:
 @dataclass
 class Tree:
     """A root group plus settings, and the upstream MCP servers its `mcp` handlers call (name -> config).
-    `base_dir` (not serialised) anchors relative paths in handler references."""
+    `base_dir` (not serialised) anchors relative paths in handler references. A tree read from a skill folder
+    has `skill`: `{"file": "SKILL.md", "frontmatter": {...}}` (its SKILL.md's name and frontmatter as written), and
+    serves the folder `base_dir` as skill resources (see `skill_resources`). `file` (not serialised) is the tree
+    JSON file it was read from, if any: a built package keeps it beside the skill's files, not one of them."""
 
     root: Group
     settings: Settings = field(default_factory=Settings)
     upstreams: dict[str, dict[str, Any]] = field(default_factory=dict)
+    skill: dict[str, Any] | None = None
     base_dir: Path | None = field(default=None, compare=False, repr=False)
+    file: Path | None = field(default=None, compare=False, repr=False)
     # async () -> Tree: the tree again, for a source that could not read everything (not serialised)
     rediscover: Any = field(default=None, compare=False, repr=False)
 
@@ -166,6 +171,7 @@ class Tree:
             "version": FORMAT_VERSION,
             "settings": _to_data(self.settings),
             **({"upstreams": self.upstreams} if self.upstreams else {}),
+            **({"skill": self.skill} if self.skill else {}),
             "root": _to_data(self.root),
         }
 
@@ -173,7 +179,7 @@ class Tree:
         return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False, sort_keys=False) + "\n"
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any], base_dir: Path | None = None) -> Tree:
+    def from_dict(cls, data: dict[str, Any], base_dir: Path | None = None, file: Path | None = None) -> Tree:
         if data.get("format") != FORMAT:
             raise ValueError(f'not an mcp-cli tree (expected "format": "{FORMAT}")')
         if data.get("version") != FORMAT_VERSION:
@@ -182,12 +188,20 @@ class Tree:
         if not isinstance(root, Group):
             raise ValueError("the root of a tree must be a group")
         settings = Settings(**data.get("settings", {}))
-        return cls(root=root, settings=settings, upstreams=data.get("upstreams", {}), base_dir=base_dir)
+        upstreams, skill = data.get("upstreams", {}), data.get("skill")
+        if skill is not None and not (
+            isinstance(skill, dict)
+            and isinstance(skill.get("file"), str)
+            and isinstance(skill.get("frontmatter"), dict)
+            and isinstance(skill["frontmatter"].get("name"), str)
+        ):
+            raise ValueError('"skill" must be {"file": "SKILL.md", "frontmatter": {"name": ..., ...}}')
+        return cls(root=root, settings=settings, upstreams=upstreams, skill=skill, base_dir=base_dir, file=file)
 
     @classmethod
     def load(cls, path: str | Path) -> Tree:
-        path = Path(path)
-        return cls.from_dict(json.loads(path.read_text(encoding="utf-8")), base_dir=path.resolve().parent)
+        path = Path(path).resolve()
+        return cls.from_dict(json.loads(path.read_text(encoding="utf-8")), base_dir=path.parent, file=path)
 
 
 def _to_data(obj: Any) -> Any:

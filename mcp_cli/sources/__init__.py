@@ -54,7 +54,7 @@ def _tree_file_or_module(source: str, path: Path) -> Tree:
         if problem:
             raise SourceError(f"{path}: {problem}")
         try:
-            return Tree.from_dict(data, base_dir=path.resolve().parent)
+            return Tree.from_dict(data, base_dir=path.resolve().parent, file=path.resolve())
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
             raise SourceError(f"{path}: not a valid tree: {exc}") from None
     if ":" in source and not path.exists():

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ... import skill_files as files
 from ...errors import SourceError
 from ...text import kebab
 from ...tree import Group, Tree
-from . import docs, files, manifest, scripts, skillmd
+from . import docs, manifest, scripts, skillmd
 
 
 def is_skill(path: Path) -> bool:
@@ -46,4 +47,5 @@ def load(skill_dir: str | Path) -> tuple[Tree, list[str]]:
     manifest.configure_scripts(root, options, warnings)
     if not root.children:
         warnings.append("no scripts or documents found: the tool has nothing to run")
-    return Tree(root=root, base_dir=skill_dir), warnings
+    skill = {"file": meta.path.name, "frontmatter": meta.frontmatter}
+    return Tree(root=root, skill=skill, base_dir=skill_dir), warnings

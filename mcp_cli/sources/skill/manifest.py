@@ -25,9 +25,10 @@ from typing import Any
 
 import yaml
 
+from ... import skill_files as files
 from ...errors import SourceError
 from ...tree import Command, Group, Node, Tree
-from . import files, scripts
+from . import scripts
 
 FILE = "mcp-cli.yaml"
 KEYS = ("name", "summary", "docs", "env", "timeout", "stdin", "steps")

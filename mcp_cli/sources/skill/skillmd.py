@@ -14,8 +14,8 @@ from typing import Any
 
 import yaml
 
+from ... import skill_files as files
 from ...errors import SourceError
-from . import files
 
 FIELDS = ("name", "description", "license", "compatibility", "metadata", "allowed-tools")
 _NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
@@ -28,6 +28,7 @@ class SkillMeta:
     body: str
     path: Path
     extra: dict[str, Any] = field(default_factory=dict)
+    frontmatter: dict[str, Any] = field(default_factory=dict)  # every field as written, as JSON values
 
 
 def valid_name(name: str) -> bool:
@@ -118,7 +119,16 @@ def read(skill_dir: Path) -> tuple[SkillMeta, list[str]]:
             f"(the spec has {', '.join(FIELDS)})"
         )
     extra = {k: v for k, v in data.items() if k in FIELDS[2:]}
-    return SkillMeta(name, description, text[m.end() :], path, extra), warnings
+    return SkillMeta(name, description, text[m.end() :], path, extra, _json(data)), warnings
+
+
+def _json(value: Any) -> Any:
+    """A YAML value as JSON: mappings with string keys, lists; dates and other scalars YAML makes as text."""
+    if isinstance(value, dict):
+        return {str(k): _json(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set)):
+        return [_json(v) for v in value]
+    return value if value is None or isinstance(value, (str, int, float, bool)) else str(value)
 
 
 _KEY = re.compile(r"^([A-Za-z_][\w-]*)[ \t]*:(?:[ \t]+(.*))?$")

@@ -29,8 +29,8 @@ import stat
 from collections.abc import Callable
 from pathlib import Path
 
-from ...errors import SourceError
-from ...result import has_surrogate, wire_text
+from .errors import SourceError
+from .result import has_surrogate, wire_text
 
 MAX_FILE = 50 * 2**20  # one file of a skill, read or copied
 MAX_TEXT = 4 * 2**20  # a document or script read into the tree
