@@ -112,6 +112,7 @@ def test_build_output_is_complete_and_deterministic(tmp_path):
         "jsonschema",
         "markdown-it-py",
         "referencing",
+        "snowballstemmer",  # the search command's stemmer
         "uvicorn",
     }
     assert "mcp<3,>=2.3" in dependencies
