@@ -25,8 +25,13 @@ SYNONYM_WEIGHT = 0.8
 OPERATION_WEIGHT = 2.0  # a query's operation, which decides between commands that act on the same things
 CONTENT_WEIGHT = 0.5  # words of what to write ("a bug *about the login page*")
 EXACT_WEIGHT = 0.5  # a word as written, where a command's name has it so ("issues" meets list-issues first)
-_CJK = re.compile(r"([\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+)")
-_PHRASES = [(re.compile(rf"\b{re.escape(k)}\b"), " ".join(v)) for k, v in lexicon.table(lexicon.PHRASES).items()]
+_CJK = r"([\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+)"  # compiled when used
+
+
+@cache
+def _phrases() -> list[tuple[re.Pattern[str], str]]:
+    """Each multi-word phrase of the lexicon (compiled by the first search, not at start-up) and what it reads as."""
+    return [(re.compile(rf"\b{re.escape(k)}\b"), " ".join(v)) for k, v in lexicon.table(lexicon.PHRASES).items()]
 
 
 @cache
@@ -45,7 +50,7 @@ def _stemmer():
 def tokens(text: str) -> list[str]:
     """Lower-case words of a text, and each run of CJK script as its overlapping character pairs."""
     out: list[str] = []
-    for i, part in enumerate(_CJK.split(unicodedata.normalize("NFKC", text))):
+    for i, part in enumerate(re.split(_CJK, unicodedata.normalize("NFKC", text))):
         if i % 2:
             out += [part[j : j + 2] for j in range(max(len(part) - 1, 1))]
         else:
@@ -92,7 +97,7 @@ def query_weights(query: str) -> dict[str, float]:
     stands for its operations if it is a verb, unless the query is a question; other words count for themselves,
     their form as written and their synonyms, less so between "about" (what to write) and "to" (where)."""
     text = unicodedata.normalize("NFKC", query).lower()
-    for pattern, replacement in _PHRASES:
+    for pattern, replacement in _phrases():
         text = pattern.sub(replacement, text)
     ops, synonyms = _operations(), _synonyms()
     weights: dict[str, float] = {}
