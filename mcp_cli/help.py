@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .text import WIDTH, columns, first_sentence, one_line
+from .text import WIDTH, clip, columns, first_sentence, one_line
 from .tree import Command, Group, Node, Param, Topic
 from .types import VALUE_TYPES
 
@@ -272,8 +272,7 @@ def section_listing(doc: markdown.Document, section: markdown.Section, where: st
     for c in section.children:
         n = c.count()
         about = f"{len(doc.text(c.start, c.end)):,} chars" + (f", {n} sub-section{'s' * (n > 1)}" if n else "")
-        label = c.heading if len(c.heading) <= 80 else c.heading[:77].rstrip() + "..."  # a paragraph over `---`
-        entries.append((c.slug, f"{label or c.slug} ({about})"))
+        entries.append((c.slug, f"{clip(c.heading, 80) or c.slug} ({about})"))  # a heading may be a paragraph
     run = f"Run `{where} <section>` to read one."
     chunks: list[list[tuple[str, str]]] = [[]]
     used = 0
