@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .text import WIDTH, clip, columns, first_sentence, one_line
+from .text import WIDTH, clip, columns, first_sentence, one_line, spellings
 from .tree import Command, Group, Node, Param, Topic
 from .types import VALUE_TYPES
 
@@ -110,22 +110,11 @@ def _nargs_form(p: Param, mv: str) -> str:
     return mv
 
 
-def _spellings(flags: list[str]) -> list[str]:
-    """Flags without the ones that differ from an earlier flag only by `_` for `-` (both are accepted)."""
-    seen: set[str] = set()
-    out = []
-    for f in flags:
-        if f.replace("_", "-") not in seen:
-            out.append(f)
-            seen.add(f.replace("_", "-"))
-    return out
-
-
 def _invocation(p: Param, long_only: bool = True) -> str:
     """How a parameter is written: `--out PATH`, `-v`, `--flag/--no-flag`, `FILE [FILE ...]`."""
     if p.positional:
         return _nargs_form(p, metavar(p))
-    flags = [max(p.flags, key=len)] if long_only else _spellings(p.flags)
+    flags = [max(spellings(p.flags), key=len)] if long_only else spellings(p.flags)
     if p.action == "negatable":
         return " | ".join(f"{f}/--no-{f.lstrip('-')}" for f in flags)
     if not p.takes_value:

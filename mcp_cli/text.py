@@ -24,6 +24,19 @@ def kebab(name: str) -> str:
     return "-".join(words(name)) or "command"
 
 
+def spellings(flags: list[str]) -> list[str]:
+    """Flags without those that only spell an earlier one another way (`--fullPath`, `--full_path` after
+    `--full-path`): what help shows and suggests; every spelling is accepted."""
+    seen: set[str] = set()
+    out = []
+    for f in flags:
+        key = "-".join(words(f)) or f
+        if key not in seen:
+            out.append(f)
+            seen.add(key)
+    return out
+
+
 def one_line(text: str, limit: int = 90) -> str:
     """The first sentence of the first paragraph of `text`, on one line, `clip`ped to `limit` characters."""
     return clip(sentence(" ".join(text.strip().split("\n\n", 1)[0].split())), limit)

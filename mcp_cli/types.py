@@ -16,8 +16,14 @@ def _integer(text: str) -> int:
     return int(text)
 
 
-def _number(text: str) -> float:
-    return float(text)
+def _number(text: str) -> int | float:
+    """`100` -> 100 and `1e3` -> 1000 (an integral number is sent as an integer, which every reader accepts);
+    `1.5` -> 1.5."""
+    try:
+        return int(text)
+    except ValueError:
+        value = float(text)
+    return int(value) if value.is_integer() else value
 
 
 def _bool(text: str) -> bool:
