@@ -14,7 +14,7 @@ from . import handlers, schema, topics
 from . import help as helptext
 from . import parser as argparser
 from .children import kill_all
-from .errors import BadRequest, CallError, HandlerError, NotFound, UsageError, close_to
+from .errors import BadRequest, CallError, HandlerError, NotFound, UsageError, close_to, unsplittable
 from .handlers import Call, Handler, Kind
 from .result import Result, cap, has_surrogate, wire_text
 from .tree import Command, Group, Node, Topic, Tree
@@ -143,10 +143,8 @@ class Runtime:
         if command is not None:
             try:
                 tokens = shlex.split(command, posix=True)
-            except ValueError as exc:
-                raise BadRequest(
-                    f"cannot split `command` like a shell would: {exc}. Quote it, or use `argv`."
-                ) from None
+            except ValueError:
+                raise unsplittable(command) from None
         else:
             tokens = list(argv)
         for i, token in enumerate(tokens):
