@@ -59,8 +59,8 @@ def unsplittable(command: str) -> BadRequest:
     other, name = ("'", "single") if quote == '"' else ('"', "double")
     return BadRequest(
         f"cannot split `command` like a shell: the {quote} at character {at + 1} (in `{word}`) opens a quote that "
-        f"is never closed. Put the text that holds it in {name} quotes ({other}{word}{other}), write \\{quote} for the quote, "
-        f"{instead}."
+        f"is never closed. Put the text that holds it in {name} quotes ({other}{word}{other}), write \\{quote} for "
+        f"the quote, {instead}."
     )
 
 

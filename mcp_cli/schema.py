@@ -19,7 +19,7 @@ from typing import Any
 from .errors import UsageError
 from .text import words
 from .tree import Command, Param
-from .types import json_value, loads, of_schema
+from .types import integral, json_value, loads, of_schema
 
 JSON_ALL = "@json"  # the dest of --json, never a property path
 RESERVED = {"help", "h", "json"}
@@ -259,7 +259,7 @@ def _scalar(param: Param, kind: str, raw: str) -> Any:
         return _json(param, raw)
     if kind in ("integer", "number", "boolean", "any"):
         try:
-            return loads(raw)
+            return integral(loads(raw)) if kind == "number" else loads(raw)
         except ValueError:
             if kind == "any":
                 return raw

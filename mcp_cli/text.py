@@ -66,7 +66,7 @@ def clip(text: str, limit: int) -> str:
 
 
 _OPEN, _CLOSE = "([{", ")]}"
-_ABBREVIATIONS = {"e.g.", "i.e.", "etc.", "vs.", "cf.", "approx.", "incl.", "esp.", "no."}
+_ABBREVIATIONS = {"e.g.", "i.e.", "etc.", "vs.", "cf.", "approx.", "incl.", "esp."}
 
 
 def _cuts(text: str) -> Iterator[tuple[int, bool]]:
