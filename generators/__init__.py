@@ -111,9 +111,8 @@ def skill_folder(tree: Tree, out: Path, command: list[str]) -> list[Path]:
     within the spec's 1,024 characters, a body teaching the --help walk) and `scripts/NAME.sh`, which runs
     `command` (an mcp-cli command line ending in the tree's source) with the caller's arguments. Returns the files
     written, sorted. Raises ValueError when the folder's name cannot be a skill's name."""
-    from mcp_cli.server import clip
     from mcp_cli.sources.skill.skillmd import valid_name
-    from mcp_cli.text import one_line
+    from mcp_cli.text import clip, one_line
 
     name = out.resolve().name
     if not valid_name(name):

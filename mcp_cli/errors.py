@@ -7,6 +7,7 @@ shown with it is rendered only when the error is.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 
 
@@ -33,6 +34,34 @@ class BadRequest(CallError):
     surrogates, a message the server cannot read."""
 
     kind, exit_code = "bad_request", 2
+
+
+def unsplittable(command: str) -> BadRequest:
+    """The error for a `command` string that cannot be split like a POSIX shell would: where the quote left open
+    is (or the backslash at the end), and how to write it instead."""
+    quote, at, i = "", -1, 0
+    while i < len(command):
+        ch = command[i]
+        if quote == "'":
+            quote = "" if ch == "'" else quote
+        elif ch == "\\":
+            i += 1  # the next character is escaped
+        elif ch == quote:
+            quote = ""
+        elif not quote and ch in "'\"":
+            quote, at = ch, i
+        i += 1
+    instead = "or send `argv` instead, one string per argument"
+    if not quote:
+        return BadRequest(f"cannot split `command` like a shell: it ends with a backslash that escapes nothing; "
+                          f"remove it, write \\\\ for a backslash, {instead}.")  # fmt: skip
+    word = re.search(r"\S*$", command[:at]).group() + re.match(r"\S*", command[at:]).group()  # type: ignore[union-attr]
+    other, name = ("'", "single") if quote == '"' else ('"', "double")
+    return BadRequest(
+        f"cannot split `command` like a shell: the {quote} at character {at + 1} (in `{word}`) opens a quote that "
+        f"is never closed. Put the text that holds it in {name} quotes ({other}{word}{other}), write \\{quote} for "
+        f"the quote, {instead}."
+    )
 
 
 class NotFound(CallError):

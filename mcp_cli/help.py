@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .text import WIDTH, columns, first_sentence, one_line
+from .text import WIDTH, clip, columns, first_sentence, one_line, spellings
 from .tree import Command, Group, Node, Param, Topic
 from .types import VALUE_TYPES
 
@@ -110,22 +110,11 @@ def _nargs_form(p: Param, mv: str) -> str:
     return mv
 
 
-def _spellings(flags: list[str]) -> list[str]:
-    """Flags without the ones that differ from an earlier flag only by `_` for `-` (both are accepted)."""
-    seen: set[str] = set()
-    out = []
-    for f in flags:
-        if f.replace("_", "-") not in seen:
-            out.append(f)
-            seen.add(f.replace("_", "-"))
-    return out
-
-
 def _invocation(p: Param, long_only: bool = True) -> str:
     """How a parameter is written: `--out PATH`, `-v`, `--flag/--no-flag`, `FILE [FILE ...]`."""
     if p.positional:
         return _nargs_form(p, metavar(p))
-    flags = [max(p.flags, key=len)] if long_only else _spellings(p.flags)
+    flags = [max(spellings(p.flags), key=len)] if long_only else spellings(p.flags)
     if p.action == "negatable":
         return " | ".join(f"{f}/--no-{f.lstrip('-')}" for f in flags)
     if not p.takes_value:
@@ -272,8 +261,7 @@ def section_listing(doc: markdown.Document, section: markdown.Section, where: st
     for c in section.children:
         n = c.count()
         about = f"{len(doc.text(c.start, c.end)):,} chars" + (f", {n} sub-section{'s' * (n > 1)}" if n else "")
-        label = c.heading if len(c.heading) <= 80 else c.heading[:77].rstrip() + "..."  # a paragraph over `---`
-        entries.append((c.slug, f"{label or c.slug} ({about})"))
+        entries.append((c.slug, f"{clip(c.heading, 80) or c.slug} ({about})"))  # a heading may be a paragraph
     run = f"Run `{where} <section>` to read one."
     chunks: list[list[tuple[str, str]]] = [[]]
     used = 0

@@ -6,6 +6,7 @@ import argparse
 from typing import Any
 
 from .errors import UsageError, close_to
+from .text import spellings
 from .tree import Command, Param
 from .types import VALUE_TYPES
 
@@ -70,7 +71,7 @@ def parse(parser: argparse.ArgumentParser, cmd: Command, tokens: list[str]) -> d
     if extra:
         bad = extra[0]
         if bad.startswith("-") and bad != "-":
-            flags = [f for p in cmd.params for f in p.flags]
+            flags = [f for p in cmd.params for f in spellings(p.flags)]
             raise UsageError(f"unknown option {bad}.", close_to(bad.split("=", 1)[0], flags))
         raise UsageError(f"unexpected argument {bad!r}.")
     return vars(ns)

@@ -14,7 +14,7 @@ from . import handlers, schema, topics
 from . import help as helptext
 from . import parser as argparser
 from .children import kill_all
-from .errors import BadRequest, CallError, HandlerError, NotFound, UsageError, close_to
+from .errors import BadRequest, CallError, HandlerError, NotFound, UsageError, close_to, unsplittable
 from .handlers import Call, Handler, Kind
 from .result import Result, cap, has_surrogate, wire_text
 from .tree import Command, Group, Node, Topic, Tree
@@ -140,12 +140,12 @@ class Runtime:
             raise BadRequest(f"give either `argv` or `command`, not both. {example}")
         if argv is None and command is None:
             raise BadRequest(f"give `argv` (a list of strings) or `command` (one string). {example}")
-        unsplit: ValueError | None = None
+        unsplit = False
         if command is not None:
             try:
                 tokens = shlex.split(command, posix=True)
-            except ValueError as exc:  # `search What's open?` is words, not shell: split on spaces
-                tokens, unsplit = command.split(), exc
+            except ValueError:  # `search What's open?` is words, not shell: split on spaces
+                tokens, unsplit = command.split(), True
         else:
             tokens = list(argv)
         for i, token in enumerate(tokens):
@@ -156,10 +156,10 @@ class Runtime:
         # Agents often repeat the tool's own name ("pdf text extract"); drop it unless it names a child.
         if tokens and tokens[0] == name and self.tree.root.child(name) is None:
             tokens = tokens[1:]
-        if unsplit is not None:
+        if unsplit:
             node = self.invocation(tokens).node
             if not (isinstance(node, Command) and node.handler.get("kind") == "search"):
-                raise BadRequest(f"cannot split `command` like a shell would: {unsplit}. Quote it, or use `argv`.")
+                raise unsplittable(command)
         return tokens
 
     def invocation(self, tokens: list[str], cwd: str | None = None) -> Invocation:

@@ -1,6 +1,7 @@
 """JSON Schema <-> argv: a tool's input schema becomes options, and parsed options become its arguments object.
 
-Each property is an option named after it (`--max-results`, also `--max_results`): typed scalars, choices
+Each property is an option named after it in kebab-case (`--max-results`; `--maxResults` and `--max_results`,
+the upstream's spelling, work too, and the arguments object keeps the upstream's names): typed scalars, choices
 for enums, `--flag/--no-flag` for booleans, repeatable options (or a JSON array) for arrays, dotted options
 (`--filters.status open`) or one JSON value for objects. `--json '{...}'` (or `--json @file.json`) gives the
 whole object; options beside it override its fields. `$ref`/`$defs`, `allOf`, `anyOf`/`oneOf` (nullable
@@ -9,13 +10,16 @@ included) are resolved. The result is validated against the schema, and errors a
 
 from __future__ import annotations
 
+import itertools
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
 from .errors import UsageError
+from .text import words
 from .tree import Command, Param
-from .types import json_value, loads, of_schema
+from .types import integral, json_value, loads, of_schema
 
 JSON_ALL = "@json"  # the dest of --json, never a property path
 RESERVED = {"help", "h", "json"}
@@ -82,13 +86,52 @@ def kind_of(prop: dict[str, Any]) -> str:
     return "any"
 
 
-def _flags(path: list[str]) -> list[str]:
-    """`--max-results` (and the verbatim `--max_results`); reserved names get an `arg-` prefix."""
-    verbatim = ".".join(path)
-    if len(path) == 1 and verbatim.lower() in RESERVED:
-        return ["--arg-" + verbatim]
-    dashed = verbatim.replace("_", "-").replace(" ", "-")
-    return ["--" + dashed] + (["--" + verbatim.replace(" ", "-")] if dashed != verbatim.replace(" ", "-") else [])
+def _spellings(path: list[str]) -> tuple[str, str, str]:
+    """A property's flags: kebab-case, as spelled upstream, snake_case (`fullPath` -> `--full-path`, `--fullPath`,
+    `--full_path`). A name that is one of RESERVED gets an `arg-` prefix (`--arg-help`)."""
+
+    def spelt(part: str, sep: str) -> str:  # `words` knows only ASCII: other names only change their separators
+        return (sep.join(words(part)) or part) if part.isascii() else re.sub(r"[\s_-]+", sep, part)
+
+    forms = [".".join(spelt(part, sep) for part in path) for sep in ("-", "_")]
+    kebab, verbatim, snake = forms[0], ".".join(path).replace(" ", "-"), forms[1]
+    if len(path) == 1 and (kebab.lower() in RESERVED or verbatim.lower() in RESERVED):
+        return "--arg-" + kebab, "--arg-" + verbatim, "--arg-" + snake
+    return "--" + kebab, "--" + verbatim, "--" + snake
+
+
+def _flags(paths: list[list[str]], negatable: list[bool]) -> tuple[list[list[str]], list[str]]:
+    """The flags of each property, kebab-case first, its other spellings after (not shown in help), and a note for
+    each: when two properties kebab to one flag, the first has it, and the other goes by its own spelling, with a
+    note saying so (`fullPath` is `--full-path`, `full_path` is `--full_path` "not --full-path, which sets
+    fullPath"). Where even that is taken, a number is added."""
+    taken: dict[str, int] = {}  # flag -> the property that has it
+
+    def forms(i: int, flag: str) -> list[str]:
+        return [flag] + (["--no-" + flag[2:]] if negatable[i] else [])  # argparse makes --no-X for a boolean
+
+    def holder(i: int, flag: str) -> int | None:
+        return next((taken[f] for f in forms(i, flag) if taken.get(f, i) != i), None)
+
+    def claim(i: int, flag: str) -> bool:
+        if holder(i, flag) is not None:
+            return False
+        taken.update(dict.fromkeys(forms(i, flag), i))
+        return True
+
+    spellings = [_spellings(path) for path in paths]
+    own = [claim(i, verbatim) for i, (_, verbatim, _) in enumerate(spellings)]  # a name spelt as given is kept
+    flags, notes = [], []
+    for i, (kebab, verbatim, _) in enumerate(spellings):
+        other = holder(i, kebab)
+        if other is None:
+            claim(i, kebab)
+        numbered = (f"{kebab}-{n}" for n in itertools.count(2))
+        flags.append([kebab if other is None else verbatim if own[i] else next(f for f in numbered if claim(i, f))])
+        notes.append("" if other is None else f"not {kebab}, which sets {'.'.join(paths[other])}")
+    for i, spelt in enumerate(spellings):
+        flags[i] += [f for f in dict.fromkeys(spelt) if f not in flags[i] and claim(i, f)]
+    return flags, notes
 
 
 def _notes(prop: dict[str, Any], kind: str) -> str:
@@ -125,15 +168,15 @@ def shape(prop: dict[str, Any], depth: int = 0, limit: int = 160) -> str:
     return text if len(text) <= limit else text[: limit - 4] + "...}"
 
 
-def _param(path: list[str], prop: dict[str, Any], required: bool) -> Param:
+def _param(path: list[str], prop: dict[str, Any], required: bool, flags: list[str], note: str) -> Param:
     kind = kind_of(prop)
     description = " ".join(str(prop.get("description") or prop.get("title") or "").split())
-    notes = _notes(prop, kind)
+    notes = "; ".join(x for x in (note, _notes(prop, kind)) if x)
     help_text = f"{description} [{notes}]" if notes and description else description or (f"[{notes}]" if notes else "")
     enum = prop.get("enum") if isinstance(prop.get("enum"), list) else None
     if "const" in prop:
         enum = [prop["const"]]
-    base = {"name": ".".join(path), "flags": _flags(path), "help": help_text, "required": required}
+    base = {"name": ".".join(path), "flags": flags, "help": help_text, "required": required}
     default = prop.get("default")
     if kind == "boolean":
         return Param(type="boolean", action="negatable", default=default, **base)
@@ -155,7 +198,7 @@ def _item_metavar(prop: dict[str, Any]) -> str:
 def params(schema: dict[str, Any]) -> list[Param]:
     """Options for every property (objects also field by field, two levels deep), then `--json`."""
     doc = _Schema(schema)
-    out: list[Param] = []
+    found: list[tuple[list[str], dict[str, Any], bool]] = []
 
     def visit(node: dict[str, Any], prefix: list[str], required_here: bool, depth: int) -> None:
         required = set(node.get("required", [])) if isinstance(node.get("required"), list) else set()
@@ -163,11 +206,13 @@ def params(schema: dict[str, Any]) -> list[Param]:
         for name, raw in props.items():
             prop = doc.resolve(raw)
             path = prefix + [str(name)]
-            out.append(_param(path, prop, required_here and name in required))
+            found.append((path, prop, required_here and name in required))
             if kind_of(prop) == "object" and isinstance(prop.get("properties"), dict) and depth < MAX_DEPTH:
                 visit(prop, path, False, depth + 1)
 
     visit(doc.resolve(schema), [], True, 1)
+    flags, notes = _flags([path for path, _, _ in found], [kind_of(prop) == "boolean" for _, prop, _ in found])
+    out = [_param(*f, fl, note) for f, fl, note in zip(found, flags, notes, strict=True)]
     if not out:  # a tool without arguments needs no --json either
         return out
     out.append(
@@ -214,7 +259,7 @@ def _scalar(param: Param, kind: str, raw: str) -> Any:
         return _json(param, raw)
     if kind in ("integer", "number", "boolean", "any"):
         try:
-            return loads(raw)
+            return integral(loads(raw)) if kind == "number" else loads(raw)
         except ValueError:
             if kind == "any":
                 return raw
@@ -246,7 +291,7 @@ def arguments(cmd: Command, values: dict[str, Any], check: Checker) -> dict[str,
                 target[part] = {}
             target = target[part]
         target[path[-1]] = _convert(by_name[name], node, value)
-    validate(check, result)
+    validate(check, result, {name: p.flags[0] for name, p in by_name.items() if p.flags})
     return result
 
 
@@ -267,8 +312,9 @@ def checker(cmd: Command) -> Checker:
     return Checker(_Schema(schema), cls(schema))
 
 
-def validate(check: Checker, args: dict[str, Any]) -> None:
-    """Raise UsageError for the first schema violation, naming the option it concerns."""
+def validate(check: Checker, args: dict[str, Any], flags: dict[str, str]) -> None:
+    """Raise UsageError for the first schema violation, naming the option it concerns (`flags`: the flag of each
+    property path, `a.b`)."""
     import jsonschema
     from referencing.exceptions import Unresolvable
 
@@ -282,9 +328,14 @@ def validate(check: Checker, args: dict[str, Any]) -> None:
     path = [str(p) for p in err.path if not isinstance(p, int)]
     if err.validator == "required":
         missing = err.message.split("'")[1] if "'" in err.message else ""
-        flag = _flags(path + [missing])[0] if missing else "an option"
+        flag = _flag(flags, path + [missing]) if missing else "an option"
         raise UsageError(f"missing required option {flag} (or give it inside --json).")
     if err.validator == "additionalProperties":
         raise UsageError(f"{err.message}; use only the options listed below.")
-    where = _flags(path)[0] if path else "--json"
+    where = _flag(flags, path) if path else "--json"
     raise UsageError(f"{where}: {err.message}.")
+
+
+def _flag(flags: dict[str, str], path: list[str]) -> str:
+    """The flag of a property path; one deeper than options go, as spelled upstream."""
+    return flags.get(".".join(path)) or _spellings(path)[1]

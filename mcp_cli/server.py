@@ -21,6 +21,7 @@ from . import __version__, http_guard
 from .children import exit_process
 from .result import Result
 from .runtime import Runtime
+from .text import clip
 from .tree import Group
 from .unreadable import Answering
 
@@ -58,19 +59,6 @@ def malformed(arguments: Any) -> str:
 
 NAMED = 12  # domain names in the tool description
 SUMMARY_BUDGET = 1024  # characters of the root summary in the tool description (a skill's description at most)
-
-
-def clip(text: str, limit: int) -> str:
-    """`text` on one line, whole when it fits `limit`; else cut after its last sentence (or word) that fits, with
-    an ellipsis when the cut falls inside a sentence."""
-    text = " ".join(text.split())
-    if len(text) <= limit:
-        return text
-    head = text[: limit - 3]
-    sentence = max(head.rfind(f"{end} ") for end in ".!?")
-    if sentence >= limit // 2:
-        return head[: sentence + 1]
-    return head.rsplit(" ", 1)[0].rstrip(",;:-") + "..."
 
 
 def description(runtime: Runtime) -> str:

@@ -6,12 +6,12 @@ One place for each, so that a command's name, its search words and its summary a
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 WIDTH = 100
 # An acronym (with digits and a plural `s`: EC2, PRs), a capitalised or lowercase word (with digits: s3, v2),
 # a lone capital.
 _WORD = re.compile(r"[A-Z]{2,}[0-9]*s?(?![a-z])|[A-Z]?[a-z0-9]+|[A-Z]")
-_FIRST_SENTENCE = re.compile(r"(.+?[.!?])(?:\s|$)")
 
 
 def words(name: str) -> list[str]:
@@ -24,12 +24,67 @@ def kebab(name: str) -> str:
     return "-".join(words(name)) or "command"
 
 
+def spellings(flags: list[str]) -> list[str]:
+    """Flags without those that only spell an earlier one another way (`--fullPath`, `--full_path` after
+    `--full-path`): what help shows and suggests; every spelling is accepted."""
+    seen: set[str] = set()
+    out = []
+    for f in flags:
+        key = "-".join(words(f)) or f
+        if key not in seen:
+            out.append(f)
+            seen.add(key)
+    return out
+
+
 def one_line(text: str, limit: int = 90) -> str:
-    """The first sentence (or line) of `text`, cut to `limit` characters."""
-    text = " ".join(text.strip().split("\n\n", 1)[0].split())
-    m = _FIRST_SENTENCE.match(text)
-    line = m.group(1) if m else text
-    return line if len(line) <= limit else line[: limit - 3].rstrip() + "..."
+    """The first sentence of the first paragraph of `text`, on one line, `clip`ped to `limit` characters."""
+    return clip(sentence(" ".join(text.strip().split("\n\n", 1)[0].split())), limit)
+
+
+def sentence(line: str) -> str:
+    """The first sentence of a line: up to the first `.`, `!` or `?` before a space or the end, outside brackets
+    and not ending an abbreviation (`e.g.`); the whole line when there is none."""
+    return next((line[:end] for end, is_sentence in _cuts(line) if is_sentence), line)
+
+
+def clip(text: str, limit: int) -> str:
+    """`text` on one line, whole when it fits `limit` characters; else cut after its last sentence that fits (when
+    that keeps half of it), or after a word, with `...`. Never inside brackets or a `code` span: an open one is
+    cut away with what follows it."""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    cuts = [(end, is_sentence) for end, is_sentence in _cuts(text[: limit + 1]) if end <= limit]
+    whole = max((end for end, is_sentence in cuts if is_sentence), default=0)
+    if whole >= limit // 2:
+        return text[:whole]
+    words_end = max((end for end, _ in cuts if end <= limit - 3), default=0)
+    if not words_end:  # one long word, or brackets open all along: cut where it must
+        words_end = text[: limit - 2].rfind(" ") if " " in text[: limit - 2] else limit - 3
+    return text[:words_end].rstrip(" ,;:-") + "..."
+
+
+_OPEN, _CLOSE = "([{", ")]}"
+_ABBREVIATIONS = {"e.g.", "i.e.", "etc.", "vs.", "cf.", "approx.", "incl.", "esp."}
+
+
+def _cuts(text: str) -> Iterator[tuple[int, bool]]:
+    """Where `text` may be cut outside brackets and `code` spans: (end of the part kept, whether a sentence ends
+    there). Word ends (before a space, or at the end of `text`) and sentence ends."""
+    depth, code = 0, False
+    for i, ch in enumerate(text):
+        if ch == "`":
+            code = not code
+        elif not code and ch in _OPEN:
+            depth += 1
+        elif not code and ch in _CLOSE:
+            depth = max(depth - 1, 0)
+        at_end = i + 1 == len(text) or text[i + 1] == " "
+        if depth or code or not at_end:
+            continue
+        word = text[: i + 1].rsplit(" ", 1)[-1].lower()
+        yield i + 1, ch in ".!?" and word not in _ABBREVIATIONS
 
 
 def first_sentence(markdown: str, limit: int = 90) -> str:

@@ -16,8 +16,18 @@ def _integer(text: str) -> int:
     return int(text)
 
 
-def _number(text: str) -> float:
-    return float(text)
+def _number(text: str) -> int | float:
+    """`100` -> 100, `1e3` -> 1000, `1.5` -> 1.5."""
+    try:
+        return int(text)
+    except ValueError:
+        return integral(float(text))
+
+
+def integral(value: Any) -> Any:
+    """An integral float as an int (`100.0` -> 100): a `number` that is whole is sent as an integer, which every
+    reader accepts (an upstream that checks for an integer refuses 100.0); anything else as it is."""
+    return int(value) if isinstance(value, float) and value.is_integer() else value
 
 
 def _bool(text: str) -> bool:

@@ -102,6 +102,22 @@ def test_one_line_takes_the_first_sentence():
     assert one_line("Extract text. Then more.\nAnd more.") == "Extract text."
     assert one_line("First paragraph\ncontinues here.\n\nSecond.") == "First paragraph continues here."
     assert len(one_line("word " * 100)) <= 90
+    assert one_line("Find files (e.g. by name). Then more.") == "Find files (e.g. by name)."  # no end inside brackets
+    assert one_line("Use a filter, e.g. open issues. Then more.") == "Use a filter, e.g. open issues."
+
+
+@pytest.mark.parametrize("text", [
+    "List the issues of a repository (open, closed or all of them; see the state option) with their labels and more",
+    "List the issues of a repository with `gh issue list --state open --json number,title,labels` for the owner",
+    "Search the code of every repository the caller can read for a phrase, a symbol or a regular expression pattern",
+    "Returns: a list of (name, size) pairs for each file found in the folder given, sorted by name, then by size",
+])  # fmt: skip
+def test_a_summary_is_cut_between_words_outside_brackets_with_an_ellipsis(text):
+    cut = one_line(text, 80)
+    assert len(cut) <= 80 and cut.endswith("...") and not cut.endswith(",...")
+    kept = cut[:-3]
+    assert text.startswith(kept) and text[len(kept)] == " "  # a whole word ends where the cut is
+    assert kept.count("(") == kept.count(")") and kept.count("`") % 2 == 0
 
 
 def test_long_command_help_is_cut_with_a_pointer_to_help_all():

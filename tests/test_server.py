@@ -121,7 +121,8 @@ ERRORS = [
     ({"argv": ["files", "list", "--kind", "pipe"]}, "usage", ["invalid choice: 'pipe'"], "--kind {file,dir,any}"),
     ({"argv": ["--help"], "command": "--help"}, "bad_request", ["not both"], '{"argv": ["--help"]}'),
     ({}, "bad_request", ["give `argv`"], '{"command": "--help"}'),
-    ({"command": "text upper 'unclosed"}, "bad_request", ["cannot split"], "use `argv`"),
+    ({"command": "text upper 'unclosed"}, "bad_request", ["cannot split", "character 12"], "send `argv`"),
+    ({"command": "text upper a\\"}, "bad_request", ["ends with a backslash"], "send `argv`"),
     ({"argv": "text"}, "bad_request", ['`argv` must be a list of strings, not "text"'], '{"argv": ["--help"]}'),
     ({"argv": ["text"], "extra": 1}, "bad_request", ["unknown field(s) 'extra'"], '{"argv": ["--help"]}'),
 ]
@@ -138,6 +139,17 @@ async def test_errors_teach_and_the_server_keeps_serving(demo, arguments, kind, 
     assert result.structured_content["error"] == kind
     again = await demo.call_tool("demo", {"argv": ["math", "add", "1", "1"]})
     assert not again.is_error and text(again).strip() == "2"
+
+
+async def test_an_unclosed_quote_is_told_where_and_how_to_quote(demo):
+    command = "text upper What's up"
+    failed = await demo.call_tool("demo", {"command": command})
+    assert failed.is_error and failed.structured_content["error"] == "bad_request"
+    message = text(failed)
+    assert f"the ' at character {command.index(chr(39)) + 1} (in `What's`)" in message
+    assert "double quotes" in message and "`argv`" in message and "No closing quotation" not in message
+    quoted = await demo.call_tool("demo", {"command": 'text upper "What\'s up"'})  # done as it says
+    assert not quoted.is_error and text(quoted).strip() == "WHAT'S UP"
 
 
 async def test_missing_required_option_names_it(faults):

@@ -2,8 +2,9 @@
 
 import pytest
 
-from mcp_cli.server import SUMMARY_BUDGET, clip
+from mcp_cli.server import SUMMARY_BUDGET
 from mcp_cli.sources.skill import load
+from mcp_cli.text import clip
 
 from .conftest import served
 

@@ -49,6 +49,13 @@ CASES = [
     (["--query", "q", "--dry-run"], {"query": "q", "dry-run": True}),
     (["--query", "q", "--max-results", "4"], {"query": "q", "max_results": 4}),
     (["--query", "q", "--max_results", "5"], {"query": "q", "max_results": 5}),
+    (["--query", "q", "--full-path", "/a"], {"query": "q", "fullPath": "/a"}),
+    (["--query", "q", "--fullPath", "/a"], {"query": "q", "fullPath": "/a"}),
+    (["--query", "q", "--full_path", "/b", "--full-path", "/a"], {"query": "q", "full_path": "/b", "fullPath": "/a"}),
+    (["--query", "q", "--page-size", "1.5"], {"query": "q", "pageSize": 1.5}),
+    (["--query", "q", "--include-archived"], {"query": "q", "includeArchived": True}),
+    (["--query", "q", "--no-includeArchived"], {"query": "q", "includeArchived": False}),
+    (["--query", "q", "--año-nuevo", "x", "--año_nuevo", "y"], {"query": "q", "año_nuevo": "y"}),
     (["--query", "q", "--people", '{"name": "ann"}', "--people", '[{"name": "bo"}]'],
      {"query": "q", "people": [{"name": "ann"}, {"name": "bo"}]}),
     (["--json", '{"query": "z", "limit": 3}'], {"query": "z", "limit": 3}),
@@ -62,6 +69,13 @@ async def test_argv_becomes_exactly_this_json(awk, argv, expected):
     assert not result.is_error, text(result)
     assert json.loads(text(result)) == expected
     assert result.structured_content["data"] == expected  # the upstream's structuredContent, unchanged
+
+
+@pytest.mark.parametrize("argv", [["--page-size", "100"], ["--pageSize", "1e2"], ["--ratio", "100.0"]])
+async def test_an_integral_number_reaches_the_upstream_as_an_integer(awk, argv):
+    result = await awk.call_tool("awk", {"argv": ["awkward", "echo-args", "--query", "q", *argv]})
+    (value,) = [v for k, v in json.loads(text(result)).items() if k != "query"]
+    assert value == 100 and type(value) is int, text(result)
 
 
 async def test_json_from_a_file(awk, tmp_path):
@@ -122,3 +136,21 @@ async def test_help_shows_types_ranges_shapes_and_hints(awk):
     assert "--people JSON               [each JSON {name*: string}] (repeatable)" in out
     assert "--arg-help TEXT             A property named help." in out
     assert "Hints: read-only, idempotent." in out
+
+
+async def test_help_shows_options_in_kebab_case_and_says_which_flag_a_clash_left(awk):
+    out = text(await awk.call_tool("awk", {"argv": ["awkward", "echo-args", "--help"]}))
+    assert "--full-path TEXT" in out and "--page-size NUM" in out and "--max-results INT" in out
+    assert "--fullPath" not in out and "--pageSize" not in out and "--max_results" not in out  # accepted, not shown
+    assert "--full_path TEXT" in out and "not --full-path, which sets fullPath" in out
+    wrong = await awk.call_tool("awk", {"argv": ["awkward", "echo-args", "--query", "q", "--page-sise", "2"]})
+    assert "Did you mean `--page-size`?" in text(wrong)
+
+
+async def test_a_long_summary_is_cut_between_words_outside_brackets(awk):
+    listing = text(await awk.call_tool("awk", {"argv": ["awkward", "--help"]}))
+    (row,) = [line for line in listing.splitlines() if line.strip().startswith("echo-args ")]
+    summary = row.strip().removeprefix("echo-args").strip()
+    assert summary.endswith("...") and summary.count("(") == summary.count(")")
+    whole = " ".join(text(await awk.call_tool("awk", {"argv": ["awkward", "echo-args", "--help"]})).split())
+    assert summary[:-3] + " " in whole  # the description there is whole; the cut fell between two words
