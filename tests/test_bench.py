@@ -77,7 +77,11 @@ def test_strategies_count_what_a_client_receives():
     assert paths.up["meta-tools"] == tokens.count(tokens.tool_json(economy.META_TOOLS))
     task = paths.task("Create an issue in the platform repo", [("github", "github_create_issue")])
     assert task["mcp-cli"] > paths.up["mcp-cli"] + tokens.count(help_text)
-    assert set(task) == {"meta-tools", "search-tool", "mcp-cli", "mcp-cli via search"}
+    assert set(task) == {"meta-tools", "search-tool", "mcp-cli", "mcp-cli via search", "exported skill"}
+    # The exported skill: its frontmatter up front; along a task its body and the same help walk as the tool's.
+    assert paths.up["exported skill"] == paths.skill_front > 0 and paths.skill_body > 0
+    walk = task["mcp-cli"] - paths.up["mcp-cli"]
+    assert task["exported skill"] == paths.skill_front + paths.skill_body + walk
 
 
 def test_recall_and_mrr_on_a_tiny_case():
