@@ -19,11 +19,11 @@ def main(tree_file: str | Path, argv: list[str] | None = None) -> None:
     http_arguments(parser)
     args = parser.parse_args(argv)
     address, checks = http_checks(parser, args)
-    serve(Runtime(tree), http=address, guard=checks, stateless=args.stateless)
+    serve(Runtime(tree), http=address, guard=checks, stateless=args.stateless, surface=args.surface)
 
 
 def http_arguments(parser: argparse.ArgumentParser) -> None:
-    """The options of serving over HTTP, shared by built packages and `mcp-cli serve`."""
+    """The options of serving (over HTTP, and the surface), shared by built packages and `mcp-cli serve`."""
     from .http_guard import HELP
 
     parser.add_argument("--http", metavar="HOST:PORT", help="serve streamable HTTP at /mcp instead of stdio")
@@ -36,6 +36,12 @@ def http_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="serve every HTTP request on its own, with no session, so that replicas can sit behind any load "
         "balancer (no sticky sessions)",
+    )
+    parser.add_argument(
+        "--surface",
+        choices=("tool", "meta"),
+        default="tool",
+        help="tool: one tool taking argv (default); meta: search_tools, describe_tools and call_tool",
     )
 
 

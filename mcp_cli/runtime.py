@@ -129,7 +129,7 @@ class Runtime:
         try:
             tokens = self.tokens_of(arguments or {})
         except CallError as exc:
-            return self._failure(exc, None)
+            return self.failure(exc, None)
         return await self.call(tokens, cwd)
 
     def tokens_of(self, arguments: dict[str, Any]) -> list[str]:
@@ -179,10 +179,10 @@ class Runtime:
         try:
             result = await self._dispatch(inv)
         except CallError as exc:
-            return self._failure(exc, inv)
+            return self.failure(exc, inv)
         except Exception as exc:  # a bug or a broken tree: report it, keep serving
             log.exception("internal error in %s", inv.prog)
-            return self._failure(CallError(f"internal error in `{inv.prog}`: {type(exc).__name__}: {exc}"), inv)
+            return self.failure(CallError(f"internal error in `{inv.prog}`: {type(exc).__name__}: {exc}"), inv)
         result.path = inv.prog
         if result.content is None:  # passed-through content items are capped by their handler
             limit = self.tree.settings.max_output
@@ -238,7 +238,7 @@ class Runtime:
         call = Call(self.tree, cmd, inv.prog, values, rest, inv.cwd)
         return await compiled.handler.run(call)
 
-    def _failure(self, exc: CallError, inv: Invocation | None) -> Result:
+    def failure(self, exc: CallError, inv: Invocation | None) -> Result:
         """The result of a failed call: the error's message; a wrong name or bad usage with the help of where the
         call got to (unless the error brings its own)."""
         if inv is not None and not exc.usage and isinstance(exc, (NotFound, UsageError)):

@@ -19,7 +19,7 @@ from typing import Any
 from .errors import UsageError
 from .text import words
 from .tree import Command, Param
-from .types import integral, json_value, loads, of_schema
+from .types import VALUE_TYPES, integral, json_value, loads, of_schema
 
 JSON_ALL = "@json"  # the dest of --json, never a property path
 RESERVED = {"help", "h", "json"}
@@ -339,3 +339,32 @@ def validate(check: Checker, args: dict[str, Any], flags: dict[str, str]) -> Non
 def _flag(flags: dict[str, str], path: list[str]) -> str:
     """The flag of a property path; one deeper than options go, as spelled upstream."""
     return flags.get(".".join(path)) or _spellings(path)[1]
+
+
+def input_schema(cmd: Command) -> dict[str, Any]:
+    """A command's JSON Schema: an upstream tool's own input schema, or one made from its params (a property per
+    param, named as the param; a passthrough command's tokens as `args`)."""
+    if cmd.schema is not None:
+        return cmd.schema
+    params = [p for p in cmd.params if not p.name.startswith("@")]
+    out: dict[str, Any] = {"type": "object", "properties": {p.name: _param_schema(p) for p in params}}
+    required = [p.name for p in params if p.required]
+    if required:
+        out["required"] = required
+    if cmd.passthrough:
+        out["properties"]["args"] = {"type": "array", "items": {"type": "string"}}
+    return out
+
+
+def _param_schema(p: Param) -> dict[str, Any]:
+    kind = "boolean" if p.action in ("store_true", "store_false", "negatable") else VALUE_TYPES[p.type].json
+    out: dict[str, Any] = {"type": "integer" if p.action == "count" else kind} if kind else {}
+    if p.choices is not None:
+        out["enum"] = p.choices
+    if p.action == "append" or p.nargs in ("+", "*", "...") or isinstance(p.nargs, int):
+        out = {"type": "array", "items": out}
+    if p.help:
+        out["description"] = p.help
+    if p.default is not None:
+        out["default"] = p.default
+    return out

@@ -138,15 +138,25 @@ class Roots:
         self._known.pop(ctx.session, None)
 
 
-def build(runtime: Runtime) -> Server:
-    """A low-level Server exposing exactly one tool that drives `runtime`."""
+def build(runtime: Runtime, surface: str = "tool") -> Server:
+    """A low-level Server that drives `runtime` through exactly one tool, or with `surface="meta"` through the
+    meta-tools (see `meta_tools`)."""
     the_tool = tool(runtime)
     roots = Roots()
+    meta = None
+    if surface == "meta":
+        from . import meta_tools
+
+        meta = meta_tools.Meta(runtime)
 
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
+        if meta is not None:
+            return types.ListToolsResult(tools=meta_tools.tools())
         return types.ListToolsResult(tools=[tool(runtime)])  # anew: servers that come back change the description
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> dict[str, Any]:
+        if meta is not None:
+            return to_mcp(await meta.call(params.name, params.arguments, await roots.cwd(ctx)))
         if params.name != the_tool.name:
             text = f"Error: no tool named {params.name!r}; this server has one tool, {the_tool.name!r}."
             return {**_COMPLETE, "content": [{"type": "text", "text": text}], "isError": True}
@@ -171,7 +181,7 @@ def build(runtime: Runtime) -> Server:
         server = Server(
             runtime.tree.name,
             version=__version__,
-            instructions=description(runtime),
+            instructions=description(runtime) if meta is None else meta_tools.instructions(runtime.tree),
             lifespan=lifespan,
             on_list_tools=list_tools,
             on_call_tool=call_tool,
@@ -184,10 +194,10 @@ def build(runtime: Runtime) -> Server:
     return server
 
 
-async def serve_stdio(runtime: Runtime) -> None:
+async def serve_stdio(runtime: Runtime, surface: str = "tool") -> None:
     from .stdio import stdio_streams
 
-    server = build(runtime)
+    server = build(runtime, surface)
     async with stdio_streams() as (read, write):
         await server.run(Answering(read, write, runtime.tree.name), write, server.create_initialization_options())
 
@@ -198,6 +208,7 @@ async def serve_http(
     port: int = 8000,
     guard: http_guard.Guard | None = None,
     stateless: bool = False,
+    surface: str = "tool",
 ) -> None:
     """Streamable HTTP at http://HOST:PORT/mcp, checked by `guard` (default: the one for the address with no
     options, which refuses a non-loopback address without a token); `stateless`: no sessions, each request on its
@@ -205,7 +216,7 @@ async def serve_http(
     import uvicorn
 
     guard = guard or http_guard.guard((host, port))
-    app = build(runtime).streamable_http_app(
+    app = build(runtime, surface).streamable_http_app(
         host=host, transport_security=guard.security(), stateless_http=stateless
     )
     config = uvicorn.Config(
@@ -245,13 +256,14 @@ def serve(
     http: tuple[str, int] | None = None,
     guard: http_guard.Guard | None = None,
     stateless: bool = False,
+    surface: str = "tool",
 ) -> None:
     """Serve until the client goes away (stdio) or the process is stopped (SIGTERM, SIGHUP, SIGINT); over HTTP
-    at `http`, checked by `guard`, sessionless with `stateless` (see serve_http)."""
+    at `http`, checked by `guard`, sessionless with `stateless` (see serve_http); through `surface`."""
     logging.basicConfig(level=logging.WARNING, format="%(name)s: %(message)s")  # stderr
     logging.getLogger("mcp_cli").setLevel(logging.INFO)  # where it listens, and why it stops
     if http:
-        anyio.run(_until_stopped, runtime, serve_http, *http, guard, stateless)
+        anyio.run(_until_stopped, runtime, serve_http, *http, guard, stateless, surface)
     else:
-        anyio.run(_until_stopped, runtime, serve_stdio)
+        anyio.run(_until_stopped, runtime, serve_stdio, surface)
     exit_process(0)

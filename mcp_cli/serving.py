@@ -99,4 +99,5 @@ def main(argv: list[str]) -> None:
     setup_logging()
     address, checks = launcher.http_checks(parser, args)
     options = {key: getattr(args, param) for param, *_, key in CONFIG_OPTIONS}
-    serve(Runtime(load(args.tree, options)), http=address, guard=checks, stateless=args.stateless)
+    serve(Runtime(load(args.tree, options)), http=address, guard=checks, stateless=args.stateless,
+          surface=args.surface)

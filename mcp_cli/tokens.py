@@ -14,8 +14,8 @@ import statistics
 from pathlib import Path
 from typing import Any
 
-from .tree import Command, Group, Param, Tree
-from .types import VALUE_TYPES
+from .schema import input_schema
+from .tree import Command, Group, Tree
 
 _CACHE_KEY = "fb374d419588a4632f3f557e76b4b70aebbca790"  # tiktoken's cache name for o200k_base
 _DATA = Path(__file__).resolve().parent / "data" / "o200k_base.tiktoken.gz"
@@ -47,34 +47,10 @@ def tool_json(tools: list[dict[str, Any]]) -> str:
     return json.dumps({"tools": tools}, separators=(",", ":"), ensure_ascii=False)
 
 
-def _param_schema(p: Param) -> dict[str, Any]:
-    kind = "boolean" if p.action in ("store_true", "store_false", "negatable") else VALUE_TYPES[p.type].json
-    out: dict[str, Any] = {"type": "integer" if p.action == "count" else kind} if kind else {}
-    if p.choices is not None:
-        out["enum"] = p.choices
-    if p.action == "append" or p.nargs in ("+", "*", "...") or isinstance(p.nargs, int):
-        out = {"type": "array", "items": out}
-    if p.help:
-        out["description"] = p.help
-    if p.default is not None:
-        out["default"] = p.default
-    return out
-
-
 def static_tool(path: list[str], cmd: Command) -> dict[str, Any]:
     """The tool a static MCP server would list for a command: its own schema, or one made from its params."""
-    if cmd.schema is not None:
-        schema = cmd.schema
-    else:
-        params = [p for p in cmd.params if not p.name.startswith("@")]
-        schema = {"type": "object", "properties": {p.name: _param_schema(p) for p in params}}
-        required = [p.name for p in params if p.required]
-        if required:
-            schema["required"] = required
-        if cmd.passthrough:
-            schema["properties"]["args"] = {"type": "array", "items": {"type": "string"}}
     tool = {"name": cmd.handler.get("tool") or "_".join(path).replace("-", "_"), "description": cmd.description
-            or cmd.summary, "inputSchema": schema}  # fmt: skip
+            or cmd.summary, "inputSchema": input_schema(cmd)}  # fmt: skip
     if cmd.annotations:
         tool["annotations"] = cmd.annotations
     return tool
