@@ -79,7 +79,7 @@ class Meta:
         try:
             if name not in TOOLS:
                 raise NotFound(f"no tool named {name!r}; the tools are {', '.join(TOOLS)}.", close_to(name, [*TOOLS]))
-            check(TOOLS[name][1], arguments, name)
+            check(TOOLS[name][1], arguments, f"arguments of {name}")
             if name == "search_tools":
                 return self._search(arguments["query"], arguments.get("limit", SEARCH_LIMIT))
             if name == "describe_tools":
@@ -115,7 +115,7 @@ class Meta:
             path, cmd = self.command(name)
             described.append({"name": path, "description": cmd.description or cmd.summary,
                               "inputSchema": input_schema(cmd)})  # fmt: skip
-        return self._answer("describe_tools", json.dumps(described, indent=1, ensure_ascii=False) + "\n")
+        return self._answer("describe_tools", json.dumps(described, ensure_ascii=False) + "\n")
 
     def _answer(self, tool: str, output: str) -> Result:
         return Result(ok=True, path=tool, output=cap(output, self.runtime.tree.settings.max_output))
