@@ -1,5 +1,6 @@
-"""`serve --surface meta`: search_tools, describe_tools and call_tool, through a real MCP client over stdio, on
-the demo tree and on a wrap of a real upstream server; the same result envelope as the one argv tool."""
+"""`serve --surface meta`: search_tools, describe_tools and call_tool, through a real MCP client over stdio (and
+streamable HTTP), on the demo tree and on a wrap of a real upstream server; the same result envelope as the one
+argv tool."""
 
 import json
 import subprocess
@@ -8,11 +9,12 @@ import sys
 import jsonschema
 import pytest
 
-from .conftest import DEMO, NODE_BIN, ROOT, served, text
+from .conftest import DEMO, NODE_BIN, ROOT, free_port, served, text, wait_for_port
 from .fixtures.upstreams.awkward import ECHO_SCHEMA
 
 AWKWARD = ROOT / "tests" / "fixtures" / "upstreams" / "awkward.py"
 META = ("--surface", "meta")
+THREE = ["search_tools", "describe_tools", "call_tool"]
 
 pytestmark = pytest.mark.anyio
 
@@ -34,7 +36,7 @@ async def meta(client, tool: str, **arguments):
 async def test_lists_exactly_the_three_tools_with_valid_schemas():
     async with served("serve", str(DEMO), *META) as client:
         listed = (await client.list_tools()).tools
-        assert [t.name for t in listed] == ["search_tools", "describe_tools", "call_tool"]
+        assert [t.name for t in listed] == THREE
         for tool in listed:
             jsonschema.Draft202012Validator.check_schema(tool.input_schema)
             assert tool.description
@@ -79,9 +81,7 @@ async def test_upstream_search_describe_and_call_like_the_argv_tool(upstream):
 
         called = await client.call_tool("call_tool", {"name": "awkward echo-args", "arguments": arguments})
     async with served("serve", config, env=env) as client:
-        direct = await client.call_tool(
-            "up", {"argv": ["awkward", "echo-args", "--json", json.dumps(arguments)]}
-        )
+        direct = await client.call_tool("up", {"argv": ["awkward", "echo-args", "--json", json.dumps(arguments)]})
     assert not called.is_error, text(called)
     assert json.loads(text(called)) == arguments
     assert called.structured_content == direct.structured_content
@@ -125,6 +125,23 @@ async def test_bad_arguments_and_unknown_names_are_clear_errors_and_serving_goes
         assert failed.is_error and failed.structured_content["error"] == "upstream" and "says no" in shown
 
 
+async def test_meta_tools_over_streamable_http():
+    from mcp import Client
+
+    port = free_port()
+    argv = [sys.executable, "-m", "mcp_cli", "serve", str(DEMO), *META, "--http", str(port)]
+    proc = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        wait_for_port(port, proc)
+        async with Client(f"http://127.0.0.1:{port}/mcp") as client:
+            assert [t.name for t in (await client.list_tools()).tools] == THREE
+            mean = await client.call_tool("call_tool", {"name": "math mean", "arguments": {"numbers": [1, 2, 6]}})
+            assert not mean.is_error and mean.structured_content["command"] == "demo math mean"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
 def test_inspector_strict_accepts_the_meta_tools(tmp_path):
     """The MCP Inspector CLI, an independent client, lints the three tools (--strict) and calls one."""
     inspector = NODE_BIN / "mcp-inspector"
@@ -138,7 +155,7 @@ def test_inspector_strict_accepts_the_meta_tools(tmp_path):
 
     listed = inspect("--method", "tools/list", strict=True)
     assert listed.returncode == 0, listed.stderr
-    assert [t["name"] for t in json.loads(listed.stdout)["tools"]] == ["search_tools", "describe_tools", "call_tool"]
+    assert [t["name"] for t in json.loads(listed.stdout)["tools"]] == THREE
     called = inspect("--method", "tools/call", "--tool-name", "search_tools", "--tool-arg", "query=mean of numbers")
     assert called.returncode == 0, called.stderr
     assert '"isError": false' in called.stdout and "math mean" in called.stdout
