@@ -71,7 +71,7 @@ class Meta:
 
     def __init__(self, runtime: Runtime) -> None:
         self.runtime = runtime
-        self._index: tuple[Any, Index] | None = None  # (the tree it indexes, the index)
+        self._index: tuple[Tree, Index] | None = None  # the tree it indexes, and the index
 
     async def call(self, name: str, arguments: dict[str, Any] | None, cwd: str | None = None) -> Result:
         """The result of one meta tool call; a bad name or bad arguments as an error result, never a raise."""
