@@ -87,7 +87,7 @@ class Meta:
             path, cmd = self.command(arguments["name"])
             values = arguments.get("arguments", {})
             check(input_schema(cmd), values, f"arguments of `{path}`")
-            return await self.runtime.call([*path.split(), *argv(cmd, values)], cwd)
+            return await self.runtime.call_tool({"argv": [*path.split(), *argv(cmd, values)]}, cwd)  # checks tokens
         except CallError as exc:
             return self.runtime.failure(exc, None)
 

@@ -95,6 +95,9 @@ async def test_bad_arguments_and_unknown_names_are_clear_errors_and_serving_goes
         assert bad.is_error and shown.startswith("Error: invalid arguments of `math add`: `a`: 'two' is not of")
         assert bad.structured_content["error"] == "bad_request"
 
+        nul, shown = await meta(client, "call_tool", name="text upper", arguments={"words": ["a\0b"]})
+        assert nul.structured_content["error"] == "bad_request" and "NUL character" in shown
+
         missing, shown = await meta(client, "call_tool", name="math add", arguments={"a": 1})
         assert missing.is_error and "'b' is a required property" in shown
 

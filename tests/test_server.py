@@ -378,4 +378,5 @@ def test_readme_documents_every_error_kind():
     from mcp_cli.errors import KINDS
 
     readme = (FAULTS.parents[3] / "README.md").read_text(encoding="utf-8")
-    assert re.findall(r"^\| `(\w+)` \| ", readme, re.M) == list(KINDS)
+    table = readme.split("| Kind | What went wrong |", 1)[1].split("\n\n", 1)[0]
+    assert re.findall(r"^\| `(\w+)` \| ", table, re.M) == list(KINDS)
