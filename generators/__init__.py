@@ -112,7 +112,7 @@ def skill_folder(tree: Tree, out: Path, command: list[str]) -> list[Path]:
     `command` (an mcp-cli command line ending in the tree's source) with the caller's arguments. Returns the files
     written, sorted. Raises ValueError when the folder's name cannot be a skill's name."""
     from mcp_cli.sources.skill.skillmd import valid_name
-    from mcp_cli.text import clip, one_line
+    from mcp_cli.text import clip, named, one_line
 
     name = out.resolve().name
     if not valid_name(name):
@@ -122,10 +122,8 @@ def skill_folder(tree: Tree, out: Path, command: list[str]) -> list[Path]:
         )
     _clear(out, "SKILL.md")
     script = f"scripts/{name}.sh"
-    top = [n.name for n in tree.root.children]
     summary = one_line(tree.root.summary) or f"The {tree.name} command line."
-    names = ", ".join(top[:12]) + (f" and {len(top) - 12} more" if len(top) > 12 else "")
-    how = f" Works through one command line, {script} (start with --help): {names}."
+    how = f" Works through one command line, {script} (start with --help): {named([n.name for n in tree.root.children])}."
     description = clip(clip(summary, max(256, 1023 - len(how))) + how, 1024)  # what it does, then how to start
     context = {
         "name": name,

@@ -21,7 +21,7 @@ from . import __version__, http_guard
 from .children import exit_process
 from .result import Result
 from .runtime import Runtime
-from .text import clip
+from .text import clip, named
 from .tree import Group
 from .unreadable import Answering
 
@@ -69,8 +69,7 @@ def description(runtime: Runtime) -> str:
     others = [n.name for n in root.children if not isinstance(n, Group)]
     parts = [clip(root.summary, SUMMARY_BUDGET) if root.summary else f"The {root.name} command line."]
     if groups:
-        more = f" and {len(groups) - NAMED} more" if len(groups) > NAMED else ""
-        parts.append("Domains: " + ", ".join(groups[:NAMED]) + more + ".")
+        parts.append(f"Domains: {named(groups, NAMED)}.")
     if others:
         parts.append("Commands: " + ", ".join(others[:NAMED]) + ".")
     first = 'Run with --help first (argv ["--help"])'

@@ -96,6 +96,12 @@ def first_sentence(markdown: str, limit: int = 90) -> str:
     return ""
 
 
+def named(names: list[str], limit: int = 12) -> str:
+    """`a, b, c` for the first `limit` names, then `and N more` for the rest."""
+    more = f" and {len(names) - limit} more" if len(names) > limit else ""
+    return ", ".join(names[:limit]) + more
+
+
 def columns(rows: list[tuple[str, str]], indent: int = 2, widest: int = 26) -> list[str]:
     """Two-column rows: name, two or more spaces, text; a name longer than `widest` puts its text on the next
     line."""
