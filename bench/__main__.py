@@ -15,7 +15,7 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
-from . import corpora, economy, install, quality, reliability, runtime, scale, skill, wrap
+from . import corpora, economy, install, quality, reliability, runtime, scale, skill, surfaces, wrap
 
 HERE = Path(__file__).resolve().parent
 STRATEGIES = ("static", "meta-tools", "search-tool", "mcp-cli", "exported skill")
@@ -173,6 +173,10 @@ def main() -> None:
     lines, more = economy_tables(results)
     sections.append(("Token economy", economy.__doc__.strip().split("\n", 1)[1].strip(), lines))
     targets += more
+
+    firsts = [corpora.boundary(), corpora.github(), corpora.progressive()]
+    lines = surfaces.table([surfaces.run(c, task_cap) for c in firsts])
+    sections.append(("Surfaces", surfaces.__doc__.strip().split("\n", 1)[1].strip(), lines))
 
     lines, more = quality_lines(quality.run(corpora.boundary()))
     sections.append(("Search quality", quality.__doc__.strip(), lines))

@@ -21,7 +21,7 @@ from . import __version__, http_guard
 from .children import exit_process
 from .result import Result
 from .runtime import Runtime
-from .text import clip, named
+from .text import clip, named, one_line
 from .tree import Group
 from .unreadable import Answering
 
@@ -76,6 +76,14 @@ def description(runtime: Runtime) -> str:
     if root.child("search") is not None:
         first += ", or `search WORDS` to find a command"
     return " ".join(parts) + f" {first}."
+
+
+def instructions(runtime: Runtime) -> str:
+    """The server's instructions: what the tree is and where to start (the tool's description says the rest:
+    clients put both in the model's context)."""
+    name = runtime.tree.name
+    what = one_line(runtime.tree.root.summary, 160) or f"The {name} command line."
+    return f"{what} One tool, `{name}`, runs it: start with `{name} --help`."
 
 
 def tool(runtime: Runtime) -> types.Tool:
@@ -180,7 +188,7 @@ def build(runtime: Runtime, surface: str = "tool") -> Server:
         server = Server(
             runtime.tree.name,
             version=__version__,
-            instructions=description(runtime) if meta is None else meta_tools.instructions(runtime.tree),
+            instructions=instructions(runtime) if meta is None else meta_tools.instructions(runtime.tree),
             lifespan=lifespan,
             on_list_tools=list_tools,
             on_call_tool=call_tool,
