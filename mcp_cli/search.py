@@ -27,7 +27,7 @@ SYNONYM_WEIGHT = 0.8
 OPERATION_WEIGHT = 2.0  # a query's operation, which decides between commands that act on the same things
 CONTENT_WEIGHT = 0.5  # words of what to write ("a bug *about the login page*")
 EXACT_WEIGHT = 0.5  # a word as written, where a command's name has it so ("issues" meets list-issues first)
-CONTEXT_BOOST = 2.0  # a command of a domain acting on an entity in the session's context (`context.py`)
+CONTEXT_BOOST = 1.5  # a command of a domain acting on an entity in the session's context (`context.py`)
 _CJK = r"([\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+)"  # compiled when used
 
 
