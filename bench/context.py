@@ -64,8 +64,8 @@ async def _ranks(corpus: Corpus, misleading: bool) -> list[dict[str, Any]]:
                 await runtime.call(call, context=context)
             rank = {}
             for label, prefer in (("without", []), ("with", context.domains())):
-                hits = [(c.handler.get("server"), c.handler.get("tool")) for _, _, c in index.search(prompt, DEPTH,
-                                                                                                      prefer)]  # fmt: skip
+                found = index.search(prompt, DEPTH, prefer)
+                hits = [(c.handler.get("server"), c.handler.get("tool")) for _, _, c in found]
                 rank[label] = hits.index(needed[0]) + 1 if needed[0] in hits else None
             rows.append({"prompt": prompt, "expected": tool, "call": " ".join(call) if call else None,
                          "recorded": [e.value for e in context.entities], **rank})  # fmt: skip
