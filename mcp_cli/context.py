@@ -2,21 +2,21 @@
 recent first, each with the domains whose commands acted on it. Root help names them; search ranks those domains
 first.
 
-A session is the MCP session (stdio, stateful HTTP), or the key a client gives in a request's `_meta` under
-`mcp-cli/context` (any string, such as a conversation id), which is how a stateless HTTP client keeps one.
+A session is the client of a stdio server (one a process), an HTTP client's MCP session (`Mcp-Session-Id`), or
+the key a client gives in a request's `_meta` under `mcp-cli/context` (any string, such as a conversation id): how a
+stateless HTTP client, or one of the 2026 protocol (which has no session), keeps one. It comes first when given.
 """
 
 from __future__ import annotations
 
 import hashlib
-import weakref
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
 META_KEY = "mcp-cli/context"
 KEPT = 8  # entities a session remembers
-GIVEN = 1_000  # client-given contexts a process remembers (the least recently used go first)
+KEYED = 1_000  # HTTP sessions' and client-given contexts a process remembers
 
 
 @dataclass
@@ -49,20 +49,27 @@ class Context:
 
 
 class Contexts:
-    """Each session's Context: kept per session object while it lives, or per client-given key."""
+    """Each session's Context: the stdio client's, and others by key (the least recently used forgotten first)."""
 
     def __init__(self) -> None:
-        self._sessions: weakref.WeakKeyDictionary[Any, Context] = weakref.WeakKeyDictionary()
-        self._given: OrderedDict[bytes, Context] = OrderedDict()
+        self._stdio = Context()
+        self._keyed: OrderedDict[bytes, Context] = OrderedDict()
 
     def of(self, ctx: Any, meta: Any) -> Context:
-        """The context of a request: the one its `_meta` names, else its session's."""
-        key = meta.get(META_KEY) if isinstance(meta, dict) else None
-        if not isinstance(key, str) or not key:
-            return self._sessions.setdefault(ctx.session, Context())
+        """The context of a request (`ctx`, the SDK's request context) with this `_meta`; a stateless HTTP request
+        without a key gets a context of its own, which ends with it."""
+        given = meta.get(META_KEY) if isinstance(meta, dict) else None
+        if isinstance(given, str) and given:
+            key = "given\0" + given
+        elif ctx.request is None:
+            return self._stdio
+        elif ctx.request.headers.get("mcp-session-id"):
+            key = "session\0" + ctx.request.headers["mcp-session-id"]
+        else:
+            return Context()
         digest = hashlib.sha256(key.encode("utf-8", "surrogatepass")).digest()  # a long key costs no memory
-        context = self._given.pop(digest, None) or Context()
-        self._given[digest] = context
-        if len(self._given) > GIVEN:
-            self._given.popitem(last=False)
+        context = self._keyed.pop(digest, None) or Context()
+        self._keyed[digest] = context
+        if len(self._keyed) > KEYED:
+            self._keyed.popitem(last=False)
         return context
