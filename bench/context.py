@@ -83,6 +83,7 @@ def run(corpus: Corpus) -> dict[str, Any]:
 
 def report(r: dict[str, Any]) -> list[str]:
     """A markdown table of the three measurements, the ratio, and each prompt's ranks."""
+
     def cell(key: str) -> str:
         m = r[key]
         return f"{m['recall@1']:.3f} | {m['recall@5']:.3f} | {m['mrr']:.3f}"
