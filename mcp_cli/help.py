@@ -286,5 +286,5 @@ IN_CONTEXT = 5  # entities named in root help
 def in_context(entities: list[tuple[str, list[str]]]) -> str:
     """Root help's line on the session's context: the most recent entities, each with the domains that acted on it
     (`In context: ENG-423 (jira), acme/api (github, gitlab).`)."""
-    named = [f"{clip(value, 40)} ({', '.join(domains[:3])})" for value, domains in entities[:IN_CONTEXT]]
+    named = [f"{clip(value, 40)} ({clip(', '.join(domains[:3]), 60)})" for value, domains in entities[:IN_CONTEXT]]
     return "\nIn context: " + ", ".join(named) + ".\n"

@@ -88,6 +88,7 @@ async def test_sessions_over_http_keep_their_own_context_and_stateless_clients_g
                 assert await first_hit(client, meta=mine) == ["tracker", "add-comment"]
                 assert await first_hit(client, meta=theirs) == ["forge", "add-comment"]
                 assert await first_hit(client) == ["forge", "add-comment"]
+                assert await first_hit(client, meta={META_KEY: 42}) == ["forge", "add-comment"]  # not a key: none
                 shown = text(await client.call_tool("work", {"argv": ["--help"]}, meta=mine))
                 assert "In context: acme/api (tracker)." in shown
         finally:
