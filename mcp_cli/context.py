@@ -21,6 +21,8 @@ KEYED = 1_000  # HTTP sessions' and client-given contexts a process remembers
 
 @dataclass
 class Entity:
+    """A thing the session works on: its type (`issue`), its value (`ENG-423`), the domains that acted on it."""
+
     type: str
     value: str
     domains: list[str] = field(default_factory=list)  # most recent first

@@ -3,8 +3,8 @@
 Text becomes terms: names split (snake, kebab, camel case), words lower-cased and stemmed (Snowball English),
 runs of Chinese, Japanese or Korean script cut into overlapping character pairs, stop words left out. A query's
 leading verb stands for its operations ("file a bug" asks to create), as does the verb in a command's name; other
-words also match their everyday synonyms, at a lower weight. The vocabulary is in `lexicon.py`. Commands of the
-domains acting on the entities in a session's context rank first among those the words match.
+words also match their everyday synonyms, at a lower weight. The vocabulary is in `lexicon.py`. The commands of
+domains acting on the entities in a session's context score CONTEXT_BOOST times as much (a boost, not a filter).
 """
 
 from __future__ import annotations
