@@ -15,7 +15,7 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
-from . import corpora, economy, install, quality, reliability, runtime, scale, skill, surfaces, wrap
+from . import context, corpora, economy, install, quality, reliability, runtime, scale, skill, surfaces, wrap
 
 HERE = Path(__file__).resolve().parent
 STRATEGIES = ("static", "meta-tools", "search-tool", "mcp-cli", "exported skill")
@@ -181,6 +181,9 @@ def main() -> None:
     lines, more = quality_lines(quality.run(corpora.boundary()))
     sections.append(("Search quality", quality.__doc__.strip(), lines))
     targets += more
+
+    sections.append(("Context-driven disclosure", context.__doc__.strip(),
+                     context.report(context.run(corpora.boundary("ambiguous")))))  # fmt: skip
 
     lines, more = scale_lines(scale.run((100, 1000) if quick else scale.SIZES, 5 if quick else 25))
     sections.append(("Scale", scale.__doc__.strip(), lines))

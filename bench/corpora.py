@@ -56,8 +56,9 @@ def boundary_schema(parameters: dict[str, Any] | None) -> dict[str, Any]:
     return schema
 
 
-def boundary() -> Corpus:
-    """150 tools over 16 services (the name prefix); 161 prompts, each with one expected tool."""
+def boundary(category: str | None = None) -> Corpus:
+    """150 tools over 16 services (the name prefix); 161 prompts, each with one expected tool (of a `category`
+    only, when given: `direct` or `ambiguous`)."""
     tools = yaml.safe_load((DATA / "boundary" / "definitions.yaml").read_text())["tools"]
     servers: dict[str, list[dict[str, Any]]] = {}
     for t in tools:
@@ -66,7 +67,8 @@ def boundary() -> Corpus:
             {"name": t["name"], "description": t["description"], "inputSchema": boundary_schema(t.get("parameters"))}
         )
     prompts = yaml.safe_load((DATA / "boundary" / "benchmark.yaml").read_text())["prompts"]
-    tasks = [(p["prompt"], [(p["expected_tool"].split("_", 1)[0], p["expected_tool"])]) for p in prompts]
+    tasks = [(p["prompt"], [(p["expected_tool"].split("_", 1)[0], p["expected_tool"])]) for p in prompts
+             if category in (None, p["category"])]  # fmt: skip
     return Corpus("boundary", list(servers.items()), tasks)
 
 

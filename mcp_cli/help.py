@@ -278,3 +278,13 @@ def section_listing(doc: markdown.Document, section: markdown.Section, where: st
         out.append("\n".join([f"Sections ({span}{size:,} characters in all):", *columns(chunk), "", run]))
         first += len(chunk)
     return out
+
+
+IN_CONTEXT = 5  # entities named in root help
+
+
+def in_context(entities: list[tuple[str, list[str]]]) -> str:
+    """Root help's line on the session's context: the most recent entities, each with the domains that acted on it
+    (`In context: ENG-423 (jira), acme/api (github, gitlab).`)."""
+    named = [f"{clip(value, 40)} ({clip(', '.join(domains[:3]), 60)})" for value, domains in entities[:IN_CONTEXT]]
+    return "\nIn context: " + ", ".join(named) + ".\n"

@@ -10,6 +10,7 @@ from typing import Any
 
 from mcp import types
 
+from .context import Context
 from .errors import BadRequest, CallError, NotFound, close_to
 from .result import Result, cap
 from .runtime import Runtime
@@ -73,21 +74,26 @@ class Meta:
         self.runtime = runtime
         self._index: tuple[Tree, Index] | None = None  # the tree it indexes, and the index
 
-    async def call(self, name: str, arguments: dict[str, Any] | None, cwd: str | None = None) -> Result:
-        """The result of one meta tool call; a bad name or bad arguments as an error result, never a raise."""
+    async def call(
+        self, name: str, arguments: dict[str, Any] | None, cwd: str | None = None, context: Context | None = None
+    ) -> Result:
+        """The result of one meta tool call; a bad name or bad arguments as an error result, never a raise.
+        `context` is the caller's session context: search ranks by it, and calls add to it."""
         arguments = arguments or {}
         try:
             if name not in TOOLS:
                 raise NotFound(f"no tool named {name!r}; the tools are {', '.join(TOOLS)}.", close_to(name, [*TOOLS]))
             check(TOOLS[name][1], arguments, f"arguments of {name}")
             if name == "search_tools":
-                return self._search(arguments["query"], arguments.get("limit", SEARCH_LIMIT))
+                prefer = context.domains() if context is not None else []
+                return self._search(arguments["query"], arguments.get("limit", SEARCH_LIMIT), prefer)
             if name == "describe_tools":
                 return self._describe(arguments["names"])
             path, cmd = self.command(arguments["name"])
             values = arguments.get("arguments", {})
             check(input_schema(cmd), values, f"arguments of `{path}`")
-            return await self.runtime.call_tool({"argv": [*path.split(), *argv(cmd, values)]}, cwd)  # checks tokens
+            tokens = {"argv": [*path.split(), *argv(cmd, values)]}
+            return await self.runtime.call_tool(tokens, cwd, context)  # checks tokens
         except CallError as exc:
             return self.runtime.failure(exc, None)
 
@@ -99,11 +105,11 @@ class Meta:
         paths = [" ".join(p) for p, node in self.runtime.tree.walk() if isinstance(node, Command)]
         raise NotFound(f"no command `{name}`; find one with search_tools.", close_to(name, paths))
 
-    def _search(self, query: str, limit: int) -> Result:
+    def _search(self, query: str, limit: int, prefer: list[str]) -> Result:
         tree = self.runtime.tree
         if self._index is None or self._index[0] is not tree:
             self._index = (tree, Index(tree))
-        hits = self._index[1].search(query, limit)
+        hits = self._index[1].search(query, limit, prefer)
         if not hits:
             return Result(ok=True, path="search_tools", output=f"No command matches {query!r}.\n")
         lines = columns([(path, one_line(node.summary, 80)) for _, path, node in hits], widest=40)

@@ -10,10 +10,11 @@ from typing import Any
 
 import anyio
 
-from . import handlers, schema, topics
+from . import entities, handlers, schema, topics
 from . import help as helptext
 from . import parser as argparser
 from .children import kill_all
+from .context import Context
 from .errors import BadRequest, CallError, HandlerError, NotFound, UsageError, close_to, unsplittable
 from .handlers import Call, Handler, Kind
 from .result import Result, cap, has_surrogate, wire_text
@@ -27,13 +28,14 @@ RETRY_DELAY, RETRY_MAX = 15.0, 600.0  # seconds before asking a source for its u
 
 @dataclass
 class Invocation:
-    """One call on its way: the tree, the nodes walked from the root, the tokens left, where the caller works.
-    Errors carry it, and the help shown with them is rendered from it only when they are."""
+    """One call on its way: the tree, the nodes walked from the root, the tokens left, where the caller works, the
+    caller's session context. Errors carry it, and the help shown with them is rendered from it only when they are."""
 
     tree: Tree
     walked: list[Node]
     rest: list[str] = field(default_factory=list)
     cwd: str | None = None
+    context: Context | None = None
 
     @property
     def node(self) -> Node:
@@ -51,7 +53,10 @@ class Invocation:
         """The help of where the call got to: a group's listing, a command's usage."""
         node, budget = self.node, self.tree.settings.help_budget
         if isinstance(node, Group):
-            return helptext.group_help(self.prog, node, self.is_root, budget)
+            text = helptext.group_help(self.prog, node, self.is_root, budget)
+            if self.is_root and self.context is not None and self.context.entities:
+                text += helptext.in_context([(e.value, e.domains) for e in self.context.entities])
+            return text
         if isinstance(node, Command):
             return helptext.command_help(self.prog, node, budget // 2)
         return ""
@@ -123,14 +128,17 @@ class Runtime:
             await kind.stop()
         kill_all()
 
-    async def call_tool(self, arguments: dict[str, Any] | None, cwd: str | None = None) -> Result:
+    async def call_tool(
+        self, arguments: dict[str, Any] | None, cwd: str | None = None, context: Context | None = None
+    ) -> Result:
         """A call from the MCP tool: exactly one of `argv` (list of strings) or `command` (one string).
-        `cwd` is where the caller works (commands that run processes run there)."""
+        `cwd` is where the caller works (commands that run processes run there); `context` is the caller's session
+        context, which a call that reaches a command adds the entities it names to."""
         try:
             tokens = self.tokens_of(arguments or {})
         except CallError as exc:
             return self.failure(exc, None)
-        return await self.call(tokens, cwd)
+        return await self.call(tokens, cwd, context)
 
     def tokens_of(self, arguments: dict[str, Any]) -> list[str]:
         argv, command = arguments.get("argv"), arguments.get("command")
@@ -162,7 +170,7 @@ class Runtime:
                 raise unsplittable(command)
         return tokens
 
-    def invocation(self, tokens: list[str], cwd: str | None = None) -> Invocation:
+    def invocation(self, tokens: list[str], cwd: str | None = None, context: Context | None = None) -> Invocation:
         """Walk groups by name as far as the tokens go."""
         walked: list[Node] = [self.tree.root]
         i = 0
@@ -172,10 +180,10 @@ class Runtime:
                 break
             walked.append(child)
             i += 1
-        return Invocation(self.tree, walked, tokens[i:], cwd)
+        return Invocation(self.tree, walked, tokens[i:], cwd, context)
 
-    async def call(self, tokens: list[str], cwd: str | None = None) -> Result:
-        inv = self.invocation(tokens, cwd)
+    async def call(self, tokens: list[str], cwd: str | None = None, context: Context | None = None) -> Result:
+        inv = self.invocation(tokens, cwd, context)
         try:
             result = await self._dispatch(inv)
         except CallError as exc:
@@ -235,8 +243,12 @@ class Runtime:
             values = argparser.parse(compiled.parser, cmd, rest)
             if compiled.checker is not None:
                 values = schema.arguments(cmd, values, compiled.checker)
-        call = Call(self.tree, cmd, inv.prog, values, rest, inv.cwd)
-        return await compiled.handler.run(call)
+        if inv.context is not None and cmd.entities:  # named by a call that reached its command, whatever it gives
+            inv.context.record(inv.walked[1].name, entities.found(cmd.entities, values))
+        result = await compiled.handler.run(Call(self.tree, cmd, inv.prog, values, rest, inv.cwd, inv.context))
+        if inv.context is not None and cmd.entities and result.ok and isinstance(result.data, dict):
+            inv.context.record(inv.walked[1].name, entities.found(cmd.entities, result.data))
+        return result
 
     def failure(self, exc: CallError, inv: Invocation | None) -> Result:
         """The result of a failed call: the error's message; a wrong name or bad usage with the help of where the

@@ -3,7 +3,8 @@
 Text becomes terms: names split (snake, kebab, camel case), words lower-cased and stemmed (Snowball English),
 runs of Chinese, Japanese or Korean script cut into overlapping character pairs, stop words left out. A query's
 leading verb stands for its operations ("file a bug" asks to create), as does the verb in a command's name; other
-words also match their everyday synonyms, at a lower weight. The vocabulary is in `lexicon.py`.
+words also match their everyday synonyms, at a lower weight. The vocabulary is in `lexicon.py`. The commands of
+domains acting on the entities in a session's context score CONTEXT_BOOST times as much (a boost, not a filter).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import math
 import re
 import unicodedata
 from collections import Counter, defaultdict
+from collections.abc import Sequence
 from functools import cache
 
 from . import lexicon
@@ -25,6 +27,7 @@ SYNONYM_WEIGHT = 0.8
 OPERATION_WEIGHT = 2.0  # a query's operation, which decides between commands that act on the same things
 CONTENT_WEIGHT = 0.5  # words of what to write ("a bug *about the login page*")
 EXACT_WEIGHT = 0.5  # a word as written, where a command's name has it so ("issues" meets list-issues first)
+CONTEXT_BOOST = 1.5  # a command of a domain acting on an entity in the session's context (`context.py`)
 _CJK = r"([\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+)"  # compiled when used
 
 
@@ -160,7 +163,9 @@ class Index:
         self.avg = (sum(lengths) / len(lengths)) if lengths else 1.0
         self.lengths = lengths
 
-    def search(self, query: str, limit: int = 8) -> list[tuple[float, str, Command]]:
+    def search(self, query: str, limit: int = 8, prefer: Sequence[str] = ()) -> list[tuple[float, str, Command]]:
+        """The best `limit` commands for `query`, scores of those in the `prefer` domains multiplied by CONTEXT_BOOST
+        (a command no word matches stays out)."""
         scores: dict[int, float] = defaultdict(float)
         n = len(self.docs)
         for term, weight in query_weights(query).items():
@@ -171,5 +176,8 @@ class Index:
             for doc, tf in posting:
                 norm = tf * (K1 + 1) / (tf + K1 * (1 - B + B * self.lengths[doc] / self.avg))
                 scores[doc] += weight * idf * norm
+        for doc in scores:
+            if self.docs[doc][0].split(" ", 1)[0] in prefer:
+                scores[doc] *= CONTEXT_BOOST
         ranked = sorted(scores.items(), key=lambda kv: (-kv[1], self.docs[kv[0]][0]))[:limit]
         return [(score, self.docs[doc][0], self.docs[doc][1]) for doc, score in ranked]

@@ -19,6 +19,7 @@ from mcp.server.lowlevel import Server
 
 from . import __version__, http_guard
 from .children import exit_process
+from .context import Contexts
 from .result import Result
 from .runtime import Runtime
 from .text import clip, named, one_line
@@ -149,7 +150,7 @@ def build(runtime: Runtime, surface: str = "tool") -> Server:
     """A low-level Server that drives `runtime` through exactly one tool, or with `surface="meta"` through the
     meta-tools (see `meta_tools`)."""
     the_tool = tool(runtime)
-    roots = Roots()
+    roots, contexts = Roots(), Contexts()
     meta = None
     if surface == "meta":
         from . import meta_tools
@@ -162,8 +163,9 @@ def build(runtime: Runtime, surface: str = "tool") -> Server:
         return types.ListToolsResult(tools=[tool(runtime)])  # anew: servers that come back change the description
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> dict[str, Any]:
+        context = contexts.of(ctx, params.meta)
         if meta is not None:
-            return to_mcp(await meta.call(params.name, params.arguments, await roots.cwd(ctx)))
+            return to_mcp(await meta.call(params.name, params.arguments, await roots.cwd(ctx), context))
         if params.name != the_tool.name:
             text = f"Error: no tool named {params.name!r}; this server has one tool, {the_tool.name!r}."
             return {**_COMPLETE, "content": [{"type": "text", "text": text}], "isError": True}
@@ -176,7 +178,7 @@ def build(runtime: Runtime, surface: str = "tool") -> Server:
             )
             bad = Result(ok=False, path=runtime.tree.name, error="bad_request", message=text)
             return to_mcp(bad)
-        return to_mcp(await runtime.call_tool(arguments, await roots.cwd(ctx)))
+        return to_mcp(await runtime.call_tool(arguments, await roots.cwd(ctx), context))
 
     @contextlib.asynccontextmanager
     async def lifespan(_: Server) -> AsyncIterator[dict]:

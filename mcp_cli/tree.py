@@ -77,6 +77,7 @@ class Command(_Named):
     A `passthrough` command accepts any tokens and hands them to its handler unparsed; its help is `usage`.
     With a JSON `schema` (an MCP tool's input schema), parsed options are assembled into the arguments object
     and validated against it before the handler runs (see `schema.py`); `annotations` are the tool's hints.
+    `entities` are the entity types it acts on, each with the parameters whose values make one (see `entities.py`).
     """
 
     description: str = ""
@@ -89,7 +90,15 @@ class Command(_Named):
     usage: str = ""
     schema: dict[str, Any] | None = None
     annotations: dict[str, Any] = field(default_factory=dict)
+    entities: dict[str, list[str]] = field(default_factory=dict)
     kind: str = field(default="command", init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.entities, dict) or not all(
+            isinstance(names, list) and names and all(isinstance(n, str) for n in names)
+            for names in self.entities.values()
+        ):
+            raise ValueError('"entities" must map entity types to lists of parameter names')
 
 
 @dataclass

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from bench import corpora, economy, quality
+from bench import context, corpora, economy, quality
 from mcp_cli import tokens
 
 from .conftest import ROOT
@@ -89,11 +89,20 @@ def test_recall_and_mrr_on_a_tiny_case():
     assert m == {"recall@1": 0.25, "recall@3": 0.5, "recall@5": 0.5, "mrr": pytest.approx((1 + 0.5 + 1 / 6) / 4)}
 
 
+def test_each_context_call_of_the_context_bench_reaches_its_command_and_names_one_entity():
+    ambiguous = corpora.boundary("ambiguous")
+    assert len(ambiguous.tasks) == 32
+    rows = context.run(ambiguous)["rows"]
+    made = [r for r in rows if r["call"]]
+    assert len(made) >= 30 and all(len(r["recorded"]) == 1 for r in made)
+    assert all(r["call"].split()[0] == r["expected"].split("_")[0] for r in made)  # the expected tool's service
+
+
 def test_quick_smoke_run_of_the_whole_suite():
     proc = subprocess.run([sys.executable, "-m", "bench", "--quick"], capture_output=True, text=True, timeout=900,
                           cwd=ROOT)  # fmt: skip
     assert proc.returncode == 0, proc.stderr[-3000:]
-    for heading in ("## Token economy", "## Search quality", "## Scale", "## Targets"):
+    for heading in ("## Token economy", "## Search quality", "## Context-driven disclosure", "## Scale", "## Targets"):
         assert heading in proc.stdout
     search = re.findall(r"^- search (\S+) >= (\S+): (\S+) -- (\w+)$", proc.stdout, re.M)
     assert {key for key, *_ in search} == set(quality.TARGETS)

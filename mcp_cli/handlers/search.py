@@ -24,7 +24,8 @@ class SearchHandler:
         if self._index is None:
             self._index = Index(self.tree)
         query = " ".join(call.values.get("words", []))
-        hits = self._index.search(query, int(call.values.get("limit", 5)))
+        prefer = call.context.domains() if call.context is not None else []
+        hits = self._index.search(query, int(call.values.get("limit", 5)), prefer)
         if not hits:
             return Result(ok=True, output=f"No command matches {query!r}. Run `{self.tree.name} --help` to browse.\n")
         lines = columns([(path, one_line(node.summary, 80)) for _, path, node in hits], widest=40)

@@ -6,7 +6,8 @@ Claude Code's user file `~/.claude.json` (its MCP server entries, top level and 
 `{"url", "headers", "transport"}` (streamable HTTP or SSE), plus `timeout` (seconds per call) when set.
 
 mcp-cli's own per-server options go in the entry under `"mcp-cli"` (TOML: `[mcp_servers.NAME.mcp-cli]`):
-`tools` / `exclude_tools` (name patterns), `groups` ({subgroup: [tool patterns]}), `threshold`.
+`tools` / `exclude_tools` (name patterns), `groups` ({subgroup: [tool patterns]}), `threshold`, `entities`
+({parameter name: entity type}, for what `entities.infer` cannot see).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ _STDIO = {"command", "args", "env", "cwd", "type", "transport", "timeout"}
 _HTTP = {"url", "headers", "type", "transport", "timeout"}
 _CODEX = {"enabled", "enabled_tools", "disabled_tools", "startup_timeout_sec", "tool_timeout_sec",
           "http_headers", "env_http_headers", "bearer_token_env_var", "env_vars"}  # fmt: skip
-OPTION_KEYS = ("tools", "exclude_tools", "groups", "threshold", "startup_timeout")
+OPTION_KEYS = ("tools", "exclude_tools", "groups", "threshold", "startup_timeout", "entities")
 CONFIG_KEYS = ("mcpServers", "servers", "projects", "mcp_servers")
 TREE_KEYS = ("format", "version", "settings", "upstreams", "root")
 
@@ -80,6 +81,11 @@ def _normalise(where: str, raw: Any, warnings: list[str]) -> tuple[dict[str, Any
         options["tools"] = list(options.get("tools") or []) + list(raw["enabled_tools"])
     if raw.get("disabled_tools"):
         options["exclude_tools"] = list(options.get("exclude_tools") or []) + list(raw["disabled_tools"])
+    declared = options.get("entities")
+    if declared is not None and not (isinstance(declared, dict) and all(isinstance(v, str) for v in declared.values())):
+        warnings.append(f'{where}: mcp-cli option `entities` must map parameter names to entity types, like '
+                        '{"ticket_ref": "issue"}; ignored')  # fmt: skip
+        del options["entities"]
     for key in options:
         if key not in OPTION_KEYS:
             warnings.append(f"{where}: unknown mcp-cli option {key!r} ignored (options: {', '.join(OPTION_KEYS)})")

@@ -12,7 +12,7 @@ import fnmatch
 from pathlib import Path
 from typing import Any
 
-from .. import grouping, schema
+from .. import entities, grouping, schema
 from ..errors import SourceError
 from ..text import first_sentence, kebab, one_line, words
 from ..tree import Command, Group, Node, Param, Tree
@@ -24,9 +24,11 @@ ROOT_LIMIT = 30  # servers at the root before they are clustered
 SEARCH_HANDLER = {"kind": "search"}
 
 
-def command(server: str, tool: dict[str, Any], name: str = "") -> Command:
-    """A command for one upstream tool: options from its input schema, its annotations kept for help."""
+def command(server: str, tool: dict[str, Any], name: str = "", declared: dict[str, str] | None = None) -> Command:
+    """A command for one upstream tool: options from its input schema, its annotations kept for help, the entity
+    types it acts on from its property names (and the server's `declared` ones, see `entities.infer`)."""
     input_schema = tool.get("inputSchema") if isinstance(tool.get("inputSchema"), dict) else {"type": "object"}
+    properties = input_schema.get("properties") if isinstance(input_schema.get("properties"), dict) else {}
     annotations = tool.get("annotations") if isinstance(tool.get("annotations"), dict) else {}
     title = tool.get("title") or annotations.get("title") or ""
     description = str(tool.get("description") or title or "").strip()
@@ -40,6 +42,7 @@ def command(server: str, tool: dict[str, Any], name: str = "") -> Command:
         aliases=[tool["name"]] if tool["name"] != cmd_name else [],
         schema=input_schema,
         annotations={k: v for k, v in annotations.items() if k != "title"},
+        entities=entities.infer(list(properties), declared),
     )
 
 
@@ -54,9 +57,10 @@ def server_group(server: Server, listing: dict[str, Any], tools: list[dict[str, 
     group = Group(name=kebab(server.name), description=first_sentence(info.get("instructions") or "", 300))
     limit = int(server.options.get("threshold") or threshold)
     by_name = {t["name"]: t for t in tools}
+    declared = server.options.get("entities")
     if len(tools) <= limit:
         prefix = grouping.shared_prefix([t["name"] for t in tools])
-        group.children = [command(server.name, t, kebab(t["name"])[len(prefix) :]) for t in tools]
+        group.children = [command(server.name, t, kebab(t["name"])[len(prefix) :], declared) for t in tools]
         group.summary = _about(group)
         return group
     preset: dict[str, list[str]] = {}
@@ -67,9 +71,11 @@ def server_group(server: Server, listing: dict[str, Any], tools: list[dict[str, 
             preset.setdefault(kebab(_toolset(t)), []).append(t["name"])
     subgroups, left = grouping.split(list(by_name), preset)
     for sub, members in subgroups.items():
-        children: list[Node] = [command(server.name, by_name[t], kebab(short) if short else "") for t, short in members]
+        children: list[Node] = [
+            command(server.name, by_name[t], kebab(short) if short else "", declared) for t, short in members
+        ]
         group.children.append(Group(name=sub, summary=_names(children), children=children))
-    group.children += [command(server.name, by_name[n]) for n in left]
+    group.children += [command(server.name, by_name[n], declared=declared) for n in left]
     group.summary = _about(group)
     return group
 

@@ -1,0 +1,77 @@
+"""Per-session context: the entities a session's calls named (a repository `acme/api`, an issue key `ENG-423`), most
+recent first, each with the domains whose commands acted on it. Root help names them; search ranks those domains
+first.
+
+A session is the client of a stdio server (one a process), an HTTP client's MCP session (`Mcp-Session-Id`), or
+the key a client gives in a request's `_meta` under `mcp-cli/context` (any string, such as a conversation id): how a
+stateless HTTP client, or one of the 2026 protocol (which has no session), keeps one. It comes first when given.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any
+
+META_KEY = "mcp-cli/context"
+KEPT = 8  # entities a session remembers
+KEYED = 1_000  # HTTP sessions' and client-given contexts a process remembers
+
+
+@dataclass
+class Entity:
+    """A thing the session works on: its type (`issue`), its value (`ENG-423`), the domains that acted on it."""
+
+    type: str
+    value: str
+    domains: list[str] = field(default_factory=list)  # most recent first
+
+
+class Context:
+    """One session's recent entities, most recent first, at most KEPT."""
+
+    def __init__(self) -> None:
+        self.entities: list[Entity] = []
+
+    def record(self, domain: str, found: list[tuple[str, str]]) -> None:
+        """Entities named in a call to a command of `domain`: each moves to the front, `domain` first among its."""
+        for kind, value in found:
+            old = next((e for e in self.entities if (e.type, e.value) == (kind, value)), None)
+            entity = old or Entity(kind, value)
+            if old:
+                self.entities.remove(old)
+            entity.domains = [domain] + [d for d in entity.domains if d != domain]
+            self.entities.insert(0, entity)
+        del self.entities[KEPT:]
+
+    def domains(self) -> list[str]:
+        """The domains acting on the entities in context, most recent first."""
+        return list(dict.fromkeys(d for e in self.entities for d in e.domains))
+
+
+class Contexts:
+    """Each session's Context: the stdio client's, and others by key (the least recently used forgotten first)."""
+
+    def __init__(self) -> None:
+        self._stdio = Context()
+        self._keyed: OrderedDict[bytes, Context] = OrderedDict()
+
+    def of(self, ctx: Any, meta: Any) -> Context:
+        """The context of a request (`ctx`, the SDK's request context) with this `_meta`; a stateless HTTP request
+        without a key gets a context of its own, which ends with it."""
+        given = meta.get(META_KEY) if isinstance(meta, dict) else None
+        if isinstance(given, str) and given:
+            key = "given\0" + given
+        elif ctx.request is None:
+            return self._stdio
+        elif ctx.request.headers.get("mcp-session-id"):
+            key = "session\0" + ctx.request.headers["mcp-session-id"]
+        else:
+            return Context()
+        digest = hashlib.sha256(key.encode("utf-8", "surrogatepass")).digest()  # a long key costs no memory
+        context = self._keyed.pop(digest, None) or Context()
+        self._keyed[digest] = context
+        if len(self._keyed) > KEYED:
+            self._keyed.popitem(last=False)
+        return context
