@@ -69,7 +69,7 @@ def http_checks(parser: argparse.ArgumentParser, args: argparse.Namespace) -> tu
     except ValueError as exc:
         parser.error(str(exc))
     if args.stateless and not args.http:
-        parser.error("--stateless is for MCP over HTTP: give --http [HOST:]PORT too")
+        parser.error("--stateless is for HTTP: give --http [HOST:]PORT too")
     if args.surface != "tool" and args.openapi:
         parser.error("--surface is for MCP clients; --openapi serves one operation: give --http for both")
     try:
