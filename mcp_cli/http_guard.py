@@ -1,4 +1,4 @@
-"""Who may use an HTTP server: the Host/Origin allow-list and the bearer token, settled before it listens."""
+"""Who may use an HTTP server: the Host/Origin allow-list, the bearer token and CORS, settled before it listens."""
 
 from __future__ import annotations
 
