@@ -1,6 +1,7 @@
 """The OpenAPI surface: real `mcp-cli serve` processes (`--openapi` alone, or beside /mcp with `--http`) driven with a
 plain HTTP client; the document checked as OpenAPI 3.1 by openapi-spec-validator, each answer against its schema."""
 
+import json
 import subprocess
 import sys
 from contextlib import contextmanager
@@ -183,6 +184,20 @@ def test_a_skill_tree_over_openapi():
         assert counted["ok"] and counted["output"].strip() == "3" and counted["exit_code"] == 0
         guide = envelope(run(base, {"command": "docs guide exporting"}), document)
         assert guide["output"].startswith("## Exporting")
+
+
+def test_a_wrapped_mcp_server_over_openapi(tmp_path):
+    """Upstream servers start when called, from the runtime the OpenAPI app holds open."""
+    config = tmp_path / "team.json"
+    time = {"command": sys.executable, "args": ["-m", "mcp_server_time", "--local-timezone", "UTC"]}
+    config.write_text(json.dumps({"mcpServers": {"time": time}}))
+    env = environment(MCP_CLI_CACHE_DIR=str(tmp_path / "cache"))
+    with serving([*SERVE, str(config)], env=env) as (base, _):
+        document = httpx2.get(f"{base}/openapi.json").json()
+        assert "Domains: time." in document["paths"]["/run"]["post"]["description"]
+        answer = envelope(run(base, {"command": "time get-current-time --timezone Asia/Tokyo"}), document)
+        assert answer["ok"] and answer["command"] == "team time get-current-time"
+        assert json.loads(answer["output"])["datetime"].endswith("+09:00")
 
 
 def test_a_built_packages_launcher_takes_openapi():
