@@ -69,8 +69,8 @@ def main_options(
 
 @app.command(context_settings={"ignore_unknown_options": True, "allow_extra_args": True}, add_help_option=False)
 def serve(ctx: typer.Context) -> None:
-    """Serve TREE as one MCP tool (stdio unless --http). Off loopback, HTTP needs a bearer token in $MCP_CLI_TOKEN
-    (or --no-auth). `mcp-cli serve --help` for its options."""
+    """Serve TREE as one MCP tool (stdio unless --http), or as an OpenAPI tool server (--openapi). Off loopback, HTTP
+    needs a bearer token in $MCP_CLI_TOKEN (or --no-auth). `mcp-cli serve --help` for its options."""
     serving.main(ctx.args)  # `mcp-cli serve` itself never gets here: __main__ serves without importing typer
 
 

@@ -1,4 +1,4 @@
-"""Who may use an HTTP server: the Host/Origin allow-list and the bearer token, settled before it listens."""
+"""Who may use an HTTP server: the Host/Origin allow-list, the bearer token and CORS, settled before it listens."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import ipaddress
 import json
 import logging
 import os
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -19,13 +20,13 @@ LOOPBACK = ("127.0.0.1", "localhost", "[::1]")
 
 # The --help of the options, shared by `mcp-cli serve` and a built package's launcher.
 HELP = {
-    "allow_host": "With --http: also accept requests whose Host is HOST (any port) or HOST:PORT, and Origins on "
+    "allow_host": "Over HTTP: also accept requests whose Host is HOST (any port) or HOST:PORT, and Origins on "
     "it (repeatable). '*' accepts any Host and Origin. The address served is always accepted.",
-    "allow_origin": "With --http: also accept requests from this browser Origin, e.g. https://app.example.com "
+    "allow_origin": "Over HTTP: also accept requests from this browser Origin, e.g. https://app.example.com "
     "(repeatable).",
-    "token_env": f"With --http: require 'Authorization: Bearer TOKEN', TOKEN read from this environment variable "
+    "token_env": f"Over HTTP: require 'Authorization: Bearer TOKEN', TOKEN read from this environment variable "
     f"(default: {TOKEN_ENV}, when it is set).",
-    "no_auth": "With --http: serve a non-loopback address without a token (anyone who reaches it can run the tree).",
+    "no_auth": "Over HTTP: serve a non-loopback address without a token (anyone who reaches it can run the tree).",
 }
 
 
@@ -50,7 +51,21 @@ class Guard:
         return TransportSecuritySettings(allowed_hosts=self.hosts, allowed_origins=self.origins)
 
     def wrap(self, app: Any) -> Any:
-        return BearerAuth(app, self.token) if self.token else app
+        """`app` behind, outermost first: the Host and Origin check on every route (421, 403); CORS for the accepted
+        Origins, so that browser apps there may read the answers (a preflight carries no token); the token (401)."""
+        from starlette.middleware.cors import CORSMiddleware
+
+        inner = BearerAuth(app, self.token) if self.token else app
+        ports = [re.escape(o[:-2]) + r":\d+" for o in self.origins if o.endswith(":*")]
+        cors = CORSMiddleware(
+            inner,
+            allow_origins=["*"] if self.hosts is None else [o for o in self.origins if not o.endswith(":*")],
+            allow_origin_regex="|".join(ports) or None,
+            allow_methods=["GET", "POST", "DELETE"],
+            allow_headers=["*"],
+            expose_headers=["Mcp-Session-Id"],
+        )
+        return HostCheck(cors, self.security())
 
 
 def guard(
@@ -66,7 +81,7 @@ def guard(
     allow_hosts, allow_origins = list(allow_hosts or ()), list(allow_origins or ())
     if http is None:
         if allow_hosts or allow_origins or token_env or no_auth:
-            raise Refused("--allow-host, --allow-origin, --token-env and --no-auth go with --http")
+            raise Refused("--allow-host, --allow-origin, --token-env and --no-auth go with --http or --openapi")
         return None
     host, port = http
     local, anywhere = _kind(host)
@@ -145,6 +160,27 @@ def _host_patterns(value: str) -> list[str]:
     if "/" in value or not name.strip("[]") or (has_port and not port.isdigit()):
         raise Refused(f"--allow-host expects HOST or HOST:PORT (or '*'), got {value!r}")
     return [value] if has_port else [value, f"{value}:*"]
+
+
+class HostCheck:
+    """ASGI middleware: the SDK's Host/Origin check with the guard's lists, for every route (the SDK's own check
+    covers only /mcp)."""
+
+    def __init__(self, app: Any, settings: Any) -> None:
+        from mcp.server.transport_security import TransportSecurityMiddleware
+
+        self.app = app
+        self._check = TransportSecurityMiddleware(settings)
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            from starlette.requests import Request
+
+            refusal = await self._check.validate_request(Request(scope))
+            if refusal is not None:
+                await refusal(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
 
 
 class BearerAuth:

@@ -6,6 +6,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from .errors import KINDS
+
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -51,6 +53,22 @@ class Result:
             if value not in (None, ""):
                 out[key] = value
         return out
+
+
+SCHEMA: dict[str, Any] = {  # what `Result.structured()` gives, as JSON Schema
+    "type": "object",
+    "properties": {
+        "ok": {"type": "boolean", "description": "Whether the command succeeded."},
+        "command": {"type": "string", "description": "The command path run."},
+        "output": {"type": "string", "description": "The command's output, or the help text."},
+        "error": {"enum": list(KINDS), "description": "On failure, the kind of failure."},
+        "message": {"type": "string", "description": "On failure, what was wrong and how to fix it."},
+        "exit_code": {"type": "integer", "description": "A script's exit status."},
+        "stderr": {"type": "string", "description": "A script's standard error."},
+        "data": {"description": "A Python handler's JSON value, or an upstream tool's structured content."},
+    },
+    "required": ["ok", "command", "output"],
+}
 
 
 def cap(text: str, limit: int, total: int | None = None) -> str:

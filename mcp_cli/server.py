@@ -19,7 +19,7 @@ from mcp.server.lowlevel import Server
 
 from . import __version__, http_guard
 from .children import exit_process
-from .context import Contexts
+from .context import Context, Contexts
 from .result import Result
 from .runtime import Runtime
 from .text import clip, named, one_line
@@ -56,6 +56,22 @@ def malformed(arguments: Any) -> str:
     if "command" in arguments and not isinstance(command, str):
         return f"`command` must be a string, not {json.dumps(command)[:80]}"
     return ""
+
+
+def invalid(runtime: Runtime, problem: str) -> Result:
+    """The bad_request result for tool arguments that are not what INPUT_SCHEMA asks for."""
+    text = (
+        f"Error: invalid tool arguments: {problem}. "
+        'Give {"argv": ["--help"]} (a list of strings) or {"command": "--help"} (one string).'
+    )
+    return Result(ok=False, path=runtime.tree.name, error="bad_request", message=text)
+
+
+async def run(runtime: Runtime, arguments: Any, cwd: str | None = None, context: Context | None = None) -> Result:
+    """A call of the one tool, from any surface, in a session's `context`: arguments that do not fit INPUT_SCHEMA
+    are a bad_request."""
+    problem = malformed(arguments)
+    return invalid(runtime, problem) if problem else await runtime.call_tool(arguments, cwd, context)
 
 
 NAMED = 12  # domain names in the tool description
@@ -169,16 +185,7 @@ def build(runtime: Runtime, surface: str = "tool") -> Server:
         if params.name != the_tool.name:
             text = f"Error: no tool named {params.name!r}; this server has one tool, {the_tool.name!r}."
             return {**_COMPLETE, "content": [{"type": "text", "text": text}], "isError": True}
-        arguments = params.arguments or {}
-        problem = malformed(arguments)
-        if problem:
-            text = (
-                f"Error: invalid tool arguments: {problem}. "
-                'Give {"argv": ["--help"]} (a list of strings) or {"command": "--help"} (one string).'
-            )
-            bad = Result(ok=False, path=runtime.tree.name, error="bad_request", message=text)
-            return to_mcp(bad)
-        return to_mcp(await runtime.call_tool(arguments, await roots.cwd(ctx), context))
+        return to_mcp(await run(runtime, params.arguments or {}, await roots.cwd(ctx), context))
 
     @contextlib.asynccontextmanager
     async def lifespan(_: Server) -> AsyncIterator[dict]:
@@ -218,23 +225,33 @@ async def serve_http(
     guard: http_guard.Guard | None = None,
     stateless: bool = False,
     surface: str = "tool",
+    mcp: bool = True,
 ) -> None:
-    """Streamable HTTP at http://HOST:PORT/mcp, checked by `guard` (default: the one for the address with no
-    options, which refuses a non-loopback address without a token); `stateless`: no sessions, each request on its
-    own (the SDK's stateless mode), for replicas behind a load balancer. Logs (uvicorn's too) go to stderr."""
+    """Streamable HTTP at http://HOST:PORT/mcp and the OpenAPI surface beside it (`mcp` False: that alone), checked
+    by `guard` (default: the one for the address with no options, which refuses a non-loopback address without a
+    token); `stateless`: no sessions, each request on its own (the SDK's stateless mode), for replicas behind a load
+    balancer. Logs (uvicorn's too) go to stderr."""
     import uvicorn
 
+    from . import openapi
+
     guard = guard or http_guard.guard((host, port))
-    app = build(runtime, surface).streamable_http_app(
-        host=host, transport_security=guard.security(), stateless_http=stateless
-    )
+    bearer = guard.token is not None
+    if mcp:
+        app = build(runtime, surface).streamable_http_app(
+            host=host, transport_security=guard.security(), stateless_http=stateless,
+            custom_starlette_routes=openapi.routes(runtime, bearer),
+        )  # fmt: skip
+    else:
+        app = openapi.app(runtime, bearer)
     config = uvicorn.Config(
         guard.wrap(app), host=host, port=port, log_level="warning", access_log=False, log_config=None
     )
-    url = f"http://{http_guard.bracketed(host)}:{port}/mcp"
+    base = f"http://{http_guard.bracketed(host)}:{port}"
+    where = (f"streamable HTTP at {base}/mcp and " if mcp else "") + f"OpenAPI at {base}{openapi.DOCUMENT}"
     access = "a bearer token required" if guard.token else "no token required"
     mode = ", stateless" if stateless else ""
-    log.info("serving %s over streamable HTTP at %s (%s%s)", runtime.tree.name, url, access, mode)
+    log.info("serving %s over %s (%s%s)", runtime.tree.name, where, access, mode)
     await uvicorn.Server(config).serve()
 
 
@@ -266,13 +283,15 @@ def serve(
     guard: http_guard.Guard | None = None,
     stateless: bool = False,
     surface: str = "tool",
+    mcp: bool = True,
 ) -> None:
     """Serve until the client goes away (stdio) or the process is stopped (SIGTERM, SIGHUP, SIGINT); over HTTP
-    at `http`, checked by `guard`, sessionless with `stateless` (see serve_http); through `surface`."""
+    at `http`, checked by `guard`, sessionless with `stateless`, without /mcp unless `mcp` (see serve_http);
+    through `surface`."""
     logging.basicConfig(level=logging.WARNING, format="%(name)s: %(message)s")  # stderr
     logging.getLogger("mcp_cli").setLevel(logging.INFO)  # where it listens, and why it stops
     if http:
-        anyio.run(_until_stopped, runtime, serve_http, *http, guard, stateless, surface)
+        anyio.run(_until_stopped, runtime, serve_http, *http, guard, stateless, surface, mcp)
     else:
         anyio.run(_until_stopped, runtime, serve_stdio, surface)
     exit_process(0)

@@ -83,8 +83,8 @@ def main(argv: list[str]) -> None:
 
     parser = argparse.ArgumentParser(
         prog="mcp-cli serve",
-        description="Serve TREE as one MCP tool (stdio unless --http). Off loopback, HTTP needs a bearer token in "
-        "$MCP_CLI_TOKEN (or --no-auth).",
+        description="Serve TREE as one MCP tool (stdio unless --http), or as an OpenAPI tool server (--openapi). "
+        "Off loopback, HTTP needs a bearer token in $MCP_CLI_TOKEN (or --no-auth).",
     )
     parser.add_argument("tree", metavar="TREE", help=TREE_HELP)
     launcher.http_arguments(parser)
@@ -99,5 +99,11 @@ def main(argv: list[str]) -> None:
     setup_logging()
     address, checks = launcher.http_checks(parser, args)
     options = {key: getattr(args, param) for param, *_, key in CONFIG_OPTIONS}
-    serve(Runtime(load(args.tree, options)), http=address, guard=checks, stateless=args.stateless,
-          surface=args.surface)
+    serve(
+        Runtime(load(args.tree, options)),
+        http=address,
+        guard=checks,
+        stateless=args.stateless,
+        surface=args.surface,
+        mcp=not args.openapi,
+    )

@@ -113,6 +113,7 @@ def test_build_output_is_complete_and_deterministic(tmp_path):
         "markdown-it-py",
         "referencing",
         "snowballstemmer",  # the search command's stemmer
+        "starlette",  # the OpenAPI surface's routes
         "uvicorn",
     }
     assert "mcp<3,>=2.3" in dependencies
