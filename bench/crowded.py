@@ -18,7 +18,7 @@ from .corpora import SEED, Corpus, boundary, github, progressive
 
 TOOLS, SERVERS = 500, 70
 POOR_KEYS = ("server1", "server2", "mcp", "tools-prod", "srv", "local", "my-mcp", "remote-2")
-# kind: (config keys, the product's words in descriptions, [(noun, verbs)])
+# kind: (config keys, [(noun, verbs)])
 KINDS: dict[str, tuple[tuple[str, ...], list[tuple[str, str]]]] = {
     "calendar": (("google-calendar", "outlook-calendar", "caldav"),
                  [("event", "list get create update delete"), ("calendar", "list"), ("free_busy", "get")]),
@@ -32,12 +32,14 @@ KINDS: dict[str, tuple[tuple[str, ...], list[tuple[str, str]]]] = {
     "chat": (("discord", "teams", "mattermost"),
              [("message", "send list delete"), ("channel", "list create"), ("reaction", "add")]),
     "mail": (("gmail", "outlook-mail"), [("email", "send search read"), ("draft", "create"), ("label", "list")]),
-    "error monitoring": (("sentry", "rollbar"), [("error", "list get resolve"), ("release", "list"), ("project", "list")]),
+    "error monitoring": (("sentry", "rollbar"),
+                         [("error", "list get resolve"), ("release", "list"), ("project", "list")]),
     "payments": (("stripe", "paypal"),
                  [("customer", "list create"), ("invoice", "list create send"), ("refund", "create")]),
     "maps": (("google-maps", "mapbox"), [("place", "search get"), ("directions", "get"), ("address", "geocode")]),
     "weather": (("openweather",), [("forecast", "get"), ("current_weather", "get"), ("weather_alert", "list")]),
-    "CI": (("circleci", "jenkins", "buildkite"), [("pipeline", "list trigger"), ("job", "get cancel"), ("artifact", "list")]),
+    "CI": (("circleci", "jenkins", "buildkite"),
+           [("pipeline", "list trigger"), ("job", "get cancel"), ("artifact", "list")]),
     "help desk": (("zendesk", "intercom", "freshdesk"),
                   [("ticket", "list get create update"), ("conversation", "list reply")]),
     "design": (("figma",), [("file", "get"), ("comment", "list post"), ("component", "list")]),
@@ -46,7 +48,8 @@ KINDS: dict[str, tuple[tuple[str, ...], list[tuple[str, str]]]] = {
     "to-do": (("todoist", "asana", "trello"), [("task", "list create complete update"), ("project", "list")]),
     "notes": (("obsidian", "evernote"), [("note", "search get create update"), ("tag", "list")]),
     "translation": (("deepl",), [("text", "translate"), ("language", "list"), ("glossary", "create")]),
-    "browser": (("puppeteer", "browserbase"), [("page", "navigate"), ("screenshot", "take"), ("element", "click fill")]),
+    "browser": (("puppeteer", "browserbase"),
+                [("page", "navigate"), ("screenshot", "take"), ("element", "click fill")]),
     "git": (("git",), [("status", "show"), ("commit", "create list"), ("branch", "create checkout"), ("diff", "show")]),
     "vector search": (("qdrant", "pinecone"), [("collection", "list create"), ("point", "upsert search")]),
     "knowledge graph": (("memory",), [("entity", "create delete search"), ("relation", "create"), ("graph", "read")]),
