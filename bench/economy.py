@@ -144,8 +144,13 @@ class Paths:
         via_search = self.one_tool + tokens.count(found) + sum(tokens.count(self.help([*self.where[p], "--help"]))
                                                                for p in needed)  # fmt: skip
         skill = self.skill_front + self.skill_body + sum(tokens.count(t) for t in walk)
-        return {"meta-tools": meta, "search-tool": search_tool, "mcp-cli": cli, "mcp-cli via search": via_search,
-                "exported skill": skill}
+        return {
+            "meta-tools": meta,
+            "search-tool": search_tool,
+            "mcp-cli": cli,
+            "mcp-cli via search": via_search,
+            "exported skill": skill,
+        }
 
 
 def named(text: str, path: list[str]) -> bool:
