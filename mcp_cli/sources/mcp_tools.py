@@ -136,12 +136,12 @@ def build(
     count = sum(1 for _, n in Tree(root).walk() if isinstance(n, Command))
     servers_shown = [g.name for g in root.children]
     clusters.rename([g for g in root.children if isinstance(g, Group)])
-    if len(root.children) > ROOT_LIMIT:
+    root.children.insert(0, search_command(root.name))
+    if len(servers_shown) > ROOT_LIMIT:
         root.children = clusters.cluster(root.children)
     unavailable = f" ({len(failed)} unavailable)" if failed else ""
     answered = len(servers_shown) - len(failed or {})
     root.summary = f"{count} tool{'s' * (count != 1)} from {answered} MCP server{'s' * (answered != 1)}{unavailable}."
-    root.children.insert(0, search_command(root.name))
     return Tree(root=root, upstreams=upstreams)
 
 
