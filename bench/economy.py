@@ -182,6 +182,7 @@ def run(corpus: Corpus, task_limit: int | None = None) -> dict[str, Any]:
     return {
         "corpus": corpus.name,
         "tools": len(corpus.tools),
+        "servers": len(corpus.servers),
         "tasks": len(corpus.tasks[:task_limit]),
         "up_front": up,
         "median": {k: statistics.median(v) for k, v in per_task.items()},
