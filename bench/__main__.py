@@ -15,11 +15,12 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
-from . import context, corpora, economy, install, quality, reliability, runtime, scale, skill, surfaces, wrap
+from . import context, corpora, crowded, economy, install, quality, reliability, runtime, scale, skill, surfaces, wrap
 
 HERE = Path(__file__).resolve().parent
 STRATEGIES = ("static", "meta-tools", "search-tool", "mcp-cli", "exported skill")
 PATHS = ("meta-tools", "search-tool", "mcp-cli", "mcp-cli via search", "exported skill")
+ROOT_HELP = {"crowded-70": 400, "synthetic-10000": 500}  # root help tokens, at most (issue 14)
 FASTMCP = {"recall@1": 0.745, "recall@5": 0.876, "mrr": 0.805}  # quoted from the project brief, not re-measured
 
 
@@ -42,12 +43,14 @@ def ratio_table(rows: list[dict]) -> list[str]:
 
 def economy_tables(results: list[dict[str, Any]]) -> tuple[list[str], list[str]]:
     """(markdown lines, target lines) for the token economy of every corpus and size."""
-    up = ["| corpus | tools | " + " | ".join(STRATEGIES) + " |", "|---|---|" + "---|" * len(STRATEGIES)]
+    up = ["| corpus | tools | servers | root help | " + " | ".join(STRATEGIES) + " |",
+          "|---|---|---|---|" + "---|" * len(STRATEGIES)]  # fmt: skip
     for r in results:
         static = r["up_front"]["static"]
         cells = [f"{r['up_front'][s]:,}" + ("" if s == "static" else f" ({r['up_front'][s] / static:.4f}x)")
                  for s in STRATEGIES]  # fmt: skip
-        up.append(f"| {r['corpus']} | {r['tools']:,} | " + " | ".join(cells) + " |")
+        up.append(f"| {r['corpus']} | {r['tools']:,} | {r['servers']} | {r['root_help']:,} | " + " | ".join(cells)
+                  + " |")  # fmt: skip
     task = ["| corpus | tasks | " + " | ".join(f"{p} median / p95" for p in PATHS) + " |",
             "|---|---|" + "---|" * len(PATHS)]  # fmt: skip
     for r in results:
@@ -61,10 +64,15 @@ def economy_tables(results: list[dict[str, Any]]) -> tuple[list[str], list[str]]
                    f"({worst['corpus']}) -- {mark(worst['up_front']['mcp-cli'] <= 200)}")  # fmt: skip
     for r in results:
         if r["corpus"] in ("boundary", "github"):
-            for p in ("mcp-cli", "mcp-cli via search"):
-                ok = r["median"][p] <= 350 and r["p95"][p] <= 800
-                targets.append(f"- {r['corpus']}, {p} path: median {r['median'][p]:,.0f} <= 350 and p95 "
+            for p, most in (("mcp-cli", 400), ("mcp-cli via search", 300)):
+                ok = r["median"][p] <= most and r["p95"][p] <= 800
+                targets.append(f"- {r['corpus']}, {p} path: median {r['median'][p]:,.0f} <= {most} and p95 "
                                f"{r['p95'][p]:,.0f} <= 800 -- {mark(ok)}")  # fmt: skip
+    for r in results:
+        most = ROOT_HELP.get(r["corpus"])
+        if most:
+            targets.append(f"- {r['corpus']} ({r['tools']:,} tools, {r['servers']} servers): root help "
+                           f"{r['root_help']:,} <= {most} -- {mark(r['root_help'] <= most)}")  # fmt: skip
     for r in results:
         if r["tasks"]:
             best = min(r["median"]["mcp-cli"], r["median"]["mcp-cli via search"])
@@ -164,7 +172,8 @@ def main() -> None:
 
     sizes = (25, 100) if quick else corpora.SIZES
     task_cap = 20 if quick else None
-    sets = [corpora.boundary(), corpora.github(), corpora.progressive()] + [corpora.synthetic(n) for n in sizes]
+    sets = [corpora.boundary(), corpora.github(), corpora.progressive(), crowded.crowded()]
+    sets += [corpora.synthetic(n) for n in sizes]
     results = []
     for corpus in sets:
         if corpus.name.startswith("synthetic") and len(corpus.tasks) > 200:

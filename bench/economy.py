@@ -14,6 +14,7 @@ Counts are o200k_base tokens of the text a client receives (tool JSON, or the to
 from __future__ import annotations
 
 import json
+import re
 import statistics
 import tempfile
 from pathlib import Path
@@ -114,6 +115,20 @@ class Paths:
                 "search-tool": tokens.count(tokens.tool_json([SEARCH_TOOL])), "mcp-cli": self.one_tool,
                 "exported skill": self.skill_front}  # fmt: skip
 
+    def walk(self, paths: list[list[str]]) -> list[str]:
+        """The helps an agent reads from the root to each command of `paths`, in order: at each level it goes to
+        the deepest group or command on the way whose path a help already read named (see `named`), reading each
+        help once."""
+        read: dict[tuple[str, ...], str] = {(): self.help(["--help"])}
+        for path in paths:
+            depth = 0
+            while depth < len(path):
+                depth = max(d for d in range(depth + 1, len(path) + 1)
+                            if d == depth + 1 or any(named(t, path[:d]) for t in read.values()))  # fmt: skip
+                if tuple(path[:depth]) not in read:
+                    read[tuple(path[:depth])] = self.help([*path[:depth], "--help"])
+        return list(read.values())
+
     def task(self, query: str, needed: list[tuple[str, str]]) -> dict[str, int]:
         """Tokens read along one task, up-front definitions included, per strategy."""
         up = self.up
@@ -123,22 +138,32 @@ class Paths:
         meta = up["meta-tools"] + tokens.count(listing) + tokens.count(json.dumps([_definition(t) for t in wanted]))
         loaded = hits + [t for t in wanted if t not in hits]
         search_tool = up["search-tool"] + tokens.count(tokens.tool_json([_definition(t) for t in loaded[:5]]))
-        seen: set[tuple[str, ...]] = set()
-        walk = [self.help(["--help"])]
-        for pair in needed:
-            path = self.where[pair]
-            for depth in range(1, len(path)):
-                if tuple(path[:depth]) not in seen:
-                    seen.add(tuple(path[:depth]))
-                    walk.append(self.help([*path[:depth], "--help"]))
-            walk.append(self.help([*path, "--help"]))
+        walk = self.walk([self.where[pair] for pair in needed])
         cli = self.one_tool + sum(tokens.count(t) for t in walk)
         found = self.help(["search", *query.split()[:40]])
         via_search = self.one_tool + tokens.count(found) + sum(tokens.count(self.help([*self.where[p], "--help"]))
                                                                for p in needed)  # fmt: skip
         skill = self.skill_front + self.skill_body + sum(tokens.count(t) for t in walk)
-        return {"meta-tools": meta, "search-tool": search_tool, "mcp-cli": cli, "mcp-cli via search": via_search,
-                "exported skill": skill}
+        return {
+            "meta-tools": meta,
+            "search-tool": search_tool,
+            "mcp-cli": cli,
+            "mcp-cli via search": via_search,
+            "exported skill": skill,
+        }
+
+
+def named(text: str, path: list[str]) -> bool:
+    """Whether a help text names `path` unambiguously: the whole path (as search results and examples write it),
+    or a listing row of `path[-2]` whose summary is a list of names (lower case: a summary of topics or prose
+    starts with a capital) with `path[-1]` among them (`teams  get, list.`)."""
+    if re.search(rf"(?<![\w-]){re.escape(' '.join(path))}(?![\w-])", text):
+        return True
+    if len(path) < 2:
+        return False
+    row = re.search(rf"^  {re.escape(path[-2])}(?:  +|\n {{4,}})(.*)$", text, re.M)
+    items = re.split(r"[,:;()]\s*|\s+", row.group(1).rstrip(". ")) if row and row.group(1)[:1].islower() else []
+    return path[-1] in items
 
 
 def p95(values: list[int]) -> float:
@@ -157,6 +182,7 @@ def run(corpus: Corpus, task_limit: int | None = None) -> dict[str, Any]:
     return {
         "corpus": corpus.name,
         "tools": len(corpus.tools),
+        "servers": len(corpus.servers),
         "tasks": len(corpus.tasks[:task_limit]),
         "up_front": up,
         "median": {k: statistics.median(v) for k, v in per_task.items()},

@@ -110,28 +110,34 @@ def topics(names: list[str], k: int = 4) -> list[str]:
     return shown
 
 
+def cover(nouns: dict[str, set[str]], left: list[str]) -> tuple[dict[str, list[str]], list[str]]:
+    """Greedily, the noun shared by the most items (two at least, not all) takes them, until no noun is shared:
+    ({noun: [items]}, items left), in the order of `left`."""
+    groups: dict[str, list[str]] = {}
+    while True:
+        counts = Counter(noun for n in left for noun in nouns[n])
+        best = max((c for c in counts.items() if 2 <= c[1] < len(nouns)), key=lambda c: (c[1], "-" in c[0], c[0]),
+                   default=None)  # fmt: skip
+        if best is None:
+            return groups, left
+        groups[best[0]] = [n for n in left if best[0] in nouns[n]]
+        left = [n for n in left if best[0] not in nouns[n]]
+
+
+def nouns_of(names: list[str]) -> dict[str, list[str]]:
+    """Each name's words, without a first word every name shares (often the server's name, saying nothing)."""
+    split_words = {n: words(n) for n in names}
+    return {n: ws[1:] for n, ws in split_words.items()} if shared_prefix(names) else split_words
+
+
 def split(names: list[str], preset: dict[str, list[str]] | None = None) -> tuple[Groups, list[str]]:
     """({group: [(tool, command name)]}, tools left ungrouped). `preset` groups come first, as given."""
     groups: dict[str, list[tuple[str, str]]] = {g: [(t, "") for t in ts] for g, ts in (preset or {}).items()}
     taken = {t for ts in (preset or {}).values() for t in ts}
-    split_words = {n: words(n) for n in names}
-    if shared_prefix(names):  # a word every tool starts with (often the server's name) says nothing
-        split_words = {n: ws[1:] for n, ws in split_words.items()}
-    nouns = {n: _nouns(ws) for n, ws in split_words.items()}
-    left = [n for n in names if n not in taken]
-    while True:
-        counts = Counter(noun for n in left for noun in nouns[n])
-        best = max(
-            (c for c in counts.items() if 2 <= c[1] < len(names)),
-            key=lambda c: (c[1], "-" in c[0], c[0]),
-            default=None,
-        )
-        if best is None:
-            break
-        noun = best[0]
-        members = [n for n in left if noun in nouns[n]]
+    split_words = nouns_of(names)
+    found, left = cover({n: _nouns(ws) for n, ws in split_words.items()}, [n for n in names if n not in taken])
+    for noun, members in found.items():
         groups.setdefault(_spelled(noun, [split_words[n] for n in members]), []).extend((n, "") for n in members)
-        left = [n for n in left if n not in members]
     for group, members in groups.items():
         group_words = set(group.split("-")) | {singular(w) for w in group.split("-")}
         named: list[tuple[str, str]] = []

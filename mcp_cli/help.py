@@ -35,7 +35,7 @@ def title(prog: str, node: Node) -> str:
 
 def _listing(heading: str, nodes: list[Node], budget: int) -> list[str]:
     """A heading and one row per node; over `budget` characters, names only, wrapped, with a pointer."""
-    lines = [f"{heading}:"] + columns([(n.name, one_line(n.summary)) for n in nodes])
+    lines = [f"{heading}:"] + columns([(n.name, one_line(n.summary, 70)) for n in nodes])
     if sum(len(line) + 1 for line in lines) <= budget:
         return lines
     names, row, out = [n.name for n in nodes], "", [f"{heading} ({len(nodes)}, summaries left out to fit):"]

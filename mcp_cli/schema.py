@@ -221,7 +221,7 @@ def params(schema: dict[str, Any]) -> list[Param]:
             type="string",
             flags=["--json"],
             metavar="JSON",
-            help="All arguments as one JSON object (or @FILE, up to 1 MB); options override it.",
+            help="All options as one JSON object (or @FILE).",
         )
     )
     return out

@@ -82,16 +82,15 @@ def description(runtime: Runtime) -> str:
     """Root summary (a skill's whole description, up to SUMMARY_BUDGET), the domain names, and the instruction to
     start with --help."""
     root = runtime.tree.root
+    search = root.child("search")
     groups = [n.name for n in root.children if isinstance(n, Group)]
-    others = [n.name for n in root.children if not isinstance(n, Group)]
+    others = [n.name for n in root.children if not isinstance(n, Group) and n is not search]
     parts = [clip(root.summary, SUMMARY_BUDGET) if root.summary else f"The {root.name} command line."]
     if groups:
         parts.append(f"Domains: {named(groups, NAMED)}.")
     if others:
         parts.append("Commands: " + ", ".join(others[:NAMED]) + ".")
-    first = 'Run with --help first (argv ["--help"])'
-    if root.child("search") is not None:
-        first += ", or `search WORDS` to find a command"
+    first = "Run with --help first" + (", or `search WORDS` to find a command" if search is not None else "")
     return " ".join(parts) + f" {first}."
 
 

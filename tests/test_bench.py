@@ -108,3 +108,25 @@ def test_quick_smoke_run_of_the_whole_suite():
     assert {key for key, *_ in search} == set(quality.TARGETS)
     for key, least, got, mark in search:
         assert float(got) >= float(least) and mark == "pass", (key, got, least)
+
+
+def test_the_crowded_config_is_realistic_and_reproducible():
+    from bench.crowded import POOR_KEYS, crowded
+
+    one = crowded()
+    assert (len(one.tools), len(one.servers)) == (500, 70) and one.servers == crowded().servers
+    keys = {s for s, _ in one.servers}
+    assert set(POOR_KEYS) <= keys and {"slack", "discord", "jira", "linear"} & keys  # poor keys, look-alikes
+    assert any(not t["description"] for t in one.tools)
+    assert any("\u4e00" <= ch <= "\u9fff" for t in one.tools for ch in t["description"])  # Chinese descriptions
+
+
+def test_the_walk_skips_a_hop_only_where_a_help_named_the_path():
+    listing = "Groups:\n  gists  create, get, list.\n  issues  Issues, comments.\n"
+    assert economy.named(listing, ["gists", "create"])  # a row listing its commands by name
+    assert not economy.named(listing, ["issues", "comments"])  # a row of topics (capitalised) names no path
+    assert not economy.named(listing, ["gists", "delete"])
+    assert economy.named("  github issues create  Create an issue.\n", ["github", "issues", "create"])  # search
+    paths = economy.Paths(corpora.github())
+    walk = paths.walk([paths.where[("github", "create_gist")]])  # the github listing names gists' commands
+    assert [w.splitlines()[0].split(" - ")[0] for w in walk] == ["tools", "tools github", "tools github gists create"]

@@ -1,6 +1,6 @@
 """How upstream tools are arranged, through a served tree of real upstream servers: a server with many tools
 split into subgroups by the things its tools act on (or by toolset, or by preset groups), many servers
-clustered at the root by their first name word, and tool filters applied before any of it."""
+clustered at the root by the things their tools act on, and tool filters applied before any of it."""
 
 import json
 import re
@@ -77,23 +77,27 @@ async def test_preset_groups_and_toolsets_name_the_subgroups(tmp_path, cache):
         assert called(await ok(client, "preset", "reviews", "merge-pull-request"))[0] == "merge_pull_request"
 
 
-async def test_many_servers_are_clustered_at_the_root_by_their_first_word(tmp_path, cache):
+async def test_many_servers_are_clustered_at_the_root_by_what_their_tools_do(tmp_path, cache):
     servers = {name: entry("ping", startup_timeout_sec=60) for name in NATO}
     servers |= {name: entry("list_issues", "get_issue", startup_timeout_sec=60)
-                for name in ("github", "github-work", "github-enterprise")}  # fmt: skip
-    servers |= {name: entry("list_events", startup_timeout_sec=60) for name in ("google-calendar", "google-mail")}
+                for name in ("github", "jira-work", "tracker")}  # fmt: skip
+    servers |= {name: entry("list_events", startup_timeout_sec=60) for name in ("google-calendar", "tools-prod")}
     team = config(tmp_path / "team.json", servers)  # 31 servers: more than the root shows one by one
     async with served("serve", str(team), env=cache) as client:
         root = listed(await ok(client, "--help"))
-        assert (root["github"], root["google"]) == ("Issues (3 servers).", "Events (2 servers).")
-        assert {"alfa", "zulu"} <= root.keys() and "github-work" not in root
-        cluster = listed(await ok(client, "github", "--help"))
-        assert {"github", "github-work", "github-enterprise"} <= cluster.keys()
-        assert called(await ok(client, "github", "github-work", "get-issue"))[0] == "get_issue"
-        assert called(await ok(client, "google", "google-mail", "list-events"))[0] == "list_events"
+        # servers are grouped by the things their tools act on, whatever their keys; a key that says nothing
+        # (`tools-prod`) gives way to what its tools act on, and a group names its servers when they fit a row
+        assert root["issues"] == "github, jira-work, tracker."
+        assert root["events"] == "google-calendar, events."
+        assert root["ping"] == "Ping (26 servers)." and "alfa" not in root and "github" not in root
+        cluster = listed(await ok(client, "issues", "--help"))
+        assert {"github", "jira-work", "tracker"} <= cluster.keys()
+        assert called(await ok(client, "issues", "jira-work", "get-issue"))[0] == "get_issue"
+        assert called(await ok(client, "events", "events", "list-events"))[0] == "list_events"
+        assert called(await ok(client, "events", "tools-prod", "list-events"))[0] == "list_events"  # the old key
     async with served("serve", str(team), "--exclude-server", "zulu", env=cache) as client:
-        root = listed(await ok(client, "--help"))  # 30 servers fit the root: no cluster
-        assert {"github", "github-work", "google-mail"} <= root.keys() and "google" not in root
+        root = listed(await ok(client, "--help"))  # 30 servers fit the root: no cluster, the poor key still renamed
+        assert {"github", "jira-work", "alfa", "events"} <= root.keys() and "issues" not in root
 
 
 async def test_tool_filters_apply_before_the_tree_is_built(tmp_path, cache):
@@ -112,3 +116,11 @@ async def test_tool_filters_apply_before_the_tree_is_built(tmp_path, cache):
         for excluded in ("update-issue", "delete-branch", "get-me"):
             reply = await call(client, "gh", excluded)
             assert not reply.ok and f"`team gh` has no command `{excluded}`" in reply.text, reply.text
+
+
+@pytest.mark.parametrize(("key", "nothing"), [("server1", True), ("my-mcp", True), ("tools-prod", True),
+                                              ("remote-2", True), ("github", False), ("pd", False)])  # fmt: skip
+def test_a_config_key_says_nothing_when_it_is_only_generic_words_and_digits(key, nothing):
+    from mcp_cli.clusters import says_nothing
+
+    assert says_nothing(key) is nothing

@@ -2,8 +2,9 @@
 
 The lists come from `discovery.py` (asked for within a start-up budget, or recalled from the cache). Each tool
 becomes a command whose options come from its input schema. A server with more tools than `threshold` is split
-into subgroups (`grouping.py`, or by toolset); with more than ROOT_LIMIT servers, servers whose names share a
-first word share a group. A server that could not list its tools is an empty group that says why.
+into subgroups (`grouping.py`, or by toolset). A server whose config key says nothing is named by what its tools
+do, and with more than ROOT_LIMIT servers, servers whose tools act on the same things share a group (`clusters.py`).
+A server that could not list its tools is an empty group that says why.
 """
 
 from __future__ import annotations
@@ -12,9 +13,9 @@ import fnmatch
 from pathlib import Path
 from typing import Any
 
-from .. import entities, grouping, schema
+from .. import clusters, entities, grouping, schema
 from ..errors import SourceError
-from ..text import first_sentence, kebab, one_line, words
+from ..text import first_sentence, kebab, one_line
 from ..tree import Command, Group, Node, Param, Tree
 from . import discovery
 from .mcp_config import Server, read
@@ -81,7 +82,8 @@ def server_group(server: Server, listing: dict[str, Any], tools: list[dict[str, 
 
 
 def _names(nodes: list[Node], shown: int = 4) -> str:
-    """`list, create, get, update, ...`: the first few names."""
+    """`list, create, get, update, ...`: the first few names (all of a small group, so an agent can go straight to
+    one)."""
     return ", ".join(n.name for n in nodes[:shown]) + (", ..." if len(nodes) > shown else ".")
 
 
@@ -93,27 +95,10 @@ def _about(group: Group, shown: int = 4) -> str:
     return f"{what[:1].upper()}{what[1:]}."
 
 
-def _cluster(groups: list[Group]) -> list[Node]:
-    """Too many servers for a readable root: servers whose names start with the same word share a group
-    (`github`, `github-2`, `github-work` -> `github`); the rest stay at the root."""
-    by_word: dict[str, list[Group]] = {}
-    for g in groups:
-        by_word.setdefault(words(g.name)[0] if words(g.name) else g.name, []).append(g)
-    out: list[Node] = []
-    for word, members in by_word.items():
-        if len(members) == 1:
-            out.append(members[0])
-        else:
-            cluster = Group(name=word, children=list(members))
-            cluster.summary = f"{_about(cluster)[:-1]} ({len(members)} servers)."
-            out.append(cluster)
-    return out
-
-
 def search_command(name: str) -> Command:
     return Command(
         name="search",
-        summary="Find commands by what they do; prints paths to run with --help.",
+        summary="Find commands by what they do.",
         params=[
             Param("words", nargs="+", required=True, help="What you want to do, in your own words."),
             Param("limit", type="integer", flags=["-n", "--limit"], default=5, help="How many results."),
@@ -156,12 +141,13 @@ def build(
             root.children.append(unavailable_group(server, failed[server.name]))
     count = sum(1 for _, n in Tree(root).walk() if isinstance(n, Command))
     servers_shown = [g.name for g in root.children]
-    if len(root.children) > ROOT_LIMIT:
-        root.children = _cluster(root.children)
+    clusters.rename([g for g in root.children if isinstance(g, Group)])
+    root.children.insert(0, search_command(root.name))
+    if len(servers_shown) > ROOT_LIMIT:
+        root.children = clusters.cluster(root.children)
     unavailable = f" ({len(failed)} unavailable)" if failed else ""
     answered = len(servers_shown) - len(failed or {})
     root.summary = f"{count} tool{'s' * (count != 1)} from {answered} MCP server{'s' * (answered != 1)}{unavailable}."
-    root.children.insert(0, search_command(root.name))
     return Tree(root=root, upstreams=upstreams)
 
 
