@@ -17,7 +17,7 @@ import anyio
 from mcp import types
 from mcp.server.lowlevel import Server
 
-from . import __version__, http_guard
+from . import __version__, http_guard, scopes
 from .children import exit_process
 from .result import Result
 from .runtime import Runtime
@@ -145,27 +145,35 @@ class Roots:
         self._known.pop(ctx.session, None)
 
 
-def build(runtime: Runtime, surface: str = "tool") -> Server:
+def build(runtime: Runtime, surface: str = "tool", scoped: bool = False) -> Server:
     """A low-level Server that drives `runtime` through exactly one tool, or with `surface="meta"` through the
-    meta-tools (see `meta_tools`)."""
-    the_tool = tool(runtime)
-    roots = Roots()
-    meta = None
+    meta-tools (see `meta_tools`). `scoped`: each HTTP request sees its client's part of the tree
+    (`scopes.runtime_for`); what every client gets alike (the instructions) shows only what every scope has, and a
+    skill's files are not served as resources."""
     if surface == "meta":
         from . import meta_tools
+    roots = Roots()
+    metas: weakref.WeakKeyDictionary[Runtime, Any] = weakref.WeakKeyDictionary()  # per scope's runtime: its index
 
-        meta = meta_tools.Meta(runtime)
+    def runtime_of(ctx: Any) -> Runtime:
+        return scopes.runtime_for(getattr(ctx.request, "scope", None), runtime)
+
+    def meta_of(rt: Runtime) -> Any:
+        if rt not in metas:
+            metas[rt] = meta_tools.Meta(rt)
+        return metas[rt]
 
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
-        if meta is not None:
+        if surface == "meta":
             return types.ListToolsResult(tools=meta_tools.tools())
-        return types.ListToolsResult(tools=[tool(runtime)])  # anew: servers that come back change the description
+        return types.ListToolsResult(tools=[tool(runtime_of(ctx))])  # anew: servers that come back change it
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> dict[str, Any]:
-        if meta is not None:
-            return to_mcp(await meta.call(params.name, params.arguments, await roots.cwd(ctx)))
-        if params.name != the_tool.name:
-            text = f"Error: no tool named {params.name!r}; this server has one tool, {the_tool.name!r}."
+        rt = runtime_of(ctx)
+        if surface == "meta":
+            return to_mcp(await meta_of(rt).call(params.name, params.arguments, await roots.cwd(ctx)))
+        if params.name != rt.tree.name:
+            text = f"Error: no tool named {params.name!r}; this server has one tool, {rt.tree.name!r}."
             return {**_COMPLETE, "content": [{"type": "text", "text": text}], "isError": True}
         arguments = params.arguments or {}
         problem = malformed(arguments)
@@ -174,27 +182,28 @@ def build(runtime: Runtime, surface: str = "tool") -> Server:
                 f"Error: invalid tool arguments: {problem}. "
                 'Give {"argv": ["--help"]} (a list of strings) or {"command": "--help"} (one string).'
             )
-            bad = Result(ok=False, path=runtime.tree.name, error="bad_request", message=text)
+            bad = Result(ok=False, path=rt.tree.name, error="bad_request", message=text)
             return to_mcp(bad)
-        return to_mcp(await runtime.call_tool(arguments, await roots.cwd(ctx)))
+        return to_mcp(await rt.call_tool(arguments, await roots.cwd(ctx)))
 
     @contextlib.asynccontextmanager
     async def lifespan(_: Server) -> AsyncIterator[dict]:
         async with runtime:
             yield {}
 
+    shown = Runtime(scopes.prune(runtime.tree, ()), runtime.kinds) if scoped else runtime  # what every scope sees
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # roots are deprecated in the 2026 protocol; still what clients send
         server = Server(
             runtime.tree.name,
             version=__version__,
-            instructions=instructions(runtime) if meta is None else meta_tools.instructions(runtime.tree),
+            instructions=meta_tools.instructions(shown.tree) if surface == "meta" else instructions(shown),
             lifespan=lifespan,
             on_list_tools=list_tools,
             on_call_tool=call_tool,
             on_roots_list_changed=roots.changed,
         )
-    if runtime.tree.skill:  # served from a skill folder: its files as skill resources (SEP-2640)
+    if runtime.tree.skill and not scoped:  # served from a skill folder: its files as skill resources (SEP-2640)
         from .skill_resources import SkillResources
 
         SkillResources(runtime.tree).install(server)
@@ -223,14 +232,16 @@ async def serve_http(
     import uvicorn
 
     guard = guard or http_guard.guard((host, port))
-    app = build(runtime, surface).streamable_http_app(
+    app = build(runtime, surface, scoped=bool(guard.scopes)).streamable_http_app(
         host=host, transport_security=guard.security(), stateless_http=stateless
     )
     config = uvicorn.Config(
-        guard.wrap(app), host=host, port=port, log_level="warning", access_log=False, log_config=None
+        guard.wrap(app, runtime), host=host, port=port, log_level="warning", access_log=False, log_config=None
     )
     url = f"http://{http_guard.bracketed(host)}:{port}/mcp"
     access = "a bearer token required" if guard.token else "no token required"
+    if guard.scopes:
+        access = f"{len(guard.scopes)} scoped token{'s' * (len(guard.scopes) != 1)}"
     mode = ", stateless" if stateless else ""
     log.info("serving %s over streamable HTTP at %s (%s%s)", runtime.tree.name, url, access, mode)
     await uvicorn.Server(config).serve()
