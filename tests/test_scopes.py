@@ -207,10 +207,26 @@ def test_tokens_not_in_the_file_get_401(tool_server):
         ('[[scope]]\ntoken_env = "FILES_TOKEN"\npaths = []\n', [], ["paths", "non-empty list"]),
         ('[[scope]]\npaths = ["x"]\n', [], ["token_env", "token_sha256"]),
         ("[[scope]\n", [], ["not a TOML file"]),
+        (
+            '[[scope]]\ntoken_env = "FILES_TOKEN"\npaths = ["x"]\n[[scope]]\nname = "b"\ntoken_sha256 = '
+            f'"{hashlib.sha256(FILES.encode()).hexdigest()}"\npaths = ["y"]\n',
+            [],
+            ["'scope 1' and 'b'", "same token"],
+        ),
         ('[[scope]]\ntoken_env = "FILES_TOKEN"\npaths = ["x"]\n', ["--token-env", "FILES_TOKEN"], ["drop --token-env"]),
         ('[[scope]]\ntoken_env = "FILES_TOKEN"\npaths = ["x"]\n', ["stdio"], ["--scopes goes with --http"]),
     ],
-    ids=["unknown-key", "unset-env", "bad-hash", "no-paths", "no-token", "not-toml", "with-token-env", "stdio"],
+    ids=[
+        "unknown-key",
+        "unset-env",
+        "bad-hash",
+        "no-paths",
+        "no-token",
+        "not-toml",
+        "same-token",
+        "with-token-env",
+        "stdio",
+    ],
 )
 @pytest.mark.parametrize("command", ["serve", "launcher"])
 def test_a_broken_scopes_file_stops_serving(tmp_path, command, scopes, args, says):
@@ -265,3 +281,17 @@ async def test_a_view_follows_the_serving_tree(tmp_path):
     serving.adopt(after)
     assert "double" in (await view.runtime.call(["math", "--help"])).output
     assert view.runtime.kinds is serving.kinds
+
+
+async def test_a_skill_served_with_scopes_keeps_its_files_to_itself(tmp_path):
+    """Doc topics are paths like commands; the skill's files, which no path covers, are not served as resources."""
+    file = tmp_path / "scopes.toml"
+    file.write_text('[[scope]]\ntoken_env = "FILES_TOKEN"\npaths = ["text *", "docs text-and-tables"]\n')
+    command = [sys.executable, "-m", "mcp_cli", "serve", str(ROOT / "skills" / "pdf"), "--scopes", str(file)]
+    with server(command, "127.0.0.1", "127.0.0.1", env=environment(FILES_TOKEN=FILES)) as (url, _):
+        async with connect(url, FILES) as client:
+            assert client.server_capabilities.resources is None
+            assert listed(await ok(client, "--help")) == ["docs", "text"]
+            assert listed(await ok(client, "docs", "--help")) == ["text-and-tables"]
+            assert "Text and tables" in await ok(client, "docs", "text-and-tables")
+            assert (await call(client, "docs", "forms")).structured["error"] == "not_found"
