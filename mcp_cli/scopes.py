@@ -54,24 +54,25 @@ def load(file: str | Path, environ: Mapping[str, str] = os.environ) -> list[Scop
     """The scopes of a file; Refused with a one-line message naming the file, the scope and what to change."""
     from .compat import toml_loads
 
+    where = f"--scopes {file}"
     try:
         data = toml_loads(Path(file).read_text(encoding="utf-8"))
     except OSError as exc:
-        raise Refused(f"--scopes {file}: cannot read it ({exc.strerror})") from None
+        raise Refused(f"{where}: cannot read it ({exc.strerror})") from None
     except ValueError as exc:  # not TOML, or not UTF-8
-        raise Refused(f"--scopes {file}: not a TOML file ({exc})") from None
+        raise Refused(f"{where}: not a TOML file ({exc})") from None
     extra = sorted(set(data) - {"scope"})
     if extra:
-        raise Refused(f"{file}: unknown key {extra[0]!r}; the file holds [[scope]] tables only")
+        raise Refused(f"{where}: unknown key {extra[0]!r}; the file holds [[scope]] tables only")
     tables = data.get("scope")
     if not isinstance(tables, list) or not tables:
-        raise Refused(f'{file}: no [[scope]] tables; give each client one with token_env = "NAME" and paths = [...]')
-    scopes = [_scope(f"{file}: scope {i}", f"scope {i}", table, environ) for i, table in enumerate(tables, 1)]
+        raise Refused(f'{where}: no [[scope]] tables; give each client one with token_env = "NAME" and paths = [...]')
+    scopes = [_scope(f"{where}: scope {i}", f"scope {i}", table, environ) for i, table in enumerate(tables, 1)]
     seen: dict[bytes, str] = {}
     for scope in scopes:
         if scope.digest in seen:
-            raise Refused(f"{file}: scopes {seen[scope.digest]!r} and {scope.name!r} have the same token; give each "
-                          "its own")  # fmt: skip
+            raise Refused(f"{where}: scopes {seen[scope.digest]!r} and {scope.name!r} have the same token; give "
+                          "each its own")  # fmt: skip
         seen[scope.digest] = scope.name
     return scopes
 
