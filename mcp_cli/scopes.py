@@ -116,7 +116,7 @@ def _scope(where: str, name: str, table: Any, environ: Mapping[str, str]) -> Sco
 
 def prune(tree: Tree, paths: Sequence[str], read_only: bool = False) -> Tree:
     """The part of `tree` that `paths` cover (with `read_only`, of commands only those whose hints say read-only),
-    and its `search` command, which then searches that part. Groups left empty are dropped, except those empty to
+    and the root's `search` command, which then searches that part. Groups left empty are dropped, except those empty to
     begin with (a server not available yet) under a pattern that would cover what comes into them. A group that
     lost some of what it held is summarised by the names it keeps (its own summary may name the rest); the root
     then has no summary."""
@@ -126,7 +126,7 @@ def prune(tree: Tree, paths: Sequence[str], read_only: bool = False) -> Tree:
 
     def shown(node: Node, names: list[str]) -> bool:
         if isinstance(node, Command):
-            if node.handler.get("kind") == "search":
+            if node.handler.get("kind") == "search" and len(names) == 1:
                 return True
             return covers(names) and (not read_only or node.annotations.get("readOnlyHint") is True)
         if isinstance(node, Group):  # an empty one: "\0" stands for any name that may come into it
@@ -171,11 +171,12 @@ class View:
 def views(scopes: Sequence[Scope], serving: Runtime) -> dict[bytes, View]:
     """A View per scope, by its token's digest (what `http_guard.BearerAuth` admits); a warning for each pattern
     that matches no path of the tree (yet)."""
-    paths = [" ".join(p) for p, _ in serving.tree.walk()]
+    name, paths = serving.tree.name, [" ".join(p) for p, _ in serving.tree.walk()]
     for scope in scopes:
         for pattern in scope.paths:
             if not any(fnmatchcase(p, pattern) for p in paths):
-                log.warning("scope %r: %r matches no path of %s (yet)", scope.name, pattern, serving.tree.name)
+                hint = f" (patterns leave out the tool's name, {name})" if pattern.split()[0] == name else ""
+                log.warning("scope %r: %r matches no path of %s (yet)%s", scope.name, pattern, name, hint)
     return {scope.digest: View(scope, serving) for scope in scopes}
 
 

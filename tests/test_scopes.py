@@ -243,12 +243,15 @@ def test_a_broken_scopes_file_stops_serving(tmp_path, command, scopes, args, say
 
 def test_a_pattern_that_matches_nothing_is_a_warning(tmp_path):
     file = tmp_path / "scopes.toml"
-    file.write_text('[[scope]]\nname = "typo"\ntoken_env = "FILES_TOKEN"\npaths = ["math *", "maths *"]\n')
+    file.write_text('[[scope]]\nname = "typo"\ntoken_env = "FILES_TOKEN"\npaths = ["math *", "maths *", "demo text"]\n')
     command = [sys.executable, "-m", "mcp_cli", "serve", str(DEMO), "--scopes", str(file)]
     with server(command, "127.0.0.1", "127.0.0.1", env=environment(FILES_TOKEN=FILES)) as (_, proc):
         pass
     warnings = [line for line in proc.stderr.read().splitlines() if line.startswith("warning:")]
-    assert warnings == ["warning: scope 'typo': 'maths *' matches no path of demo (yet)"]
+    assert warnings == [
+        "warning: scope 'typo': 'maths *' matches no path of demo (yet)",
+        "warning: scope 'typo': 'demo text' matches no path of demo (yet) (patterns leave out the tool's name, demo)",
+    ]
 
 
 def test_patterns_are_globs_over_paths_and_groups_cover_what_they_hold():
