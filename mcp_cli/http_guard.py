@@ -16,6 +16,7 @@ from typing import Any
 log = logging.getLogger("mcp_cli")
 
 TOKEN_ENV = "MCP_CLI_TOKEN"
+ACCESS = "mcp_cli.access"  # where BearerAuth puts, in a request's ASGI scope, what its token admits (a scope's view)
 LOOPBACK = ("127.0.0.1", "localhost", "[::1]")
 
 # The --help of the options, shared by `mcp-cli serve` and a built package's launcher.
@@ -27,6 +28,8 @@ HELP = {
     "token_env": f"Over HTTP: require 'Authorization: Bearer TOKEN', TOKEN read from this environment variable "
     f"(default: {TOKEN_ENV}, when it is set).",
     "no_auth": "Over HTTP: serve a non-loopback address without a token (anyone who reaches it can run the tree).",
+    "scopes": "Over HTTP: a TOML file of [[scope]] tables, each a bearer token (token_env or token_sha256) and the "
+    "command paths it may see (paths, globs; read_only); these tokens are then the only ones accepted.",
 }
 
 
@@ -36,11 +39,13 @@ class Refused(ValueError):
 
 @dataclass(frozen=True)
 class Guard:
-    """The Host and Origin values accepted (`hosts` None: any) and the bearer token required (None: none)."""
+    """The Host and Origin values accepted (`hosts` None: any) and the bearer token required (None: none), or the
+    scopes whose tokens are accepted, each seeing its part of the tree (see `scopes`)."""
 
     hosts: list[str] | None
     origins: list[str]
     token: str | None
+    scopes: tuple[Any, ...] = ()
 
     def security(self) -> Any:
         """The SDK's Host/Origin check (DNS-rebinding protection) for these lists."""
@@ -50,12 +55,19 @@ class Guard:
             return TransportSecuritySettings(enable_dns_rebinding_protection=False)
         return TransportSecuritySettings(allowed_hosts=self.hosts, allowed_origins=self.origins)
 
-    def wrap(self, app: Any) -> Any:
+    def wrap(self, app: Any, runtime: Any) -> Any:
         """`app` behind, outermost first: the Host and Origin check on every route (421, 403); CORS for the accepted
-        Origins, so that browser apps there may read the answers (a preflight carries no token); the token (401)."""
+        Origins, so that browser apps there may read the answers (a preflight carries no token); the bearer check
+        (401) of the token, or of each scope's token, which gives a request its scope's view of `runtime`."""
         from starlette.middleware.cors import CORSMiddleware
 
-        inner = BearerAuth(app, self.token) if self.token else app
+        inner = app
+        if self.scopes:
+            from .scopes import views
+
+            inner = BearerAuth(app, views(self.scopes, runtime))
+        elif self.token:
+            inner = BearerAuth(app, {hashlib.sha256(self.token.encode()).digest(): None})
         ports = [re.escape(o[:-2]) + r":\d+" for o in self.origins if o.endswith(":*")]
         cors = CORSMiddleware(
             inner,
@@ -75,19 +87,30 @@ def guard(
     allow_origins: Iterable[str] = (),
     token_env: str | None = None,
     no_auth: bool = False,
+    scopes_file: str | None = None,
     environ: Mapping[str, str] = os.environ,
 ) -> Guard | None:
-    """The guard for serving at `http` (None for stdio, where these options mean nothing); Refused if unsafe."""
+    """The guard for serving at `http` (None for stdio, where these options mean nothing); Refused if unsafe. With
+    `scopes_file`, its scopes' tokens are the only ones accepted (see `scopes.load`)."""
     allow_hosts, allow_origins = list(allow_hosts or ()), list(allow_origins or ())
     if http is None:
+        if scopes_file:
+            raise Refused("--scopes goes with --http: over stdio there are no bearer tokens to tell clients apart")
         if allow_hosts or allow_origins or token_env or no_auth:
             raise Refused("--allow-host, --allow-origin, --token-env and --no-auth go with --http or --openapi")
         return None
     host, port = http
     local, anywhere = _kind(host)
-    token = _token(token_env, no_auth, environ)
+    scopes: tuple[Any, ...] = ()
+    if scopes_file:
+        if token_env or no_auth:
+            raise Refused("--scopes gives each client its token: drop " + ("--token-env" if token_env else "--no-auth"))
+        from . import scopes as scoping
+
+        scopes = tuple(scoping.load(scopes_file, environ))
+    token = None if scopes else _token(token_env, no_auth, environ)
     where = f"{bracketed(host)}:{port}"
-    if not local and token is None and not no_auth:
+    if not local and token is None and not no_auth and not scopes:
         raise Refused(
             f"refusing to serve {where} without a token: set {TOKEN_ENV} (clients send 'Authorization: Bearer "
             "<token>'), or pass --no-auth to let anyone who reaches it in"
@@ -100,7 +123,7 @@ def guard(
     hosts, origins = _allowed(where, local, anywhere, allow_hosts, allow_origins)
     if no_auth and not local:
         log.warning("serving %s with no token (--no-auth): anyone who reaches it can run the tree", where)
-    return Guard(hosts, origins, token)
+    return Guard(hosts, origins, token, scopes)
 
 
 def _allowed(
@@ -184,30 +207,35 @@ class HostCheck:
 
 
 class BearerAuth:
-    """ASGI middleware: an HTTP request needs `Authorization: Bearer TOKEN`, else 401 with a JSON reason.
-    Tokens are compared as SHA-256 digests with `hmac.compare_digest`: constant time, length included."""
+    """ASGI middleware: an HTTP request needs `Authorization: Bearer TOKEN` with a token of `admitted` (SHA-256
+    digest -> what it admits), else 401 with a JSON reason. What the token admits, unless None, goes into the
+    request's ASGI scope under ACCESS. Digests are compared with `hmac.compare_digest`, each of them: constant time,
+    length included."""
 
-    def __init__(self, app: Any, token: str) -> None:
+    def __init__(self, app: Any, admitted: Mapping[bytes, Any]) -> None:
         self.app = app
-        self._digest = hashlib.sha256(token.encode()).digest()
+        self.admitted = admitted
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] == "http":  # the app has no websocket routes (Starlette closes those itself)
-            problem = self._problem(dict(scope["headers"]).get(b"authorization", b""))
+            problem, access = self._check(dict(scope["headers"]).get(b"authorization", b""))
             if problem:
                 client = (scope.get("client") or ("an unknown address",))[0]
                 log.warning("refused a request from %s: %s", client, problem)
                 await _unauthorized(send, problem)
                 return
+            if access is not None:
+                scope[ACCESS] = access
         await self.app(scope, receive, send)
 
-    def _problem(self, header: bytes) -> str | None:
+    def _check(self, header: bytes) -> tuple[str | None, Any]:
+        """(what is wrong, None) or (None, what the token admits)."""
         scheme, _, token = header.partition(b" ")
         if scheme.lower() != b"bearer" or not token.strip():
-            return "no bearer token: send the header 'Authorization: Bearer <token>'"
-        if not hmac.compare_digest(hashlib.sha256(token.strip()).digest(), self._digest):
-            return "wrong bearer token"
-        return None
+            return "no bearer token: send the header 'Authorization: Bearer <token>'", None
+        digest = hashlib.sha256(token.strip()).digest()
+        found = [access for known, access in self.admitted.items() if hmac.compare_digest(digest, known)]
+        return (None, found[0]) if found else ("wrong bearer token", None)
 
 
 async def _unauthorized(send: Any, description: str) -> None:

@@ -9,7 +9,8 @@ from typing import Any
 
 def main(tree_file: str | Path, argv: list[str] | None = None) -> None:
     """`NAME` serves over stdio; `NAME --http [HOST:]PORT` over streamable HTTP (127.0.0.1 by default), and the
-    OpenAPI surface beside it (`--openapi [HOST:]PORT`: that alone), with the same options as `mcp-cli serve`."""
+    OpenAPI surface beside it (`--openapi [HOST:]PORT`: that alone), with the same Host/Origin allow-list,
+    bearer-token and scopes options as `mcp-cli serve`."""
     from .runtime import Runtime
     from .server import serve
     from .tree import Tree
@@ -43,6 +44,7 @@ def http_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--allow-origin", metavar="ORIGIN", action="append", default=[], help=HELP["allow_origin"])
     parser.add_argument("--token-env", metavar="NAME", help=HELP["token_env"])
     parser.add_argument("--no-auth", action="store_true", help=HELP["no_auth"])
+    parser.add_argument("--scopes", metavar="FILE", help=HELP["scopes"])
     parser.add_argument(
         "--stateless",
         action="store_true",
@@ -74,7 +76,7 @@ def http_checks(parser: argparse.ArgumentParser, args: argparse.Namespace) -> tu
         parser.error("--surface is for MCP clients; --openapi serves one operation: give --http for both")
     try:
         checks = guard(address, allow_hosts=args.allow_host, allow_origins=args.allow_origin,
-                       token_env=args.token_env, no_auth=args.no_auth)  # fmt: skip
+                       token_env=args.token_env, no_auth=args.no_auth, scopes_file=args.scopes)  # fmt: skip
     except Refused as exc:
         parser.exit(2, f"{parser.prog}: {exc}\n")
     return address, checks

@@ -16,7 +16,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route, request_response
 
-from . import __version__, server
+from . import __version__, scopes, server
 from .result import SCHEMA
 from .runtime import Runtime
 from .text import one_line
@@ -61,8 +61,8 @@ def routes(runtime: Runtime, bearer: bool = False) -> list[Route]:
     """GET /openapi.json and POST /run over `runtime`; `bearer`: the document says calls need a bearer token."""
 
     def runtime_for(request: Request) -> Runtime:
-        """The runtime that answers a request: the one place where a request meets its runtime."""
-        return runtime
+        """The runtime that answers a request: with scopes, its client's part of the tree."""
+        return scopes.runtime_for(request.scope, runtime)
 
     async def spec(request: Request) -> JSONResponse:
         return JSONResponse(document(runtime_for(request), str(request.base_url).rstrip("/"), bearer))

@@ -73,12 +73,14 @@ class _Compiled:
 
 class Runtime:
     """Runs argv against a tree. The tree's handler references are checked when the runtime is made (a broken tree
-    raises SourceError naming the command); each command is compiled on first use and kept."""
+    raises SourceError naming the command); each command is compiled on first use and kept. Given the `kinds` of a
+    serving runtime, it runs a part of that one's tree (a client's scope) with its upstream servers and processes,
+    and is not entered itself."""
 
-    def __init__(self, tree: Tree) -> None:
+    def __init__(self, tree: Tree, kinds: dict[str, Kind] | None = None) -> None:
         handlers.check(tree)
         self.tree = tree
-        self.kinds: dict[str, Kind] = handlers.kinds(tree)
+        self.kinds: dict[str, Kind] = handlers.kinds(tree) if kinds is None else kinds
         self._compiled: dict[int, tuple[Command, _Compiled]] = {}
 
     async def __aenter__(self) -> Runtime:
@@ -225,7 +227,7 @@ class Runtime:
         except ValueError as exc:  # parameters argparse refuses (a required positional in an exclusive group)
             raise CallError(f"`{prog}` cannot run: its parameters are malformed ({exc}).") from None
         checker = schema.checker(cmd) if cmd.schema is not None and not cmd.passthrough else None
-        compiled = _Compiled(parser, checker, self.kinds[cmd.handler["kind"]].make(cmd.handler))
+        compiled = _Compiled(parser, checker, self.kinds[cmd.handler["kind"]].make(cmd.handler, self.tree))
         self._compiled[id(cmd)] = (cmd, compiled)  # the command is kept too: its id is never reused meanwhile
         return compiled
 

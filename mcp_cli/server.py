@@ -17,7 +17,7 @@ import anyio
 from mcp import types
 from mcp.server.lowlevel import Server
 
-from . import __version__, http_guard
+from . import __version__, http_guard, scopes
 from .children import exit_process
 from .context import Context, Contexts
 from .result import Result
@@ -161,48 +161,56 @@ class Roots:
         self._known.pop(ctx.session, None)
 
 
-def build(runtime: Runtime, surface: str = "tool") -> Server:
+def build(runtime: Runtime, surface: str = "tool", scoped: bool = False) -> Server:
     """A low-level Server that drives `runtime` through exactly one tool, or with `surface="meta"` through the
-    meta-tools (see `meta_tools`)."""
-    the_tool = tool(runtime)
-    roots, contexts = Roots(), Contexts()
-    meta = None
+    meta-tools (see `meta_tools`). `scoped`: each HTTP request sees its client's part of the tree
+    (`scopes.runtime_for`), and remembers its context apart from other scopes'; what every client gets alike (the
+    instructions) shows only what every scope has, and a skill's files are not served as resources."""
     if surface == "meta":
         from . import meta_tools
+    roots = Roots()
+    kept: weakref.WeakKeyDictionary[Runtime, tuple[Any, Contexts]] = weakref.WeakKeyDictionary()
 
-        meta = meta_tools.Meta(runtime)
+    def scope_of(ctx: Any) -> tuple[Runtime, Any, Contexts]:
+        """The runtime a request may use, with what is kept for it: the meta-tools' index, the sessions' contexts."""
+        rt = scopes.runtime_for(getattr(ctx.request, "scope", None), runtime)
+        if rt not in kept:
+            kept[rt] = (meta_tools.Meta(rt) if surface == "meta" else None, Contexts())
+        return rt, *kept[rt]
 
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
-        if meta is not None:
+        if surface == "meta":
             return types.ListToolsResult(tools=meta_tools.tools())
-        return types.ListToolsResult(tools=[tool(runtime)])  # anew: servers that come back change the description
+        return types.ListToolsResult(tools=[tool(scope_of(ctx)[0])])  # anew: servers that come back change it
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> dict[str, Any]:
+        rt, meta, contexts = scope_of(ctx)
         context = contexts.of(ctx, params.meta)
         if meta is not None:
             return to_mcp(await meta.call(params.name, params.arguments, await roots.cwd(ctx), context))
-        if params.name != the_tool.name:
-            text = f"Error: no tool named {params.name!r}; this server has one tool, {the_tool.name!r}."
+        if params.name != rt.tree.name:
+            text = f"Error: no tool named {params.name!r}; this server has one tool, {rt.tree.name!r}."
             return {**_COMPLETE, "content": [{"type": "text", "text": text}], "isError": True}
-        return to_mcp(await run(runtime, params.arguments or {}, await roots.cwd(ctx), context))
+        return to_mcp(await run(rt, params.arguments or {}, await roots.cwd(ctx), context))
 
     @contextlib.asynccontextmanager
     async def lifespan(_: Server) -> AsyncIterator[dict]:
         async with runtime:
             yield {}
 
+    shown = Runtime(scopes.prune(runtime.tree, ()), runtime.kinds) if scoped else runtime  # what every scope sees
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # roots are deprecated in the 2026 protocol; still what clients send
         server = Server(
             runtime.tree.name,
             version=__version__,
-            instructions=instructions(runtime) if meta is None else meta_tools.instructions(runtime.tree),
+            instructions=meta_tools.instructions(shown.tree) if surface == "meta" else instructions(shown),
             lifespan=lifespan,
             on_list_tools=list_tools,
             on_call_tool=call_tool,
             on_roots_list_changed=roots.changed,
         )
-    if runtime.tree.skill:  # served from a skill folder: its files as skill resources (SEP-2640)
+    if runtime.tree.skill and not scoped:  # served from a skill folder: its files as skill resources (SEP-2640)
         from .skill_resources import SkillResources
 
         SkillResources(runtime.tree).install(server)
@@ -235,20 +243,22 @@ async def serve_http(
     from . import openapi
 
     guard = guard or http_guard.guard((host, port))
-    bearer = guard.token is not None
+    bearer = guard.token is not None or bool(guard.scopes)
     if mcp:
-        app = build(runtime, surface).streamable_http_app(
+        app = build(runtime, surface, scoped=bool(guard.scopes)).streamable_http_app(
             host=host, transport_security=guard.security(), stateless_http=stateless,
             custom_starlette_routes=openapi.routes(runtime, bearer),
         )  # fmt: skip
     else:
         app = openapi.app(runtime, bearer)
     config = uvicorn.Config(
-        guard.wrap(app), host=host, port=port, log_level="warning", access_log=False, log_config=None
+        guard.wrap(app, runtime), host=host, port=port, log_level="warning", access_log=False, log_config=None
     )
     base = f"http://{http_guard.bracketed(host)}:{port}"
     where = (f"streamable HTTP at {base}/mcp and " if mcp else "") + f"OpenAPI at {base}{openapi.DOCUMENT}"
     access = "a bearer token required" if guard.token else "no token required"
+    if guard.scopes:
+        access = f"{len(guard.scopes)} scoped token{'s' * (len(guard.scopes) != 1)}"
     mode = ", stateless" if stateless else ""
     log.info("serving %s over %s (%s%s)", runtime.tree.name, where, access, mode)
     await uvicorn.Server(config).serve()

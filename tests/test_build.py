@@ -114,6 +114,7 @@ def test_build_output_is_complete_and_deterministic(tmp_path):
         "referencing",
         "snowballstemmer",  # the search command's stemmer
         "starlette",  # the OpenAPI surface's routes
+        "tomli",  # reads a --scopes file before Python 3.11 (`compat`)
         "uvicorn",
     }
     assert "mcp<3,>=2.3" in dependencies

@@ -29,14 +29,15 @@ class Handler(Protocol):
 
 class Kind:
     """One kind of handler for a tree: checks references at load, makes handlers, and owns what its handlers
-    share while a runtime serves (`start`; `stop` from any task; `aclose`). This base shares nothing."""
+    share while a runtime serves (`start`; `stop` from any task; `aclose`). This base shares nothing. Runtimes over
+    parts of the tree (a client's scope) share the kind: each makes its handlers for its own part."""
 
     def __init__(self, handler: Any, tree: Tree) -> None:
         self.handler = handler  # the handler class: (reference, tree) -> Handler, with a static `check(reference)`
         self.tree = tree
 
-    def make(self, ref: dict[str, Any]) -> Handler:
-        return self.handler(ref, self.tree)
+    def make(self, ref: dict[str, Any], tree: Tree) -> Handler:
+        return self.handler(ref, tree)
 
     def adopt(self, tree: Tree) -> None:
         """Make handlers for `tree` from now on (a fuller version of the same source)."""

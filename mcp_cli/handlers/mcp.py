@@ -36,8 +36,8 @@ class McpKind(Kind):
         super().__init__(handler, tree)
         self.pool: Upstreams | None = None
 
-    def make(self, ref: dict[str, Any]) -> McpHandler:
-        return McpHandler(ref, self.tree, self.pool)
+    def make(self, ref: dict[str, Any], tree: Tree) -> McpHandler:
+        return McpHandler(ref, tree, self.pool)
 
     def adopt(self, tree: Tree) -> None:
         super().adopt(tree)
