@@ -115,10 +115,10 @@ class Paths:
                 "search-tool": tokens.count(tokens.tool_json([SEARCH_TOOL])), "mcp-cli": self.one_tool,
                 "exported skill": self.skill_front}  # fmt: skip
 
-    def walk(self, paths: list[list[str]]) -> list[str]:
-        """The helps an agent reads from the root to each command of `paths`, in order: at each level it goes to
-        the deepest group or command on the way whose path a help already read named (see `named`), reading each
-        help once."""
+    def walk(self, paths: list[list[str]]) -> dict[tuple[str, ...], str]:
+        """The helps an agent reads from the root to each command of `paths` (by the path asked for `--help`), in
+        order: at each level it goes to the deepest group or command on the way whose path a help already read named
+        (see `named`), reading each help once."""
         read: dict[tuple[str, ...], str] = {(): self.help(["--help"])}
         for path in paths:
             depth = 0
@@ -127,7 +127,7 @@ class Paths:
                             if d == depth + 1 or any(named(t, path[:d]) for t in read.values()))  # fmt: skip
                 if tuple(path[:depth]) not in read:
                     read[tuple(path[:depth])] = self.help([*path[:depth], "--help"])
-        return list(read.values())
+        return read
 
     def task(self, query: str, needed: list[tuple[str, str]]) -> dict[str, int]:
         """Tokens read along one task, up-front definitions included, per strategy."""
@@ -138,7 +138,7 @@ class Paths:
         meta = up["meta-tools"] + tokens.count(listing) + tokens.count(json.dumps([_definition(t) for t in wanted]))
         loaded = hits + [t for t in wanted if t not in hits]
         search_tool = up["search-tool"] + tokens.count(tokens.tool_json([_definition(t) for t in loaded[:5]]))
-        walk = self.walk([self.where[pair] for pair in needed])
+        walk = self.walk([self.where[pair] for pair in needed]).values()
         cli = self.one_tool + sum(tokens.count(t) for t in walk)
         found = self.help(["search", *query.split()[:40]])
         via_search = self.one_tool + tokens.count(found) + sum(tokens.count(self.help([*self.where[p], "--help"]))

@@ -2,10 +2,12 @@
 tree, next to the static list of every tool.
 
 - MCP tool: the one tool's definition and the server's instructions (clients put both in the model's context);
-  a task adds the help walk from the root (or from `search`), as in the
-  token economy;
-- meta-tools (`--surface meta`): the three tools' definitions and the server's instructions; a task adds the `search_tools` answer for the
-  prompt and one `describe_tools` answer naming the commands it needs;
+  a task adds the help walk from the root (or from `search`), as in the token economy;
+- meta-tools (`--surface meta`): the three tools' definitions and the server's instructions; a task adds the
+  `search_tools` answer for the prompt and one `describe_tools` answer naming the commands it needs;
+- OpenAPI (`--openapi`): the whole `/openapi.json` document (an upper bound: a client such as Open WebUI turns its
+  one operation into one tool); a task adds the same walk, each step answered by `/run` as the result envelope in
+  JSON (the help text inside it, escaped);
 Counts are o200k_base tokens of what the client receives: tool JSON, instructions, the text of a tool result.
 """
 
@@ -17,12 +19,12 @@ from typing import Any
 
 import anyio
 
-from mcp_cli import meta_tools, server, tokens
+from mcp_cli import meta_tools, openapi, server, tokens
 
 from .corpora import Corpus
 from .economy import Paths
 
-SURFACES = ("MCP tool", "MCP tool via search", "meta-tools")
+SURFACES = ("MCP tool", "MCP tool via search", "meta-tools", "OpenAPI")
 
 
 class Surfaces:
@@ -35,8 +37,13 @@ class Surfaces:
         runtime = self.paths.runtime
         self.up = {"static": self.paths.up["static"], "MCP tool": self.paths.one_tool + tokens.count(
                    server.instructions(runtime)), "meta-tools": tokens.count(tokens.tool_json(listed))
-                   + tokens.count(meta_tools.instructions(runtime.tree))}  # fmt: skip
+                   + tokens.count(meta_tools.instructions(runtime.tree)), "OpenAPI": tokens.count(
+                   _json(openapi.document(runtime, "http://127.0.0.1:8000")))}  # fmt: skip
         self.up["MCP tool via search"] = self.up["MCP tool"]
+
+    def _envelope(self, argv: list[str]) -> int:
+        """Tokens of `/run`'s answer to argv: the result envelope as JSON."""
+        return tokens.count(_json(anyio.run(self.paths.runtime.call, argv).structured()))
 
     def _meta(self, tool: str, arguments: dict[str, Any]) -> int:
         result = anyio.run(self.meta.call, tool, arguments)
@@ -46,12 +53,20 @@ class Surfaces:
     def task(self, query: str, needed: list[tuple[str, str]]) -> dict[str, int]:
         """Tokens read along one task, up-front definitions included, per surface."""
         economy = self.paths.task(query, needed)
-        names = [" ".join(self.paths.where[pair]) for pair in needed]
+        paths = [self.paths.where[pair] for pair in needed]
+        names = [" ".join(path) for path in paths]
+        walked = self.paths.walk(paths)
         meta = self.up["meta-tools"] + self._meta("search_tools", {"query": query}) + self._meta(
             "describe_tools", {"names": names})  # fmt: skip
         instructions = self.up["MCP tool"] - self.paths.one_tool  # the economy counts the tool definition only
         return {"MCP tool": economy["mcp-cli"] + instructions,
-                "MCP tool via search": economy["mcp-cli via search"] + instructions, "meta-tools": meta}  # fmt: skip
+                "MCP tool via search": economy["mcp-cli via search"] + instructions, "meta-tools": meta,
+                "OpenAPI": self.up["OpenAPI"] + sum(self._envelope([*path, "--help"]) for path in walked)}
+
+
+def _json(value: Any) -> str:
+    """JSON as an HTTP answer carries it (compact, UTF-8)."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)  # fmt: skip
 
 
 def run(corpus: Corpus, task_limit: int | None = None) -> dict[str, Any]:

@@ -129,4 +129,6 @@ def test_the_walk_skips_a_hop_only_where_a_help_named_the_path():
     assert economy.named("  github issues create  Create an issue.\n", ["github", "issues", "create"])  # search
     paths = economy.Paths(corpora.github())
     walk = paths.walk([paths.where[("github", "create_gist")]])  # the github listing names gists' commands
-    assert [w.splitlines()[0].split(" - ")[0] for w in walk] == ["tools", "tools github", "tools github gists create"]
+    assert [w.splitlines()[0].split(" - ")[0] for w in walk.values()] == ["tools", "tools github",
+                                                                          "tools github gists create"]
+    assert list(walk) == [(), ("github",), ("github", "gists", "create")]
