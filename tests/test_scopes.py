@@ -298,3 +298,46 @@ async def test_a_skill_served_with_scopes_keeps_its_files_to_itself(tmp_path):
             assert listed(await ok(client, "docs", "--help")) == ["text-and-tables"]
             assert "Text and tables" in await ok(client, "docs", "text-and-tables")
             assert (await call(client, "docs", "forms")).structured["error"] == "not_found"
+
+
+def test_openapi_beside_mcp_is_scoped_too(tool_server):
+    """The document and /run of the server's OpenAPI surface answer each token with its scope's tree; a denied path
+    answers as an unknown one there too."""
+    url, _ = tool_server
+    base = url.removesuffix("/mcp")
+
+    def run(token: str, *argv: str) -> dict:
+        answer = httpx2.post(f"{base}/run", json={"argv": list(argv)}, headers={"Authorization": f"Bearer {token}"},
+                             timeout=60)  # fmt: skip
+        assert answer.status_code == 200
+        return answer.json()
+
+    assert httpx2.get(f"{base}/openapi.json", timeout=30).status_code == 401
+    for token, mine, other in [(FILES, "files", "memory"), (READER, "memory", "files")]:
+        doc = httpx2.get(f"{base}/openapi.json", headers={"Authorization": f"Bearer {token}"}, timeout=30).json()
+        described = doc["paths"]["/run"]["post"]["description"]
+        assert f"Domains: {mine}." in described and other not in described
+        assert listed(run(token, "--help")["output"]) == [mine, "search"]
+        denied, unknown = run(token, other, "--help"), run(token, "qqqqqq", "--help")
+        assert denied["error"] == "not_found"
+        assert json.dumps(denied).replace(other, "?") == json.dumps(unknown).replace("qqqqqq", "?")
+    assert not run(READER, "memory", "create-entities", "--entities", "[]")["ok"]
+
+
+async def test_a_context_key_is_kept_apart_per_scope(world):
+    """Two scopes' clients giving the same `_meta` context key share nothing: each sees only its own entities."""
+    config = json.loads((world["root"] / "team.json").read_text())
+    config["mcpServers"]["memory"]["mcp-cli"] = {"entities": {"query": "topic"}}  # search-nodes acts on a topic
+    declared = world["root"] / "declared" / "team.json"
+    declared.parent.mkdir(exist_ok=True)
+    declared.write_text(json.dumps(config))
+    command = [sys.executable, "-m", "mcp_cli", "serve", str(declared)]
+    scopes = ["--scopes", str(world["root"] / "scopes.toml"), "--stateless"]
+    with server(command, "127.0.0.1", "127.0.0.1", *scopes, env=world["env"]) as (url, _):
+        async with connect(url, WRITER) as writer, connect(url, READER) as reader:
+            meta = {"mcp-cli/context": "same conversation"}
+            answer = await writer.call_tool("team", {"argv": ["memory", "search-nodes", "--query", "Ada"]}, meta=meta)
+            assert not answer.is_error
+            for client, shown in [(writer, True), (reader, False)]:
+                root = text(await client.call_tool("team", {"argv": ["--help"]}, meta=meta))
+                assert ("In context: Ada (memory)" in root) is shown, root
