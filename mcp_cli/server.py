@@ -130,11 +130,17 @@ class Roots:
     def __init__(self) -> None:
         self._known: weakref.WeakKeyDictionary[Any, str | None] = weakref.WeakKeyDictionary()
 
+    @staticmethod
+    def _connection(ctx: Any) -> Any:
+        """What a session's requests share: the SDK makes a ServerSession per request, around the connection's."""
+        return ctx.session._connection
+
     async def cwd(self, ctx: Any) -> str | None:
         """The folder for a call, asked on the back-channel of the call's own request."""
-        if ctx.session not in self._known:
-            self._known[ctx.session] = await self._ask(ctx)
-        return self._known[ctx.session]
+        connection = self._connection(ctx)
+        if connection not in self._known:
+            self._known[connection] = await self._ask(ctx)
+        return self._known[connection]
 
     async def _ask(self, ctx: Any) -> str | None:
         from mcp.shared.message import ServerMessageMetadata
@@ -158,7 +164,7 @@ class Roots:
         return None
 
     async def changed(self, ctx: Any, params: Any) -> None:
-        self._known.pop(ctx.session, None)
+        self._known.pop(self._connection(ctx), None)
 
 
 def build(runtime: Runtime, surface: str = "tool", scoped: bool = False) -> Server:

@@ -44,11 +44,15 @@ def test_run_gives_the_skill_folder_and_its_modules(tmp_path):
 
 
 def roots_of(*folders: Path):
+    """The folders a client offers (change the list to change them), and its roots/list callback, which counts the
+    times it is asked in `asked`."""
     listed = list(folders)
 
     async def list_roots(context) -> types.ListRootsResult:
+        list_roots.asked += 1
         return types.ListRootsResult(roots=[types.Root(uri=f.as_uri()) for f in listed])
 
+    list_roots.asked = 0
     return listed, list_roots
 
 
@@ -62,10 +66,13 @@ async def test_served_skill_runs_in_the_clients_first_root(tmp_path):
         assert not result.is_error, text(result)
         assert fields(text(result))["cwd"] == str(first)
         assert (first / "made.txt").read_text() == "written\n"
+        await client.call_tool("workdir", {"argv": ["where"]})
+        assert callback.asked == 1  # asked once a session, not once a call
         listed[:] = [second]
         await client.send_roots_list_changed()
         result = await client.call_tool("workdir", {"argv": ["where"]})
         assert fields(text(result))["cwd"] == str(second)
+        assert callback.asked == 2
     assert not (WORKDIR / "made.txt").exists() and not (ROOT / "made.txt").exists()
 
 
