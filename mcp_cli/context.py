@@ -11,8 +11,12 @@ from __future__ import annotations
 
 import hashlib
 from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+from .text import kebab
+from .tree import Command, Node
 
 META_KEY = "mcp-cli/context"
 KEPT = 8  # entities a session remembers
@@ -48,6 +52,23 @@ class Context:
     def domains(self) -> list[str]:
         """The domains acting on the entities in context, most recent first."""
         return list(dict.fromkeys(d for e in self.entities for d in e.domains))
+
+
+def domain(walked: list[Node]) -> str:
+    """The path of the domain a call acts in (`walked`: root to command): the group of the command's server, under a
+    group of servers too (`issues jira`), else the first group on the way."""
+    server = walked[-1].handler.get("server") if isinstance(walked[-1], Command) else None
+    if server:
+        key = kebab(server)
+        for depth in range(1, len(walked) - 1):
+            if key in (walked[depth].name, *walked[depth].aliases):
+                return " ".join(n.name for n in walked[1 : depth + 1])
+    return walked[1].name
+
+
+def acts_in(path: str, domains: Sequence[str]) -> bool:
+    """Whether a command path lies in one of `domains` (paths of groups)."""
+    return any(path == d or path.startswith(d + " ") for d in domains)
 
 
 class Contexts:

@@ -14,7 +14,7 @@ from . import entities, handlers, schema, topics
 from . import help as helptext
 from . import parser as argparser
 from .children import kill_all
-from .context import Context
+from .context import Context, domain
 from .errors import BadRequest, CallError, HandlerError, NotFound, UsageError, close_to, unsplittable
 from .handlers import Call, Handler, Kind
 from .result import Result, cap, has_surrogate, wire_text
@@ -246,10 +246,10 @@ class Runtime:
             if compiled.checker is not None:
                 values = schema.arguments(cmd, values, compiled.checker)
         if inv.context is not None and cmd.entities:  # named by a call that reached its command, whatever it gives
-            inv.context.record(inv.walked[1].name, entities.found(cmd.entities, values))
+            inv.context.record(domain(inv.walked), entities.found(cmd.entities, values))
         result = await compiled.handler.run(Call(self.tree, cmd, inv.prog, values, rest, inv.cwd, inv.context))
         if inv.context is not None and cmd.entities and result.ok and isinstance(result.data, dict):
-            inv.context.record(inv.walked[1].name, entities.found(cmd.entities, result.data))
+            inv.context.record(domain(inv.walked), entities.found(cmd.entities, result.data))
         return result
 
     def failure(self, exc: CallError, inv: Invocation | None) -> Result:

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from functools import cache
 
 from . import lexicon
+from .context import acts_in
 from .grouping import VERBS
 from .text import words
 from .tree import Command, Tree
@@ -28,7 +29,8 @@ OPERATION_WEIGHT = 2.0  # a query's operation, which decides between commands th
 CONTENT_WEIGHT = 0.5  # words of what to write ("a bug *about the login page*")
 EXACT_WEIGHT = 0.5  # a word as written, where a command's name has it so ("issues" meets list-issues first)
 CONTEXT_BOOST = 1.5  # a command of a domain acting on an entity in the session's context (`context.py`)
-_CJK = r"([\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+)"  # compiled when used
+# scripts written without spaces between words (Hangul, kana, CJK ideographs); compiled when used
+_CJK = r"([\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+)"
 
 
 @cache
@@ -177,7 +179,7 @@ class Index:
                 norm = tf * (K1 + 1) / (tf + K1 * (1 - B + B * self.lengths[doc] / self.avg))
                 scores[doc] += weight * idf * norm
         for doc in scores:
-            if self.docs[doc][0].split(" ", 1)[0] in prefer:
+            if acts_in(self.docs[doc][0], prefer):
                 scores[doc] *= CONTEXT_BOOST
         ranked = sorted(scores.items(), key=lambda kv: (-kv[1], self.docs[kv[0]][0]))[:limit]
         return [(score, self.docs[doc][0], self.docs[doc][1]) for doc, score in ranked]

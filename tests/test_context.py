@@ -148,3 +148,27 @@ def test_a_tree_with_bad_entities_is_refused():
         {"kind": "command", "name": "c", "entities": {"issue": "key"}, "handler": {"kind": "python"}}]}}  # fmt: skip
     with pytest.raises(ValueError, match="entities"):
         Tree.from_dict(bad)
+
+
+def test_in_a_crowded_tree_the_domain_is_the_servers_group_within_its_cluster():
+    """Past 30 servers, look-alike servers share a group (`issues`); what acts on an entity is still the server, so
+    the context names `issues tracker` and search prefers the tracker's commands, not the whole group's."""
+    from mcp_cli.context import domain
+    from mcp_cli.search import Index
+    from mcp_cli.sources.mcp_config import Server
+
+    tools = [{"name": n, "inputSchema": {"properties": {"issue_key": {"type": "string"}}}}
+             for n in ("list_issues", "add_issue_comment")]  # fmt: skip
+    others = "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa " \
+             "quebec romeo sierra tango uniform victor whiskey xray yankee zulu amber cobalt denim ember".split()
+    found = {"tracker": tools, "forge": tools} | {o: [{"name": f"list_{o}s"}, {"name": f"get_{o}"}] for o in others}
+    servers = [Server(name, {"command": "unused"}) for name in found]
+    tree = mcp_tools.build("t", servers, {n: {"server": {"name": n}, "tools": t} for n, t in found.items()})
+    path = next(p for p, n in tree.walk() if "tracker" in p and p[-1] == "add-issue-comment")
+    assert len(path) == 3 and path[1] == "tracker"  # in a group of look-alike servers
+    walked = [tree.root]
+    for name in path:
+        walked.append(walked[-1].child(name))
+    assert domain(walked) == f"{path[0]} tracker"
+    hits = Index(tree).search("add a comment", 2, prefer=[domain(walked)])
+    assert [h[1] for h in hits][0] == " ".join(path)
