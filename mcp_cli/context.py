@@ -15,8 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .text import kebab
-from .tree import Command, Node
+from .tree import Node, server_depth
 
 META_KEY = "mcp-cli/context"
 KEPT = 8  # entities a session remembers
@@ -57,13 +56,8 @@ class Context:
 def domain(walked: list[Node]) -> str:
     """The path of the domain a call acts in (`walked`: root to command): the group of the command's server, under a
     group of servers too (`issues jira`), else the first group on the way."""
-    server = walked[-1].handler.get("server") if isinstance(walked[-1], Command) else None
-    if server:
-        key = kebab(server)
-        for depth in range(1, len(walked) - 1):
-            if key in (walked[depth].name, *walked[depth].aliases):
-                return " ".join(n.name for n in walked[1 : depth + 1])
-    return walked[1].name
+    depth = server_depth(walked) or 1
+    return " ".join(n.name for n in walked[1 : depth + 1])
 
 
 def acts_in(path: str, domains: Sequence[str]) -> bool:

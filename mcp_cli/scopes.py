@@ -33,7 +33,7 @@ from .errors import close_to
 from .http_guard import ACCESS, Refused
 from .runtime import Runtime
 from .text import named
-from .tree import Command, Group, Node, Tree
+from .tree import Command, Group, Node, Tree, server_depth
 
 log = logging.getLogger("mcp_cli")
 KEYS = ("name", "token_env", "token_sha256", "paths", "read_only")
@@ -124,31 +124,33 @@ def prune(tree: Tree, paths: Sequence[str], read_only: bool = False) -> Tree:
     def covers(names: list[str]) -> bool:
         return any(fnmatchcase(" ".join(names[:i]), p) for i in range(1, len(names) + 1) for p in paths)
 
-    def shown(node: Node, names: list[str]) -> bool:
+    def shown(node: Node, names: list[str], walked: list[Node]) -> bool:
         if isinstance(node, Command):
             if node.handler.get("kind") == "search" and len(names) == 1:
                 return True
-            return covers(names) and (not read_only or node.annotations.get("readOnlyHint") is True)
+            depth = server_depth([*walked, node])
+            keyed = [node.handler["server"], *names[depth:]] if depth else names  # as the config names the server
+            return (covers(names) or covers(keyed)) and (not read_only or node.annotations.get("readOnlyHint") is True)
         if isinstance(node, Group):  # an empty one: "\0" stands for any name that may come into it
             return covers(names) or any(fnmatchcase(" ".join([*names, "\0"]), p) for p in paths)
         return covers(names)
 
-    def part(group: Group, prefix: list[str]) -> Group:
+    def part(group: Group, prefix: list[str], walked: list[Node]) -> Group:
         kept: list[Node] = []
         for node in group.children:
             names = [*prefix, node.name]
             if isinstance(node, Group) and node.children:
-                inner = part(node, names)
+                inner = part(node, names, [*walked, node])
                 if inner.children:
                     kept.append(inner)
-            elif shown(node, names):
+            elif shown(node, names, walked):
                 kept.append(node)
         if len(kept) == len(group.children) and all(a is b for a, b in zip(kept, group.children, strict=True)):
             return group
         summary = f"{named([n.name for n in kept], 6)}." if prefix else ""
         return dataclasses.replace(group, children=kept, summary=summary, description="")
 
-    return dataclasses.replace(tree, root=part(tree.root, []), rediscover=None)
+    return dataclasses.replace(tree, root=part(tree.root, [], [tree.root]), rediscover=None)
 
 
 class View:
@@ -171,10 +173,10 @@ class View:
 def views(scopes: Sequence[Scope], serving: Runtime) -> dict[bytes, View]:
     """A View per scope, by its token's digest (what `http_guard.BearerAuth` admits); a warning for each pattern
     that matches no path of the tree (yet)."""
-    name, paths = serving.tree.name, [" ".join(p) for p, _ in serving.tree.walk()]
+    tree, name = serving.tree, serving.tree.name
     for scope in scopes:
         for pattern in scope.paths:
-            if not any(fnmatchcase(p, pattern) for p in paths):
+            if [p for p, _ in prune(tree, [pattern]).walk()] == [p for p, _ in prune(tree, []).walk()]:
                 hint = f" (patterns leave out the tool's name, {name})" if pattern.split()[0] == name else ""
                 log.warning("scope %r: %r matches no path of %s (yet)%s", scope.name, pattern, name, hint)
     return {scope.digest: View(scope, serving) for scope in scopes}

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .text import kebab
 from .types import TYPES
 
 FORMAT = "mcp-cli/tree"
@@ -211,6 +212,19 @@ class Tree:
     def load(cls, path: str | Path) -> Tree:
         path = Path(path).resolve()
         return cls.from_dict(json.loads(path.read_text(encoding="utf-8")), base_dir=path.parent, file=path)
+
+
+def server_depth(walked: list[Node]) -> int | None:
+    """Where in `walked` (root to a command) the group of the wrapped MCP server the command calls is: the group
+    named after the server's config key, or with the key as an alias (a server renamed by what it does); inside a
+    group of look-alike servers too. None for a command of no server."""
+    server = walked[-1].handler.get("server") if isinstance(walked[-1], Command) else None
+    if server:
+        key = kebab(server)
+        for depth in range(1, len(walked) - 1):
+            if key in (walked[depth].name, *walked[depth].aliases):
+                return depth
+    return None
 
 
 def _to_data(obj: Any) -> Any:

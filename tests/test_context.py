@@ -150,25 +150,38 @@ def test_a_tree_with_bad_entities_is_refused():
         Tree.from_dict(bad)
 
 
-def test_in_a_crowded_tree_the_domain_is_the_servers_group_within_its_cluster():
-    """Past 30 servers, look-alike servers share a group (`issues`); what acts on an entity is still the server, so
-    the context names `issues tracker` and search prefers the tracker's commands, not the whole group's."""
-    from mcp_cli.context import domain
-    from mcp_cli.search import Index
+def crowded_tree() -> Tree:
+    """A tree of 32 servers, past the count where servers are grouped by what their tools do: `tracker` and `forge`
+    (the same issue tools) share a group; `server1`, a key that says nothing, is renamed after what its tools do."""
     from mcp_cli.sources.mcp_config import Server
 
     tools = [{"name": n, "inputSchema": {"properties": {"issue_key": {"type": "string"}}}}
              for n in ("list_issues", "add_issue_comment")]  # fmt: skip
     others = "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa " \
-             "quebec romeo sierra tango uniform victor whiskey xray yankee zulu amber cobalt denim ember".split()
-    found = {"tracker": tools, "forge": tools} | {o: [{"name": f"list_{o}s"}, {"name": f"get_{o}"}] for o in others}
+             "quebec romeo sierra tango uniform victor whiskey xray yankee zulu amber cobalt denim".split()
+    found = {"tracker": tools, "forge": tools, "server1": [{"name": "list_embers"}, {"name": "get_ember"}]}
+    found |= {o: [{"name": f"list_{o}s"}, {"name": f"get_{o}"}] for o in others}
     servers = [Server(name, {"command": "unused"}) for name in found]
-    tree = mcp_tools.build("t", servers, {n: {"server": {"name": n}, "tools": t} for n, t in found.items()})
-    path = next(p for p, n in tree.walk() if "tracker" in p and p[-1] == "add-issue-comment")
-    assert len(path) == 3 and path[1] == "tracker"  # in a group of look-alike servers
+    return mcp_tools.build("t", servers, {n: {"server": {"name": n}, "tools": t} for n, t in found.items()})
+
+
+def walk_to(tree: Tree, path: list[str]) -> list:
+    """The nodes from the root along `path`."""
     walked = [tree.root]
     for name in path:
         walked.append(walked[-1].child(name))
-    assert domain(walked) == f"{path[0]} tracker"
-    hits = Index(tree).search("add a comment", 2, prefer=[domain(walked)])
+    return walked
+
+
+def test_in_a_crowded_tree_the_domain_is_the_servers_group_within_its_cluster():
+    """Look-alike servers share a group (`issues`); what acts on an entity is still the server, so the context names
+    `issues tracker` and search prefers the tracker's commands, not the whole group's."""
+    from mcp_cli.context import domain
+    from mcp_cli.search import Index
+
+    tree = crowded_tree()
+    path = next(p for p, n in tree.walk() if "tracker" in p and p[-1] == "add-issue-comment")
+    assert len(path) == 3 and path[1] == "tracker"  # in a group of look-alike servers
+    assert domain(walk_to(tree, path)) == f"{path[0]} tracker"
+    hits = Index(tree).search("add a comment", 2, prefer=[domain(walk_to(tree, path))])
     assert [h[1] for h in hits][0] == " ".join(path)
