@@ -1,21 +1,27 @@
 """Server groups at the root, by what their tools do rather than by their config keys.
 
-A server is known by the things its tools act on (`grouping.topics` of its tool names). A config key that says
-nothing (`server1`, `mcp`, `tools-prod`: only words like server, mcp, tools, prod, local and digits) gives way to
-the server's first thing (`server1` -> `events`, the key kept as an alias). With many servers, the thing shared by
-the most of them takes them into one group named after it (`issues`: github, gitlab, jira), greedily, until no
-thing is shared (`grouping.cover`); a group's summary names its servers, so an agent can go straight to one.
+A server is known by the things its tools act on (`grouping.profile` of its tool names), each weighted by how many
+tools act on it. With many servers, the two parts most alike merge, again and again, while they are at least SIMILAR
+alike (the cosine of their weighted things, summed over a part's servers): servers whose tools mostly act on the
+same things (github, gitlab, jira) share a group named after the thing most of them act on most (`issues`); a
+group's summary names its servers, so an agent can go straight to one. A config key that says nothing (`server1`,
+`mcp`, `tools-prod`: only words like server, mcp, tools, prod, local and digits) gives way to the server's first
+thing that names neither its group nor a neighbour (`server1` -> `events`), the key kept as an alias.
 """
 
 from __future__ import annotations
 
+import math
 import re
+from collections import Counter
+from heapq import heapify, heappop, heappush
 
 from . import grouping
 from .text import kebab, words
 from .tree import Command, Group, Node, Tree
 
 TOPICS = 4  # things a server is known by
+SIMILAR = 0.6  # how alike (cosine of weighted things) two parts must be to merge
 NAMES_WIDTH = 70  # characters of server names in a cluster's summary, at most
 _SAY_NOTHING = set("server servers srv mcp tool tools prod production dev staging stage test local remote my our "
                    "the api app main default service new old tmp temp".split())  # fmt: skip
@@ -27,62 +33,96 @@ def says_nothing(key: str) -> bool:
     return all(not w or w in _SAY_NOTHING for w in ws)
 
 
+def _tools(group: Group) -> list[str]:
+    return [n.handler.get("tool", n.name) for _, n in Tree(group).walk() if isinstance(n, Command)]
+
+
+def known(group: Group) -> tuple[Counter[str], dict[str, str]]:
+    """The things a group's tools act on, weighted, and their spellings (`grouping.profile`); tools named by a verb
+    alone (`search`) are known by their names."""
+    tools = _tools(group)
+    counts, spelled = grouping.profile(tools)
+    if counts:
+        return counts, spelled
+    return Counter(_key(kebab(t)) for t in tools), {_key(kebab(t)): kebab(t) for t in tools}
+
+
 def topics(group: Group, k: int = TOPICS) -> list[str]:
     """The things a group's tools act on, most common first, as the tool names spell them."""
-    tools = [n.handler.get("tool", n.name) for _, n in Tree(group).walk() if isinstance(n, Command)]
-    return grouping.topics(tools, k) or [kebab(t) for t in tools[:k]]  # tools named by a verb alone: their names
+    counts, spelled = known(group)
+    return [spelled[noun] for noun, _ in counts.most_common(k)]
 
 
-def _key(topic: str) -> str:
-    return "-".join(grouping.singular(w) for w in topic.split("-"))
+def _key(name: str) -> str:
+    return "-".join(grouping.singular(w) for w in name.split("-"))
 
 
-def rename(groups: list[Group]) -> None:
-    """Name each group whose name says nothing after its first thing not already a name here; its old name
-    stays an alias."""
-    taken = {g.name for g in groups}
+def rename(groups: list[Group], avoid: str = "") -> None:
+    """Name each group whose name says nothing after its first thing that is not already a name here nor `avoid`
+    (their parent's name); its old name stays an alias."""
+    taken = {_key(g.name) for g in groups} | {_key(avoid)}
     for g in groups:
         if says_nothing(g.name):
-            fresh = next((kebab(t) for t in topics(g, 1) if kebab(t) not in taken), None)
+            fresh = next((kebab(t) for t in topics(g) if _key(kebab(t)) not in taken), None)
             if fresh:
                 g.aliases.append(g.name)
                 g.name = fresh
-                taken.add(fresh)
+                taken.add(_key(fresh))
+
+
+def _cosine(a: Counter[str], b: Counter[str]) -> float:
+    dot = sum(v * b[k] for k, v in a.items() if k in b)
+    return dot / math.sqrt(sum(v * v for v in a.values()) * sum(v * v for v in b.values())) if dot else 0.0
+
+
+def _parts(profiles: list[Counter[str]]) -> list[list[int]]:
+    """The servers (by index) in parts: the two parts most alike merge while they are at least SIMILAR alike."""
+    parts = {i: ([i], p) for i, p in enumerate(profiles)}
+    heap = [(-s, i, j) for i in parts for j in range(i + 1, len(profiles))
+            if (s := _cosine(profiles[i], profiles[j])) >= SIMILAR]  # fmt: skip
+    heapify(heap)
+    while heap:
+        _, i, j = heappop(heap)
+        if i in parts and j in parts:
+            (a, pa), (b, pb) = parts.pop(i), parts.pop(j)
+            new, merged = max(parts, default=len(profiles)) + 1, pa + pb
+            for k, (_, pk) in parts.items():
+                if (s := _cosine(pk, merged)) >= SIMILAR:
+                    heappush(heap, (-s, k, new))
+            parts[new] = (sorted(a + b), merged)
+    return sorted((members for members, _ in parts.values()), key=lambda m: m[0])
 
 
 def cluster(nodes: list[Node]) -> list[Node]:
-    """Groups of servers that act on the same things, each in the place of its first server: first by the thing
-    each acts on most, then by any of its things; the rest as they were, summarised by two things."""
+    """Groups of servers whose tools act on the same things, each in the place of its first server, named after
+    the thing most of them act on most; the rest as they were, summarised by two things."""
     groups = [g for g in nodes if isinstance(g, Group)]
-    shown = {g.name: topics(g) for g in groups}
-    known = {n: [_key(t) for t in ts] for n, ts in shown.items()}
-    found, left = grouping.cover({n: set(ts[:1]) for n, ts in known.items()}, list(known))  # by first things
-    for name in list(left):  # then by another thing, into a group of the first pass, or with one another
-        noun = next((t for t in known[name] if t in found), None)
-        if noun:
-            found[noun].append(name)
-            left.remove(name)
-    found |= grouping.cover({n: set(known[n]) for n in left}, left)[0]
-    by_name = {g.name: g for g in groups}
-    first = {members[0]: (noun, members) for noun, members in found.items()}
-    clustered = {m for members in found.values() for m in members}
-    taken = {n.name for n in nodes if n.name not in clustered}
+    profiles = [known(g) for g in groups]
+    parts = [m for m in _parts([counts for counts, _ in profiles]) if len(m) > 1]
+    first = {groups[m[0]].name: m for m in parts}
+    clustered = {id(groups[i]) for m in parts for i in m}
+    taken = {_key(n.name) for n in nodes if id(n) not in clustered}
     out: list[Node] = []
-    for g in nodes:
-        if g.name in first:
-            noun, members = first[g.name]
-            spelled = [t for m in members for t in shown[m] if _key(t) == noun]
-            name = max(spelled, key=lambda t: (spelled.count(t), t.endswith("s"), t))
-            name = name if name not in taken else f"{name}-servers"
-            taken.add(name)
-            group = Group(name=name, description=f"MCP servers whose tools act on {name}.",
-                          children=[by_name[m] for m in members])  # fmt: skip
-            group.summary = _summary(members, topics(group, 2))
+    for node in nodes:
+        if node.name in first:
+            members = [groups[i] for i in first[node.name]]
+            weights = [profiles[i][0] for i in first[node.name]]
+            noun = max(sum(weights, Counter()), key=lambda t: (sum(t in w for w in weights), sum(w[t] for w in weights)))
+            spelled = [profiles[i][1][noun] for i in first[node.name] if noun in profiles[i][1]]
+            name = max(spelled, key=lambda t: (t.endswith("s"), spelled.count(t), t))
+            name = name if _key(name) not in taken else f"{name}-servers"
+            taken.add(_key(name))
+            rename(members, name)
+            group = Group(name=name, description=f"MCP servers whose tools act on {name}.", children=members)
+            group.summary = _summary([m.name for m in members], topics(group, 2))
             out.append(group)
-        elif g.name not in clustered:
-            if shown.get(g.name):  # among many rows, two things say enough
-                g.summary = _summary([], shown[g.name][:2])
-            out.append(g)
+        elif id(node) not in clustered:
+            out.append(node)
+    lone = [g for g in groups if id(g) not in clustered]
+    rename(lone)
+    for g in lone:
+        if len(_tools(g)) > 1:  # among many rows, one thing not in its name says enough
+            g.summary = _summary([], [t for t in topics(g) if _key(t) not in _key(g.name)][:1])
     return out
 
 
@@ -93,4 +133,4 @@ def _summary(servers: list[str], things: list[str]) -> str:
     if servers and len(names) <= NAMES_WIDTH:
         return names
     what = ", ".join(things)
-    return f"{what[:1].upper()}{what[1:]}" + (f" ({len(servers)} servers)." if servers else ".")
+    return f"{what[:1].upper()}{what[1:]}" + (f" ({len(servers)} servers)." if servers else "." if what else "")
