@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from collections.abc import Iterable
 from heapq import heapify, heappop, heappush
 
 from . import grouping
@@ -21,6 +22,7 @@ from .text import kebab, words
 from .tree import Command, Group, Node, Tree
 
 TOPICS = 4  # things a server is known by
+SMALL = 2  # tools of a server whose summary names its commands (about what naming its things costs)
 SIMILAR = 0.6  # how alike (cosine of weighted things) two parts must be to merge
 NAMES_WIDTH = 70  # characters of server names in a cluster's summary, at most
 _SAY_NOTHING = set("server servers srv mcp tool tools prod production dev staging stage test local remote my our "
@@ -57,10 +59,10 @@ def _key(name: str) -> str:
     return "-".join(grouping.singular(w) for w in name.split("-"))
 
 
-def rename(groups: list[Group], avoid: str = "") -> None:
-    """Name each group whose name says nothing after its first thing that is not already a name here nor `avoid`
-    (their parent's name); its old name stays an alias."""
-    taken = {_key(g.name) for g in groups} | {_key(avoid)}
+def rename(groups: list[Group], avoid: Iterable[str] = ()) -> None:
+    """Name each group whose name says nothing after its first thing that is not already a name here nor one to
+    `avoid` (its cluster's, or the clusters beside it); its old name stays an alias."""
+    taken = {_key(n) for n in [*avoid, *(g.name for g in groups)]}
     for g in groups:
         if says_nothing(g.name):
             fresh = next((kebab(t) for t in topics(g) if _key(kebab(t)) not in taken), None)
@@ -94,36 +96,54 @@ def _parts(profiles: list[Counter[str]]) -> list[list[int]]:
 
 
 def cluster(nodes: list[Node]) -> list[Node]:
-    """Groups of servers whose tools act on the same things, each in the place of its first server, named after
-    the thing most of them act on most; the rest as they were, summarised by two things."""
+    """Groups of servers whose tools act on the same things, each in the place of its first server; the rest as
+    they were, each summarised by a word or two (see `_row`)."""
     groups = [g for g in nodes if isinstance(g, Group)]
     profiles = [known(g) for g in groups]
-    parts = [m for m in _parts([counts for counts, _ in profiles]) if len(m) > 1]
-    first = {groups[m[0]].name: m for m in parts}
-    clustered = {id(groups[i]) for m in parts for i in m}
-    taken = {_key(n.name) for n in nodes if id(n) not in clustered}
-    out: list[Node] = []
-    for node in nodes:
-        if node.name in first:
-            members = [groups[i] for i in first[node.name]]
-            weights = [profiles[i][0] for i in first[node.name]]
-            noun = max(sum(weights, Counter()), key=lambda t: (sum(t in w for w in weights), sum(w[t] for w in weights)))
-            spelled = [profiles[i][1][noun] for i in first[node.name] if noun in profiles[i][1]]
-            name = max(spelled, key=lambda t: (t.endswith("s"), spelled.count(t), t))
-            name = name if _key(name) not in taken else f"{name}-servers"
-            taken.add(_key(name))
-            rename(members, name)
-            group = Group(name=name, description=f"MCP servers whose tools act on {name}.", children=members)
-            group.summary = _summary([m.name for m in members], topics(group, 2))
-            out.append(group)
-        elif id(node) not in clustered:
-            out.append(node)
+    parts = {m[0]: m for m in _parts([counts for counts, _ in profiles]) if len(m) > 1}
+    clustered = {id(groups[i]) for m in parts.values() for i in m}
     lone = [g for g in groups if id(g) not in clustered]
-    rename(lone)
+    taken = {_key(n.name) for n in nodes if id(n) not in clustered}
+    made: dict[int, Group] = {}
+    for first, part in parts.items():
+        name, things = _named([profiles[i] for i in part])
+        name = name if _key(name) not in taken else f"{name}-servers"
+        taken.add(_key(name))
+        members = [groups[i] for i in part]
+        rename(members, [name])
+        made[id(groups[first])] = Group(
+            name=name,
+            description=f"MCP servers whose tools act on {name}.",
+            summary=_summary([m.name for m in members], things),
+            children=members,
+        )
+    rename(lone, [g.name for g in made.values()])
     for g in lone:
-        if len(_tools(g)) > 1:  # among many rows, one thing not in its name says enough
-            g.summary = _summary([], [t for t in topics(g) if _key(t) not in _key(g.name)][:1])
-    return out
+        g.summary = _row(g)
+    return [made.get(id(n), n) for n in nodes if id(n) not in clustered or id(n) in made]
+
+
+def _named(profiles: list[tuple[Counter[str], dict[str, str]]]) -> tuple[str, list[str]]:
+    """A cluster's name, the thing most of its servers act on most, and its two main things, spelled as its
+    servers' tools spell them (plural if any does)."""
+    total = sum((counts for counts, _ in profiles), Counter())
+
+    def spelled(noun: str) -> str:
+        forms = [spelling[noun] for _, spelling in profiles if noun in spelling]
+        return max(forms, key=lambda t: (t.endswith("s"), forms.count(t), t))
+
+    noun = max(total, key=lambda t: (sum(t in counts for counts, _ in profiles), total[t]))
+    return spelled(noun), [spelled(t) for t, _ in total.most_common(2)]
+
+
+def _row(group: Group) -> str:
+    """A lone server's summary among many rows: a small one's commands as they are; else its first thing, or nothing
+    when its name says one of its things (`outlook-calendar`, or a name given by `rename`)."""
+    things = topics(group)
+    said = set(_key(group.name).split("-"))
+    if len(_tools(group)) <= SMALL:
+        return group.summary
+    return "" if any(said & set(_key(t).split("-")) for t in things) else _summary([], things[:1])
 
 
 def _summary(servers: list[str], things: list[str]) -> str:

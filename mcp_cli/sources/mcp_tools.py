@@ -22,7 +22,6 @@ from .mcp_config import Server, read
 
 THRESHOLD = 15  # tools in a server's group before it is split into subgroups
 ROOT_LIMIT = 30  # servers at the root before they are clustered
-SMALL = 3  # tools of a server whose summary names its commands
 SEARCH_HANDLER = {"kind": "search"}
 
 
@@ -89,10 +88,10 @@ def _names(nodes: list[Node], shown: int = 4) -> str:
 
 
 def _about(group: Group, shown: int = 4) -> str:
-    """A server of SMALL tools or fewer: its commands by name (`get-forecast, list-alerts.`, so an agent can go
-    straight to one); else what its tools act on (`Issues, pull-requests, repositories, branches.`)."""
+    """A server of `clusters.SMALL` tools or fewer: its commands by name (`get-forecast, list-alerts.`, so an agent
+    can go straight to one); else what its tools act on (`Issues, pull-requests, repositories, branches.`)."""
     commands = [n for _, n in Tree(group).walk() if isinstance(n, Command)]
-    if len(commands) <= SMALL:
+    if len(commands) <= clusters.SMALL:
         return _names(commands)
     nouns = grouping.topics([c.handler.get("tool", c.name) for c in commands], shown)
     what = ", ".join(nouns) if nouns else ", ".join(c.name for c in commands[:shown])
