@@ -6,7 +6,8 @@ alike (the cosine of their weighted things, summed over a part's servers): serve
 same things (github, gitlab, jira) share a group named after the thing most of them act on most (`issues`); a
 group's summary names its servers, so an agent can go straight to one. A config key that says nothing (`server1`,
 `mcp`, `tools-prod`: only words like server, mcp, tools, prod, local and digits) gives way to the server's first
-thing that names neither its group nor a neighbour (`server1` -> `events`), the key kept as an alias.
+thing that names neither its group nor a neighbour (`server1` -> `events`), the key kept as an alias. Among so many
+rows, a lone server's says a word: its first thing (none when its name says one), or a small server's commands.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 from heapq import heapify, heappop, heappush
+from itertools import count
 
 from . import grouping
 from .text import kebab, words
@@ -39,7 +41,7 @@ def _tools(group: Group) -> list[str]:
     return [n.handler.get("tool", n.name) for _, n in Tree(group).walk() if isinstance(n, Command)]
 
 
-def known(group: Group) -> tuple[Counter[str], dict[str, str]]:
+def _known(group: Group) -> tuple[Counter[str], dict[str, str]]:
     """The things a group's tools act on, weighted, and their spellings (`grouping.profile`); tools named by a verb
     alone (`search`) are known by their names."""
     tools = _tools(group)
@@ -51,7 +53,7 @@ def known(group: Group) -> tuple[Counter[str], dict[str, str]]:
 
 def topics(group: Group, k: int = TOPICS) -> list[str]:
     """The things a group's tools act on, most common first, as the tool names spell them."""
-    counts, spelled = known(group)
+    counts, spelled = _known(group)
     return [spelled[noun] for noun, _ in counts.most_common(k)]
 
 
@@ -83,11 +85,12 @@ def _parts(profiles: list[Counter[str]]) -> list[list[int]]:
     heap = [(-s, i, j) for i in parts for j in range(i + 1, len(profiles))
             if (s := _cosine(profiles[i], profiles[j])) >= SIMILAR]  # fmt: skip
     heapify(heap)
+    fresh = count(len(profiles))  # a merged part's key, never one used before
     while heap:
         _, i, j = heappop(heap)
         if i in parts and j in parts:
             (a, pa), (b, pb) = parts.pop(i), parts.pop(j)
-            new, merged = max(parts, default=len(profiles)) + 1, pa + pb
+            new, merged = next(fresh), pa + pb
             for k, (_, pk) in parts.items():
                 if (s := _cosine(pk, merged)) >= SIMILAR:
                     heappush(heap, (-s, k, new))
@@ -99,7 +102,7 @@ def cluster(nodes: list[Node]) -> list[Node]:
     """Groups of servers whose tools act on the same things, each in the place of its first server; the rest as
     they were, each summarised by a word or two (see `_row`)."""
     groups = [g for g in nodes if isinstance(g, Group)]
-    profiles = [known(g) for g in groups]
+    profiles = [_known(g) for g in groups]
     parts = {m[0]: m for m in _parts([counts for counts, _ in profiles]) if len(m) > 1}
     clustered = {id(groups[i]) for m in parts.values() for i in m}
     lone = [g for g in groups if id(g) not in clustered]
@@ -139,10 +142,9 @@ def _named(profiles: list[tuple[Counter[str], dict[str, str]]]) -> tuple[str, li
 def _row(group: Group) -> str:
     """A lone server's summary among many rows: a small one's commands as they are; else its first thing, or nothing
     when its name says one of its things (`outlook-calendar`, or a name given by `rename`)."""
-    things = topics(group)
-    said = set(_key(group.name).split("-"))
     if len(_tools(group)) <= SMALL:
         return group.summary
+    things, said = topics(group), set(_key(group.name).split("-"))
     return "" if any(said & set(_key(t).split("-")) for t in things) else _summary([], things[:1])
 
 
