@@ -7,7 +7,7 @@ same things (github, gitlab, jira) share a group named after the thing most of t
 group's summary names its servers, so an agent can go straight to one. A config key that says nothing (`server1`,
 `mcp`, `tools-prod`: only words like server, mcp, tools, prod, local and digits) gives way to the server's first
 thing that names neither its group nor a neighbour (`server1` -> `events`), the key kept as an alias. Among so many
-rows, a lone server's says a word: its first thing (none when its name says one), or a small server's commands.
+rows, a lone server's says at most a word: the thing it is mostly about, or a small server's commands.
 """
 
 from __future__ import annotations
@@ -140,12 +140,16 @@ def _named(profiles: list[tuple[Counter[str], dict[str, str]]]) -> tuple[str, li
 
 
 def _row(group: Group) -> str:
-    """A lone server's summary among many rows: a small one's commands as they are; else its first thing, or nothing
-    when its name says one of its things (`outlook-calendar`, or a name given by `rename`)."""
+    """A lone server's summary among many rows: a small one's commands as they are; else the thing it is mostly
+    about (half of what its tools name, at least), unless its name says one of its things (`outlook-calendar`, or
+    a name given by `rename`); else nothing, rather than one of many things."""
     if len(_tools(group)) <= SMALL:
         return group.summary
-    things, said = topics(group), set(_key(group.name).split("-"))
-    return "" if any(said & set(_key(t).split("-")) for t in things) else _summary([], things[:1])
+    counts, spelled = _known(group)
+    (noun, weight), said = counts.most_common(1)[0], set(_key(group.name).split("-"))
+    if any(said & set(t.split("-")) for t in counts) or weight * 2 < sum(counts.values()):
+        return ""
+    return _summary([], [spelled[noun]])
 
 
 def _summary(servers: list[str], things: list[str]) -> str:
