@@ -5,9 +5,10 @@ tools act on it. With many servers, the two parts most alike merge, again and ag
 alike (the cosine of their weighted things, summed over a part's servers): servers whose tools mostly act on the
 same things (github, gitlab, jira) share a group named after the thing most of them act on most (`issues`); a
 group's summary names its servers, so an agent can go straight to one. A config key that says nothing (`server1`,
-`mcp`, `tools-prod`: only words like server, mcp, tools, prod, local and digits) gives way to the server's first
-thing that names neither its group nor a neighbour (`server1` -> `events`), the key kept as an alias. Among so many
-rows, a lone server's says at most a word: the thing it is mostly about, or a small server's commands.
+`mcp`, `tools-prod`: only words like server, mcp, tools, prod, local and digits) gives way to the word its tools'
+names start with (`postgres_list_tables` -> postgres), else to its first thing that names neither its group nor a
+neighbour (`server1` -> `events`), the key kept as an alias. Among so many rows, a lone server's says at most a
+word: the thing it is mostly about, or a small server's commands.
 """
 
 from __future__ import annotations
@@ -61,13 +62,22 @@ def _key(name: str) -> str:
     return "-".join(grouping.singular(w) for w in name.split("-"))
 
 
+def _names(group: Group) -> list[str]:
+    """What a group could be called, best first: the word all its tools' names start with, when it is no verb and
+    says something (`postgres_list_tables` -> postgres), then its things."""
+    tools = _tools(group)
+    prefix = grouping.shared_prefix(tools).rstrip("-")
+    own = [prefix] if prefix and prefix not in grouping.VERBS and not says_nothing(prefix) else []
+    return own + [kebab(t) for t in topics(group)]
+
+
 def rename(groups: list[Group], avoid: Iterable[str] = ()) -> None:
-    """Name each group whose name says nothing after its first thing that is not already a name here nor one to
-    `avoid` (its cluster's, or the clusters beside it); its old name stays an alias."""
+    """Name each group whose name says nothing after the first of its `_names` that is not already a name here nor
+    one to `avoid` (its cluster's, or the clusters beside it); its old name stays an alias."""
     taken = {_key(n) for n in [*avoid, *(g.name for g in groups)]}
     for g in groups:
         if says_nothing(g.name):
-            fresh = next((kebab(t) for t in topics(g) if _key(kebab(t)) not in taken), None)
+            fresh = next((n for n in _names(g) if _key(n) not in taken), None)
             if fresh:
                 g.aliases.append(g.name)
                 g.name = fresh

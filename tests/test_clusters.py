@@ -6,10 +6,10 @@ import pytest
 from mcp_cli import clusters, grouping
 from mcp_cli.sources.mcp_config import Server
 from mcp_cli.sources.mcp_tools import server_group
-from mcp_cli.tree import Group
+from mcp_cli.tree import Node
 
 
-def servers(**tools: str) -> list[Group]:
+def servers(**tools: str) -> list[Node]:
     """One server group per keyword: its tool names, space-separated."""
     return [server_group(Server(key.replace("_", "-"), {"command": "x"}), {}, [{"name": n} for n in names.split()], 15)
             for key, names in tools.items()]  # fmt: skip
@@ -39,12 +39,14 @@ CROWD = {
     "teams": "send_message list_message list_channel create_channel",
     "srv": "send_email search_email create_draft",
     "cloud": "list_instance get_instance list_bucket list_function invoke_function list_alarm",
+    "my_mcp": "postgres_list_table postgres_run_query postgres_list_schema",
+    "server1": "get_weather get_forecast",
 }
 
 
 def test_servers_cluster_when_their_tools_act_mostly_on_the_same_things_not_on_one_shared_noun():
-    rows = {g.name: g for g in clusters.cluster(servers(**CROWD))}  # type: ignore[misc]
-    assert list(rows) == ["calendar", "event", "converter", "reader", "messages", "email", "cloud"]
+    rows = {g.name: g for g in clusters.cluster(servers(**CROWD))}
+    assert list(rows) == "calendar event converter reader messages email cloud postgres weather".split()
     # calendar events and analytics events share a word, not a kind: apart; a pdf tool among html ones neither
     assert [m.name for m in rows["event"].children] == ["analytics", "funnel"]
     assert [m.name for m in rows["messages"].children] == ["discord", "teams"]
@@ -52,14 +54,16 @@ def test_servers_cluster_when_their_tools_act_mostly_on_the_same_things_not_on_o
 
 
 def test_a_server_whose_key_says_nothing_is_named_by_a_thing_other_than_its_clusters():
-    rows = {g.name: g for g in clusters.cluster(servers(**CROWD))}  # type: ignore[misc]
+    rows = {g.name: g for g in clusters.cluster(servers(**CROWD))}
     local = rows["event"].children[1]
     assert (local.name, local.aliases) == ("funnel", ["local"])  # its first thing, `event`, names its cluster
     assert rows["email"].aliases == ["srv"]  # a lone one: its first thing
+    assert rows["postgres"].aliases == ["my-mcp"]  # the word its tools' names start with, before any thing
+    assert rows["weather"].aliases == ["server1"]  # ... unless that word is a verb (get_weather, get_forecast)
 
 
 def test_a_lone_servers_row_says_the_thing_it_is_about_unless_its_name_does_or_a_small_ones_commands():
-    rows = {g.name: g.summary for g in clusters.cluster(servers(**CROWD))}  # type: ignore[misc]
+    rows = {g.name: g.summary for g in clusters.cluster(servers(**CROWD))}
     assert rows["converter"] == "Html."  # 3 of its 4 tools act on html
     assert rows["cloud"] == ""  # instances are one of its many things: no one thing stands for it
     assert rows["calendar"] == rows["email"] == ""  # its name says what it acts on
