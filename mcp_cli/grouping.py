@@ -2,7 +2,8 @@
 
 `list_issues`, `create_issue`, `get_issue` -> `issues` with `list`, `create`, `get`. Names are split into words
 (snake, kebab, camel case); verbs are set aside; the noun (or two-word noun) shared by the most tools becomes
-a group, greedily, until no noun is shared by two tools. Tools that share nothing stay where they were.
+a group, greedily, until no noun is shared by two tools. Tools that share nothing stay where they were. A noun is
+named plural when a name has it plural, or lists, creates, deletes, adds or removes it (`list_event` -> events).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ VERBS = set(
     "count batch bulk acknowledge inspect invite mute unmute test scan apply plan destroy scale restart "
     "rollback".split()
 )
+COUNTED = set("list create delete add remove".split())  # verbs of things one can count: their names are plural
 _FILLER = set("by for of to from in on with and the a an all my".split())
 
 
@@ -62,7 +64,6 @@ def _nouns(ws: list[str]) -> set[str]:
 
 
 Groups = dict[str, list[tuple[str, str]]]
-COUNTED = set("list create delete add remove".split())  # verbs of things one can count: their names are plural
 
 
 def plural(word: str) -> str:
