@@ -20,7 +20,7 @@ VERBS = set(
     "sync publish subscribe unsubscribe follow unfollow pin unpin tag untag label unlabel comment reply react "
     "upsert insert replace clear reset refresh build deploy trigger schedule generate convert parse validate "
     "count batch bulk acknowledge inspect invite mute unmute test scan apply plan destroy scale restart "
-    "rollback".split()
+    "rollback explain translate navigate click fill toggle purge".split()
 )
 COUNTED = set("list create delete add remove".split())  # verbs of things one can count: their names are plural
 _FILLER = set("by for of to from in on with and the a an all my".split())
