@@ -110,7 +110,7 @@ def _parts(profiles: list[Counter[str]]) -> list[list[int]]:
 
 def cluster(nodes: list[Node]) -> list[Node]:
     """Groups of servers whose tools act on the same things, each in the place of its first server; the rest as
-    they were, each summarised by a word or two (see `_row`)."""
+    they were, each summarised by a word at most (`_row`)."""
     groups = [g for g in nodes if isinstance(g, Group)]
     profiles = [_known(g) for g in groups]
     parts = {m[0]: m for m in _parts([counts for counts, _ in profiles]) if len(m) > 1}
@@ -169,4 +169,4 @@ def _summary(servers: list[str], things: list[str]) -> str:
     if servers and len(names) <= NAMES_WIDTH:
         return names
     what = ", ".join(things)
-    return f"{what[:1].upper()}{what[1:]}" + (f" ({len(servers)} servers)." if servers else "." if what else "")
+    return f"{what[:1].upper()}{what[1:]}" + (f" ({len(servers)} servers)." if servers else ".")
