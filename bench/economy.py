@@ -155,14 +155,14 @@ class Paths:
 
 def named(text: str, path: list[str]) -> bool:
     """Whether a help text names `path` unambiguously: the whole path (as search results and examples write it),
-    or a listing row of `path[-2]` whose summary is a list of names (lower case: a summary of topics or prose
-    starts with a capital) with `path[-1]` among them (`teams  get, list.`)."""
+    or a listing row of `path[-2]` whose summary is a list of names (not capitalised: a summary of topics or prose
+    starts with a capital) with `path[-1]` among them (`teams  get, list.`, `secrets  1password, vault.`)."""
     if re.search(rf"(?<![\w-]){re.escape(' '.join(path))}(?![\w-])", text):
         return True
     if len(path) < 2:
         return False
     row = re.search(rf"^  {re.escape(path[-2])}(?:  +|\n {{4,}})(.*)$", text, re.M)
-    items = re.split(r"[,:;()]\s*|\s+", row.group(1).rstrip(". ")) if row and row.group(1)[:1].islower() else []
+    items = re.split(r"[,:;()]\s*|\s+", row.group(1).rstrip(". ")) if row and not row.group(1)[:1].isupper() else []
     return path[-1] in items
 
 

@@ -1,21 +1,32 @@
 """Server groups at the root, by what their tools do rather than by their config keys.
 
-A server is known by the things its tools act on (`grouping.topics` of its tool names). A config key that says
-nothing (`server1`, `mcp`, `tools-prod`: only words like server, mcp, tools, prod, local and digits) gives way to
-the server's first thing (`server1` -> `events`, the key kept as an alias). With many servers, the thing shared by
-the most of them takes them into one group named after it (`issues`: github, gitlab, jira), greedily, until no
-thing is shared (`grouping.cover`); a group's summary names its servers, so an agent can go straight to one.
+A server is known by the things its tools act on (`grouping.profile` of its tool names), each weighted by how many
+tools act on it. With many servers, the two parts most alike merge, again and again, while they are at least SIMILAR
+alike (the cosine of their weighted things, summed over a part's servers): servers whose tools mostly act on the
+same things (github, gitlab, jira) share a group named after the thing most of them act on most (`issues`); a
+group's summary names its servers, so an agent can go straight to one. A config key that says nothing (`server1`,
+`mcp`, `tools-prod`: only words like server, mcp, tools, prod, local and digits) gives way to the word its tools'
+names start with (`postgres_list_tables` -> postgres), else to its first thing that names neither its group nor a
+neighbour (`server1` -> `events`), the key kept as an alias. Among so many rows, a lone server's says at most a
+word: the thing it is mostly about, or a small server's commands.
 """
 
 from __future__ import annotations
 
+import math
 import re
+from collections import Counter
+from collections.abc import Iterable
+from heapq import heapify, heappop, heappush
+from itertools import count
 
 from . import grouping
 from .text import kebab, words
 from .tree import Command, Group, Node, Tree
 
 TOPICS = 4  # things a server is known by
+SMALL = 2  # tools of a server whose summary names its commands (about what naming its things costs)
+SIMILAR = 0.6  # how alike (cosine of weighted things) two parts must be to merge
 NAMES_WIDTH = 70  # characters of server names in a cluster's summary, at most
 _SAY_NOTHING = set("server servers srv mcp tool tools prod production dev staging stage test local remote my our "
                    "the api app main default service new old tmp temp".split())  # fmt: skip
@@ -27,63 +38,128 @@ def says_nothing(key: str) -> bool:
     return all(not w or w in _SAY_NOTHING for w in ws)
 
 
+def _tools(group: Group) -> list[str]:
+    return [n.handler.get("tool", n.name) for _, n in Tree(group).walk() if isinstance(n, Command)]
+
+
+def _known(group: Group) -> tuple[Counter[str], dict[str, str]]:
+    """The things a group's tools act on, weighted, and their spellings (`grouping.profile`); tools named by a verb
+    alone (`search`) are known by their names."""
+    tools = _tools(group)
+    counts, spelled = grouping.profile(tools)
+    if counts:
+        return counts, spelled
+    return Counter(_key(kebab(t)) for t in tools), {_key(kebab(t)): kebab(t) for t in tools}
+
+
 def topics(group: Group, k: int = TOPICS) -> list[str]:
     """The things a group's tools act on, most common first, as the tool names spell them."""
-    tools = [n.handler.get("tool", n.name) for _, n in Tree(group).walk() if isinstance(n, Command)]
-    return grouping.topics(tools, k) or [kebab(t) for t in tools[:k]]  # tools named by a verb alone: their names
+    counts, spelled = _known(group)
+    return [spelled[noun] for noun, _ in counts.most_common(k)]
 
 
-def _key(topic: str) -> str:
-    return "-".join(grouping.singular(w) for w in topic.split("-"))
+def _key(name: str) -> str:
+    return "-".join(grouping.singular(w) for w in name.split("-"))
 
 
-def rename(groups: list[Group]) -> None:
-    """Name each group whose name says nothing after its first thing not already a name here; its old name
-    stays an alias."""
-    taken = {g.name for g in groups}
+def _names(group: Group) -> list[str]:
+    """What a group could be called, best first: the word all its tools' names start with, when it is no verb and
+    says something (`postgres_list_tables` -> postgres), then its things."""
+    tools = _tools(group)
+    prefix = grouping.shared_prefix(tools).rstrip("-")
+    own = [prefix] if prefix and prefix not in grouping.VERBS and not says_nothing(prefix) else []
+    return own + [kebab(t) for t in topics(group)]
+
+
+def rename(groups: list[Group], avoid: Iterable[str] = ()) -> None:
+    """Name each group whose name says nothing after the first of its `_names` that is not already a name here nor
+    one to `avoid` (its cluster's, or the clusters beside it); its old name stays an alias."""
+    taken = {_key(n) for n in [*avoid, *(g.name for g in groups)]}
     for g in groups:
         if says_nothing(g.name):
-            fresh = next((kebab(t) for t in topics(g, 1) if kebab(t) not in taken), None)
+            fresh = next((n for n in _names(g) if _key(n) not in taken), None)
             if fresh:
                 g.aliases.append(g.name)
                 g.name = fresh
-                taken.add(fresh)
+                taken.add(_key(fresh))
+
+
+def _cosine(a: Counter[str], b: Counter[str]) -> float:
+    dot = sum(v * b[k] for k, v in a.items() if k in b)
+    return dot / math.sqrt(sum(v * v for v in a.values()) * sum(v * v for v in b.values())) if dot else 0.0
+
+
+def _parts(profiles: list[Counter[str]]) -> list[list[int]]:
+    """The servers (by index) in parts: the two parts most alike merge while they are at least SIMILAR alike."""
+    parts = {i: ([i], p) for i, p in enumerate(profiles)}
+    heap = [(-s, i, j) for i in parts for j in range(i + 1, len(profiles))
+            if (s := _cosine(profiles[i], profiles[j])) >= SIMILAR]  # fmt: skip
+    heapify(heap)
+    fresh = count(len(profiles))  # a merged part's key, never one used before
+    while heap:
+        _, i, j = heappop(heap)
+        if i in parts and j in parts:
+            (a, pa), (b, pb) = parts.pop(i), parts.pop(j)
+            new, merged = next(fresh), pa + pb
+            for k, (_, pk) in parts.items():
+                if (s := _cosine(pk, merged)) >= SIMILAR:
+                    heappush(heap, (-s, k, new))
+            parts[new] = (sorted(a + b), merged)
+    return sorted((members for members, _ in parts.values()), key=lambda m: m[0])
 
 
 def cluster(nodes: list[Node]) -> list[Node]:
-    """Groups of servers that act on the same things, each in the place of its first server: first by the thing
-    each acts on most, then by any of its things; the rest as they were, summarised by two things."""
+    """Groups of servers whose tools act on the same things, each in the place of its first server; the rest as
+    they were, each summarised by a word at most (`_row`)."""
     groups = [g for g in nodes if isinstance(g, Group)]
-    shown = {g.name: topics(g) for g in groups}
-    known = {n: [_key(t) for t in ts] for n, ts in shown.items()}
-    found, left = grouping.cover({n: set(ts[:1]) for n, ts in known.items()}, list(known))  # by first things
-    for name in list(left):  # then by another thing, into a group of the first pass, or with one another
-        noun = next((t for t in known[name] if t in found), None)
-        if noun:
-            found[noun].append(name)
-            left.remove(name)
-    found |= grouping.cover({n: set(known[n]) for n in left}, left)[0]
-    by_name = {g.name: g for g in groups}
-    first = {members[0]: (noun, members) for noun, members in found.items()}
-    clustered = {m for members in found.values() for m in members}
-    taken = {n.name for n in nodes if n.name not in clustered}
-    out: list[Node] = []
-    for g in nodes:
-        if g.name in first:
-            noun, members = first[g.name]
-            spelled = [t for m in members for t in shown[m] if _key(t) == noun]
-            name = max(spelled, key=lambda t: (spelled.count(t), t.endswith("s"), t))
-            name = name if name not in taken else f"{name}-servers"
-            taken.add(name)
-            group = Group(name=name, description=f"MCP servers whose tools act on {name}.",
-                          children=[by_name[m] for m in members])  # fmt: skip
-            group.summary = _summary(members, topics(group, 2))
-            out.append(group)
-        elif g.name not in clustered:
-            if shown.get(g.name):  # among many rows, two things say enough
-                g.summary = _summary([], shown[g.name][:2])
-            out.append(g)
-    return out
+    profiles = [_known(g) for g in groups]
+    parts = {m[0]: m for m in _parts([counts for counts, _ in profiles]) if len(m) > 1}
+    clustered = {id(groups[i]) for m in parts.values() for i in m}
+    lone = [g for g in groups if id(g) not in clustered]
+    taken = {_key(n.name) for n in nodes if id(n) not in clustered}
+    made: dict[int, Group] = {}
+    for first, part in parts.items():
+        name, things = _named([profiles[i] for i in part])
+        name = name if _key(name) not in taken else f"{name}-servers"
+        taken.add(_key(name))
+        members = [groups[i] for i in part]
+        rename(members, [name])
+        made[id(groups[first])] = Group(
+            name=name,
+            description=f"MCP servers whose tools act on {name}.",
+            summary=_summary([m.name for m in members], things),
+            children=members,
+        )
+    rename(lone, [g.name for g in made.values()])
+    for g in lone:
+        g.summary = _row(g)
+    return [made.get(id(n), n) for n in nodes if id(n) not in clustered or id(n) in made]
+
+
+def _named(profiles: list[tuple[Counter[str], dict[str, str]]]) -> tuple[str, list[str]]:
+    """A cluster's name, the thing most of its servers act on most, and its two main things, spelled as its
+    servers' tools spell them (plural if any does)."""
+    total = sum((counts for counts, _ in profiles), Counter())
+
+    def spelled(noun: str) -> str:
+        forms = [spelling[noun] for _, spelling in profiles if noun in spelling]
+        return max(forms, key=lambda t: (t.endswith("s"), forms.count(t), t))
+
+    noun = max(total, key=lambda t: (sum(t in counts for counts, _ in profiles), total[t]))
+    return spelled(noun), [spelled(t) for t, _ in total.most_common(2)]
+
+
+def _row(group: Group) -> str:
+    """A lone server's summary among many rows: a small one's commands as they are; else the thing it is mostly
+    about (half of what its tools name, at least), unless its name says one of its things (`outlook-calendar`, or
+    a name given by `rename`); else nothing, rather than one of many things."""
+    if len(_tools(group)) <= SMALL:
+        return group.summary
+    counts, spelled = _known(group)
+    (noun, weight), said = counts.most_common(1)[0], set(_key(group.name).split("-"))
+    if any(said & set(t.split("-")) for t in counts) or weight * 2 < sum(counts.values()):
+        return ""
+    return _summary([], [spelled[noun]])
 
 
 def _summary(servers: list[str], things: list[str]) -> str:

@@ -2,7 +2,8 @@
 
 `list_issues`, `create_issue`, `get_issue` -> `issues` with `list`, `create`, `get`. Names are split into words
 (snake, kebab, camel case); verbs are set aside; the noun (or two-word noun) shared by the most tools becomes
-a group, greedily, until no noun is shared by two tools. Tools that share nothing stay where they were.
+a group, greedily, until no noun is shared by two tools. Tools that share nothing stay where they were. A noun is
+named plural when a name has it plural, or lists, creates, deletes, adds or removes it (`list_event` -> events).
 """
 
 from __future__ import annotations
@@ -19,8 +20,9 @@ VERBS = set(
     "sync publish subscribe unsubscribe follow unfollow pin unpin tag untag label unlabel comment reply react "
     "upsert insert replace clear reset refresh build deploy trigger schedule generate convert parse validate "
     "count batch bulk acknowledge inspect invite mute unmute test scan apply plan destroy scale restart "
-    "rollback".split()
+    "rollback explain translate navigate click fill toggle purge".split()
 )
+COUNTED = set("list create delete add remove".split())  # verbs of things one can count: their names are plural
 _FILLER = set("by for of to from in on with and the a an all my".split())
 
 
@@ -41,10 +43,14 @@ def shared_prefix(names: list[str]) -> str:
     return next(iter(firsts))[0] + "-"
 
 
+def _verb_at(ws: list[str]) -> int:
+    return 0 if ws and ws[0] in VERBS else len(ws) - 1 if ws and ws[-1] in VERBS else -1
+
+
 def _stems(ws: list[str]) -> list[str]:
     """Singular noun stems of a name's words, '' for the verb and for digits and letters. The verb is the first
     word if it is one (`list_pull_requests`), else the last (`issues_list`); other words are nouns."""
-    verb = 0 if ws and ws[0] in VERBS else len(ws) - 1 if ws and ws[-1] in VERBS else -1
+    verb = _verb_at(ws)
     return [singular(w) if i != verb and w not in _FILLER and len(w) > 1 and not w.isdigit() else ""
             for i, w in enumerate(ws)]  # fmt: skip
 
@@ -60,40 +66,68 @@ def _nouns(ws: list[str]) -> set[str]:
 Groups = dict[str, list[tuple[str, str]]]
 
 
+def plural(word: str) -> str:
+    """`event` -> events, `policy` -> policies, `dns-record` -> dns-records; a word ending in `s` or a digit stays."""
+    if word.endswith("s") or word[-1:].isdigit():
+        return word
+    if word.endswith("y") and word[-2:-1] not in "aeiou":
+        return word[:-1] + "ies"
+    return word + ("es" if word.endswith(("x", "z", "ch", "sh")) else "s")
+
+
+def _form(forms: Counter[str], counted: bool) -> str:
+    """How names spell a noun: their commonest plural form, else their commonest form, made plural if it is `counted`
+    (a name lists, creates, deletes, adds or removes it)."""
+    plural_forms = [f for f in forms if f.endswith("s")]
+    if plural_forms:
+        return max(plural_forms, key=forms.__getitem__)
+    common = forms.most_common(1)[0][0]
+    return plural(common) if counted else common
+
+
+def _counted(ws: list[str]) -> int:
+    """Where the noun a name's verb counts ends (its last noun: `list_weather_alerts` counts alerts), or -1."""
+    verb = _verb_at(ws)
+    nouns = [i for i, stem in enumerate(_stems(ws)) if stem]
+    return nouns[-1] if verb >= 0 and ws[verb] in COUNTED and nouns else -1
+
+
 def _spelled(noun: str, names: list[list[str]]) -> str:
-    """How tool names spell a (singular, maybe two-word) noun, plural if any name has it plural:
-    `issue` in list_issues/get_issue -> issues; `code` in search_code -> code."""
+    """How tool names spell a (singular, maybe two-word) noun, plural if any name has it plural or counts it:
+    `issue` in list_issues/get_issue -> issues; `event` in list_event -> events; `code` in search_code -> code."""
     parts = noun.split("-")
     forms: Counter[str] = Counter()
+    counted = False
     for ws in names:
         for i in range(len(ws) - len(parts) + 1):
             window = ws[i : i + len(parts)]
             if [singular(w) for w in window] == parts:
                 forms["-".join(window)] += 1
-    plural_forms = [f for f in forms if f.endswith("s")]
-    if plural_forms:
-        return max(plural_forms, key=forms.__getitem__)
-    return forms.most_common(1)[0][0] if forms else noun
+                counted = counted or _counted(ws) == i + len(parts) - 1
+    return _form(forms, counted) if forms else noun
 
 
-def topics(names: list[str], k: int = 4) -> list[str]:
-    """The things a set of tools acts on, most common first, as the names spell them: `issues, pull-requests`.
-    A word that only ever appears inside a two-word noun is told as that noun."""
+def profile(names: list[str]) -> tuple[Counter[str], dict[str, str]]:
+    """What a set of tools acts on: ({singular noun: how many times the names name it}, {noun: its spelling}). A
+    two-word noun counts when two names share it; a word that only ever appears inside one is told as that noun."""
     skip = 1 if shared_prefix(names) else 0
     counts: Counter[str] = Counter()
     surface: dict[str, Counter[str]] = {}
+    counted: set[str] = set()
     for name in names:
         ws = words(name)[skip:]
-        stems = _stems(ws)
+        stems, head = _stems(ws), _counted(ws)
         for i, stem in enumerate(stems):
             if not stem:
                 continue
-            counts[stem] += 1
-            surface.setdefault(stem, Counter())[ws[i]] += 1
+            found = [(stem, ws[i], i)]
             if i + 1 < len(stems) and stems[i + 1]:
-                pair = f"{stem}-{stems[i + 1]}"
-                counts[pair] += 1
-                surface.setdefault(pair, Counter())[f"{ws[i]}-{ws[i + 1]}"] += 1
+                found.append((f"{stem}-{stems[i + 1]}", f"{ws[i]}-{ws[i + 1]}", i + 1))
+            for noun, spelling, end in found:
+                counts[noun] += 1
+                surface.setdefault(noun, Counter())[spelling] += 1
+                if end == head:
+                    counted.add(noun)
     pairs = [p for p in counts if "-" in p]
     for pair in pairs:
         for part in pair.split("-"):
@@ -102,12 +136,13 @@ def topics(names: list[str], k: int = 4) -> list[str]:
     for pair in pairs:
         if counts[pair] < 2 or any(counts.get(part, 0) > counts[pair] for part in pair.split("-")):
             del counts[pair]
-    shown = []
-    for noun, _ in counts.most_common(k):
-        forms = surface[noun]
-        plural_forms = [f for f in forms if f.endswith("s")]
-        shown.append(max(plural_forms, key=forms.__getitem__) if plural_forms else forms.most_common(1)[0][0])
-    return shown
+    return counts, {noun: _form(surface[noun], noun in counted) for noun in counts}
+
+
+def topics(names: list[str], k: int = 4) -> list[str]:
+    """The things a set of tools acts on, most common first, as the names spell them: `issues, pull-requests`."""
+    counts, spelled = profile(names)
+    return [spelled[noun] for noun, _ in counts.most_common(k)]
 
 
 def cover(nouns: dict[str, set[str]], left: list[str]) -> tuple[dict[str, list[str]], list[str]]:

@@ -124,6 +124,7 @@ def test_the_crowded_config_is_realistic_and_reproducible():
 def test_the_walk_skips_a_hop_only_where_a_help_named_the_path():
     listing = "Groups:\n  gists  create, get, list.\n  issues  Issues, comments.\n"
     assert economy.named(listing, ["gists", "create"])  # a row listing its commands by name
+    assert economy.named("  secrets  1password, vault.\n", ["secrets", "1password"])  # or servers, a digit first
     assert not economy.named(listing, ["issues", "comments"])  # a row of topics (capitalised) names no path
     assert not economy.named(listing, ["gists", "delete"])
     assert economy.named("  github issues create  Create an issue.\n", ["github", "issues", "create"])  # search

@@ -88,8 +88,11 @@ def _names(nodes: list[Node], shown: int = 4) -> str:
 
 
 def _about(group: Group, shown: int = 4) -> str:
-    """`Issues, pull-requests, repositories, branches (11 tools).`: what the tools act on, and how many."""
+    """A server of `clusters.SMALL` tools or fewer: its commands by name (`get-forecast, list-alerts.`, so an agent
+    can go straight to one); else what its tools act on (`Issues, pull-requests, repositories, branches.`)."""
     commands = [n for _, n in Tree(group).walk() if isinstance(n, Command)]
+    if len(commands) <= clusters.SMALL:
+        return _names(commands)
     nouns = grouping.topics([c.handler.get("tool", c.name) for c in commands], shown)
     what = ", ".join(nouns) if nouns else ", ".join(c.name for c in commands[:shown])
     return f"{what[:1].upper()}{what[1:]}."
@@ -141,10 +144,11 @@ def build(
             root.children.append(unavailable_group(server, failed[server.name]))
     count = sum(1 for _, n in Tree(root).walk() if isinstance(n, Command))
     servers_shown = [g.name for g in root.children]
-    clusters.rename([g for g in root.children if isinstance(g, Group)])
     root.children.insert(0, search_command(root.name))
     if len(servers_shown) > ROOT_LIMIT:
         root.children = clusters.cluster(root.children)
+    else:
+        clusters.rename([g for g in root.children if isinstance(g, Group)])
     unavailable = f" ({len(failed)} unavailable)" if failed else ""
     answered = len(servers_shown) - len(failed or {})
     root.summary = f"{count} tool{'s' * (count != 1)} from {answered} MCP server{'s' * (answered != 1)}{unavailable}."

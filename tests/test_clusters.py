@@ -1,0 +1,70 @@
+"""Servers grouped at a crowded root (`clusters.cluster`): by how alike their tools' things are, named plural when
+the tools count them, members never named like their group, and lone servers' rows kept short."""
+
+import pytest
+
+from mcp_cli import clusters, grouping
+from mcp_cli.sources.mcp_config import Server
+from mcp_cli.sources.mcp_tools import server_group
+from mcp_cli.tree import Node
+
+
+def servers(**tools: str) -> list[Node]:
+    """One server group per keyword: its tool names, space-separated."""
+    return [server_group(Server(key.replace("_", "-"), {"command": "x"}), {}, [{"name": n} for n in names.split()], 15)
+            for key, names in tools.items()]  # fmt: skip
+
+
+@pytest.mark.parametrize(("word", "many"), [("event", "events"), ("policy", "policies"), ("day", "days"),
+                                            ("box", "boxes"), ("branch", "branches"), ("dns-record", "dns-records"),
+                                            ("status", "status"), ("s3", "s3")])  # fmt: skip
+def test_plural(word, many):
+    assert grouping.plural(word) == many
+
+
+def test_a_thing_the_tools_count_is_named_plural_even_when_they_spell_it_singular():
+    assert grouping.topics(["list_event", "get_event", "search_web", "fetch_web"]) == ["events", "web"]
+    # what a name lists is its last noun: alerts about the weather, not weathers
+    assert grouping.topics(["list_weather_alert", "get_weather", "get_alert"]) == ["weather", "alerts"]
+    assert grouping.topics(["get_event", "query_event"]) == ["event"]  # nothing counts it
+
+
+CROWD = {
+    "calendar": "list_event get_event create_event update_event delete_event list_calendar",
+    "analytics": "query_event get_funnel list_cohort",
+    "local": "query_event get_funnel list_cohort",
+    "converter": "clean_html render_html split_html merge_pdf",
+    "reader": "read_pdf",
+    "discord": "send_message list_message list_channel",
+    "teams": "send_message list_message list_channel create_channel",
+    "srv": "send_email search_email create_draft",
+    "cloud": "list_instance get_instance list_bucket list_function invoke_function list_alarm",
+    "my_mcp": "postgres_list_table postgres_run_query postgres_list_schema",
+    "server1": "get_weather get_forecast",
+}
+
+
+def test_servers_cluster_when_their_tools_act_mostly_on_the_same_things_not_on_one_shared_noun():
+    rows = {g.name: g for g in clusters.cluster(servers(**CROWD))}
+    assert list(rows) == "calendar event converter reader messages email cloud postgres weather".split()
+    # calendar events and analytics events share a word, not a kind: apart; a pdf tool among html ones neither
+    assert [m.name for m in rows["event"].children] == ["analytics", "funnel"]
+    assert [m.name for m in rows["messages"].children] == ["discord", "teams"]
+    assert rows["messages"].summary == "discord, teams."  # the servers by name: an agent goes straight to one
+
+
+def test_a_server_whose_key_says_nothing_is_named_by_a_thing_other_than_its_clusters():
+    rows = {g.name: g for g in clusters.cluster(servers(**CROWD))}
+    local = rows["event"].children[1]
+    assert (local.name, local.aliases) == ("funnel", ["local"])  # its first thing, `event`, names its cluster
+    assert rows["email"].aliases == ["srv"]  # a lone one: its first thing
+    assert rows["postgres"].aliases == ["my-mcp"]  # the word its tools' names start with, before any thing
+    assert rows["weather"].aliases == ["server1"]  # ... unless that word is a verb (get_weather, get_forecast)
+
+
+def test_a_lone_servers_row_says_the_thing_it_is_about_unless_its_name_does_or_a_small_ones_commands():
+    rows = {g.name: g.summary for g in clusters.cluster(servers(**CROWD))}
+    assert rows["converter"] == "Html."  # 3 of its 4 tools act on html
+    assert rows["cloud"] == ""  # instances are one of its many things: no one thing stands for it
+    assert rows["calendar"] == rows["email"] == ""  # its name says what it acts on
+    assert rows["reader"] == "read-pdf."  # one tool: its command, so an agent can skip the server's help
