@@ -5,8 +5,9 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from .schema import JSON_ALL
 from .text import WIDTH, clip, columns, first_sentence, one_line, sentence, spellings
-from .tree import Command, Group, Node, Param, Topic
+from .tree import Command, Group, Node, Param, Topic, Tree
 from .types import VALUE_TYPES
 
 if TYPE_CHECKING:  # markdown-it is imported on the first document read, not at every start
@@ -53,7 +54,8 @@ def _listing(heading: str, nodes: list[Node], budget: int) -> list[str]:
 
 def group_help(prog: str, group: Group, is_root: bool, budget: int) -> str:
     """Help of a group: title (without a summary that only names children: the listing names them all), usage,
-    description, its children by kind, and at the root where to go next."""
+    description, its children by kind; at the root, where to go next (and that options may come as one `--json`
+    object, where commands take it: their own help leaves it out)."""
     groups = [n for n in group.children if isinstance(n, Group)]
     commands = [n for n in group.children if isinstance(n, Command)]
     topics = [n for n in group.children if isinstance(n, Topic)]
@@ -88,7 +90,8 @@ def group_help(prog: str, group: Group, is_root: bool, budget: int) -> str:
     if not group.children:
         lines += ["(nothing here yet)", ""]
     if is_root:
-        lines.append(nxt)
+        takes_json = any(p.name == JSON_ALL for _, n in Tree(group).walk() if isinstance(n, Command) for p in n.params)
+        lines.append(nxt + " Options may also come as one `--json` object (or @FILE)." * takes_json)
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
@@ -130,6 +133,11 @@ def _invocation(p: Param, long_only: bool = True) -> str:
     return ", ".join(f"{f} {value}" for f in flags) if long_only else ", ".join(flags) + f" {value}"
 
 
+def _options(cmd: Command) -> list[Param]:
+    """The options a command's help shows: all but `--json`, which every wrapped tool takes (root help says so)."""
+    return [p for p in cmd.params if not p.positional and p.name != JSON_ALL]
+
+
 def usage(prog: str, cmd: Command) -> str:
     """argparse-style usage: the required options, exclusive ones joined with `|`, then `[options]` for the others
     (the Options list shows each), then positionals; wrapped."""
@@ -138,7 +146,7 @@ def usage(prog: str, cmd: Command) -> str:
     pieces: list[str] = []
     seen: set[str] = set()
     by_name = {p.name: p for p in cmd.params}
-    options = [p for p in cmd.params if not p.positional]
+    options = _options(cmd)
     for p in options:
         if p.name in seen:
             continue
@@ -199,7 +207,7 @@ def _command_help(prog: str, cmd: Command, short: bool) -> str:
     head, about = lead(cmd, cmd.usage if cmd.passthrough else "")
     if not about:
         head, about = lead(cmd, cmd.description)
-    lines = [title(prog, head), "", "Usage:", usage(prog, cmd), ""]
+    lines = [title(prog, clip(head, 200) if short else head), "", "Usage:", usage(prog, cmd), ""]
     if cmd.passthrough:
         lines += ([about, ""] if about else []) + ["Arguments are passed to the command unchanged."]
         return "\n".join(lines) + "\n"
@@ -209,7 +217,7 @@ def _command_help(prog: str, cmd: Command, short: bool) -> str:
         lines += [about, ""]
     for heading, params in (
         ("Arguments", [p for p in cmd.params if p.positional]),
-        ("Options", [p for p in cmd.params if not p.positional]),
+        ("Options", _options(cmd)),
     ):
         if params:
             rows = [
