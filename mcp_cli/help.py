@@ -71,7 +71,7 @@ def group_help(prog: str, group: Group, is_root: bool, budget: int) -> str:
     else:
         usage, nxt = f"{prog} <name> ...", f"Run `{prog} <name> --help` for more."
     head, about = lead(group, group.description)
-    items = {x.strip(" .") for x in head.split(",")} - {""}
+    items = {x.strip(" .").lower() for x in head.split(",")} - {""}
     lines = [prog if items <= {n.name for n in group.children} else title(prog, head), "", "Usage:", f"  {usage}", ""]
     about = about.split("\n\n")[0]  # a listing needs the gist, not the whole story
     if about:
