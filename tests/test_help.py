@@ -187,6 +187,9 @@ def test_help_says_each_thing_once():
     assert "By number." in invoke(tree, ["hub", "issues", "get", "--help"]).output
     group = invoke(tree, ["hub", "issues", "--help"]).output
     assert group.startswith("tools hub issues\n")  # its summary only names the commands listed below
+    both = [Group(name, children=[Command("get", handler=NOOP)]) for name in ("issues", "pulls")]
+    topics = Tree(Group("t", children=[Group("d", summary="Issues, pulls.", children=both)]))
+    assert invoke(topics, ["d", "--help"]).output.startswith("t d\n")  # `Issues` names the group `issues`
     assert "Run `" not in group and "Run `" not in invoke(tree, ["hub", "--help"]).output
     root = invoke(tree, ["--help"]).output
     assert root.rstrip().endswith("Run `tools <name> --help` for more. Options may also come as one `--json` object "
@@ -195,6 +198,6 @@ def test_help_says_each_thing_once():
 
 
 def test_a_long_name_keeps_its_summary_on_its_row():
-    tree = Tree(Group("t", children=[Command("short", summary="A.", handler=NOOP),
-                                     Command("a-name-longer-than-the-column-is", summary="B.", handler=NOOP)]))  # fmt: skip
+    long = Command("a-name-longer-than-the-column-is", summary="B.", handler=NOOP)
+    tree = Tree(Group("t", children=[Command("short", summary="A.", handler=NOOP), long]))
     assert "\n  a-name-longer-than-the-column-is  B.\n" in invoke(tree, ["--help"]).output
