@@ -242,7 +242,7 @@ def topic_pages(prog: str, topic: Topic, doc: markdown.Document, section: markdo
                 budget: int, cap: int) -> list[str]:  # fmt: skip
     """A topic's section (`where` is its path) in pages of at most `cap` characters: whole when it fits `budget`;
     else its own text, then its sub-sections listed with their sizes. The first page has the topic's title."""
-    header = f"{title(prog, clip(one_line(topic.summary, 10_000), 200))}\n\n" if section is doc.root else ""
+    header = f"{title(prog, one_line(topic.summary, 200))}\n\n" if section is doc.root else ""
     room = max(cap - len(header) - 200, 500)  # 200: the note on parts
     split = bool(section.children) and len(doc.text(section.start, section.end)) > min(budget, room)
     pages = doc.pages(section.start, section.own_end if split else section.end, room)
