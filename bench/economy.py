@@ -161,7 +161,7 @@ def named(text: str, path: list[str]) -> bool:
         return True
     if len(path) < 2:
         return False
-    row = re.search(rf"^  {re.escape(path[-2])}(?:  +|\n {{4,}})(.*)$", text, re.M)
+    row = re.search(rf"^  {re.escape(path[-2])}  +(.*)$", text, re.M)
     items = re.split(r"[,:;()]\s*|\s+", row.group(1).rstrip(". ")) if row and not row.group(1)[:1].isupper() else []
     return path[-1] in items
 

@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
-from .text import WIDTH, clip, columns, first_sentence, one_line, spellings
-from .tree import Command, Group, Node, Param, Topic
+from .schema import JSON_ALL
+from .text import WIDTH, clip, columns, first_sentence, one_line, sentence, spellings
+from .tree import Command, Group, Node, Param, Topic, Tree
 from .types import VALUE_TYPES
 
 if TYPE_CHECKING:  # markdown-it is imported on the first document read, not at every start
     from . import markdown
 
-MAX_OPTIONAL = 4
 _HINTS = (
     ("readOnlyHint", "read-only"),
     ("destructiveHint", "destructive"),
@@ -20,17 +21,20 @@ _HINTS = (
 )
 
 
-def body(node: Node, text: str) -> str:
-    """A description without a first paragraph that only repeats the node's summary."""
-    text = text.strip()
-    first, _, rest = text.partition("\n\n")
-    if node.summary and one_line(first, 10_000) == one_line(node.summary, 10_000):
-        return rest.strip()
-    return text
+def lead(node: Node, text: str) -> tuple[str, str]:
+    """What a help's title says of a node, and the rest of `text` (its description) to show below: the text's first
+    sentence whole and what follows it, when the node's summary is that sentence or a clip of it; else the summary,
+    and the whole text."""
+    text, summary = text.strip(), one_line(node.summary, 10_000)
+    first = sentence(" ".join(text.split("\n\n", 1)[0].split()))
+    if summary and (first == summary or summary.endswith("...") and first.startswith(summary[:-3])):
+        end = re.match(rf"\s*(?:\S+\s+){{{len(first.split()) - 1}}}\S+", text)
+        return first, text[end.end() if end else 0 :].strip()
+    return clip(summary, 200), text
 
 
-def title(prog: str, node: Node) -> str:
-    return f"{prog} - {one_line(node.summary, 200)}" if node.summary else prog
+def title(prog: str, about: str) -> str:
+    return f"{prog} - {about}" if about else prog
 
 
 def _listing(heading: str, nodes: list[Node], budget: int) -> list[str]:
@@ -49,7 +53,9 @@ def _listing(heading: str, nodes: list[Node], budget: int) -> list[str]:
 
 
 def group_help(prog: str, group: Group, is_root: bool, budget: int) -> str:
-    """Help of a group: title, usage, description, its children by kind, and where to go next."""
+    """Help of a group: title (without a summary that only names children: the listing names them all), usage,
+    description, its children by kind; at the root, where to go next (and that options may come as one `--json`
+    object, where commands take it: their own help leaves it out)."""
     groups = [n for n in group.children if isinstance(n, Group)]
     commands = [n for n in group.children if isinstance(n, Command)]
     topics = [n for n in group.children if isinstance(n, Topic)]
@@ -64,8 +70,10 @@ def group_help(prog: str, group: Group, is_root: bool, budget: int) -> str:
         usage, nxt = f"{prog} <topic>", f"Run `{prog} <topic>` to read one."
     else:
         usage, nxt = f"{prog} <name> ...", f"Run `{prog} <name> --help` for more."
-    lines = [title(prog, group), "", "Usage:", f"  {usage}", ""]
-    about = body(group, group.description).split("\n\n")[0]  # a listing needs the gist, not the whole story
+    head, about = lead(group, group.description)
+    items = {x.strip(" .").lower() for x in head.split(",")} - {""}
+    lines = [prog if items <= {n.name for n in group.children} else title(prog, head), "", "Usage:", f"  {usage}", ""]
+    about = about.split("\n\n")[0]  # a listing needs the gist, not the whole story
     if about:
         lines += [about, ""]
     sections = [(h, n) for h, n in (("Domains" if is_root else "Groups", groups), ("Commands", commands),
@@ -81,8 +89,10 @@ def group_help(prog: str, group: Group, is_root: bool, budget: int) -> str:
         lines += part + [""]
     if not group.children:
         lines += ["(nothing here yet)", ""]
-    lines.append(nxt)
-    return "\n".join(lines) + "\n"
+    if is_root:
+        takes_json = any(p.name == JSON_ALL for _, n in Tree(group).walk() if isinstance(n, Command) for p in n.params)
+        lines.append(nxt + " Options may also come as one `--json` object (or @FILE)." * takes_json)
+    return "\n".join(lines).rstrip("\n") + "\n"
 
 
 def metavar(p: Param) -> str:
@@ -123,17 +133,20 @@ def _invocation(p: Param, long_only: bool = True) -> str:
     return ", ".join(f"{f} {value}" for f in flags) if long_only else ", ".join(flags) + f" {value}"
 
 
+def _options(cmd: Command) -> list[Param]:
+    """The options a command's help shows: all but `--json`, which every wrapped tool takes (root help says so)."""
+    return [p for p in cmd.params if not p.positional and p.name != JSON_ALL]
+
+
 def usage(prog: str, cmd: Command) -> str:
-    """argparse-style usage: options first (exclusive ones joined with `|`), then positionals; wrapped.
-    With more than MAX_OPTIONAL optional options, they are folded into one `[options]`."""
+    """argparse-style usage: the required options, exclusive ones joined with `|`, then `[options]` for the others
+    (the Options list shows each), then positionals; wrapped."""
     if cmd.passthrough:
         return f"  {prog} [ARGS ...]"
-    optional = [p for p in cmd.params if not p.positional and not p.required]
-    fold = len(optional) > MAX_OPTIONAL
     pieces: list[str] = []
     seen: set[str] = set()
     by_name = {p.name: p for p in cmd.params}
-    options = [p for p in cmd.params if not p.positional]
+    options = _options(cmd)
     for p in options:
         if p.name in seen:
             continue
@@ -143,10 +156,10 @@ def usage(prog: str, cmd: Command) -> str:
             seen.update(m.name for m in members)
             inner = " | ".join(_invocation(m) for m in members)
             pieces.append(f"({inner})" if group.required else f"[{inner}]")
-        elif p.required or not fold:
+        elif p.required:
             seen.add(p.name)
-            pieces.append(_invocation(p) if p.required else f"[{_invocation(p)}]")
-    if fold:
+            pieces.append(_invocation(p))
+    if any(p.name not in seen for p in options):
         pieces.append("[options]")
     pieces += [_invocation(p) for p in cmd.params if p.positional]
     lines, line = [], f"  {prog}"
@@ -160,9 +173,7 @@ def usage(prog: str, cmd: Command) -> str:
 
 
 def _notes(p: Param, cmd: Command) -> str:
-    notes = []
-    if p.required and not p.positional:  # a required positional shows as such in the usage line
-        notes.append("required")
+    notes = []  # whether it is required shows in the usage line
     if p.metavar and p.type != "string":
         notes.append(p.type)
     if p.choices is not None and (p.metavar or metavar(p) == "CHOICE"):
@@ -193,20 +204,20 @@ def command_help(prog: str, cmd: Command, budget: int = 10**9, full: bool = Fals
 
 
 def _command_help(prog: str, cmd: Command, short: bool) -> str:
+    head, about = lead(cmd, cmd.usage if cmd.passthrough else "")
+    if not about:
+        head, about = lead(cmd, cmd.description)
+    lines = [title(prog, clip(head, 200) if short else head), "", "Usage:", usage(prog, cmd), ""]
     if cmd.passthrough:
-        text = body(cmd, cmd.usage) or body(cmd, cmd.description)
-        lines = [title(prog, cmd), "", "Usage:", usage(prog, cmd), ""] + ([text, ""] if text else [])
-        lines.append("Arguments are passed to the command unchanged.")
+        lines += ([about, ""] if about else []) + ["Arguments are passed to the command unchanged."]
         return "\n".join(lines) + "\n"
-    lines = [title(prog, cmd), "", "Usage:", usage(prog, cmd), ""]
-    about = body(cmd, cmd.description)
     if about and short:
         about = first_sentence(about, 200)
     if about:
         lines += [about, ""]
     for heading, params in (
         ("Arguments", [p for p in cmd.params if p.positional]),
-        ("Options", [p for p in cmd.params if not p.positional]),
+        ("Options", _options(cmd)),
     ):
         if params:
             rows = [
@@ -231,7 +242,7 @@ def topic_pages(prog: str, topic: Topic, doc: markdown.Document, section: markdo
                 budget: int, cap: int) -> list[str]:  # fmt: skip
     """A topic's section (`where` is its path) in pages of at most `cap` characters: whole when it fits `budget`;
     else its own text, then its sub-sections listed with their sizes. The first page has the topic's title."""
-    header = f"{title(prog, topic)}\n\n" if section is doc.root else ""
+    header = f"{title(prog, one_line(topic.summary, 200))}\n\n" if section is doc.root else ""
     room = max(cap - len(header) - 200, 500)  # 200: the note on parts
     split = bool(section.children) and len(doc.text(section.start, section.end)) > min(budget, room)
     pages = doc.pages(section.start, section.own_end if split else section.end, room)
@@ -266,7 +277,7 @@ def section_listing(doc: markdown.Document, section: markdown.Section, where: st
     chunks: list[list[tuple[str, str]]] = [[]]
     used = 0
     for slug, about in entries:
-        cost = len(slug) + len(about) + 34  # a row at most: indent, padding, or a line of its own for a long name
+        cost = len(slug) + len(about) + 34  # a row at most: indent, padding to the column, spaces, newline
         if chunks[-1] and used + cost > room - len(run) - 100:
             chunks.append([])
             used = 0

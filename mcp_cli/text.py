@@ -103,16 +103,13 @@ def named(names: list[str], limit: int = 12) -> str:
 
 
 def columns(rows: list[tuple[str, str]], indent: int = 2, widest: int = 26) -> list[str]:
-    """Two-column rows: name, two or more spaces, text; a name longer than `widest` puts its text on the next
-    line."""
+    """Two-column rows: name, two or more spaces, text; the text of a name longer than `widest` follows it after two
+    spaces, out of the column, rather than on a line of its own."""
     width = min(max((len(n) for n, _ in rows), default=0), widest)
     out = []
     for name, text in rows:
         if not text:
             out.append(" " * indent + name)
-        elif len(name) <= width:
-            out.append(" " * indent + name.ljust(width) + "  " + text)
         else:
-            out.append(" " * indent + name)
-            out.append(" " * (indent + width + 2) + text)
+            out.append(" " * indent + name.ljust(width) + "  " + text)
     return out

@@ -159,3 +159,45 @@ def test_defaults_shown_when_they_say_something():
     out = invoke(tree, ["c", "--help"]).output
     assert "--limit INT    (default: 0)" in out
     assert "default: )" not in out and "default: []" not in out
+
+
+def _wrapped(tools):
+    from mcp_cli.sources.mcp_config import Server
+    from mcp_cli.sources.mcp_tools import build
+
+    return build("tools", [Server("hub", {"command": "unused"})], {"hub": {"tools": tools}}, threshold=2)
+
+
+def test_help_says_each_thing_once():
+    schema = {"type": "object", "properties": {"owner": {"type": "string", "description": "Repository owner"},
+                                               "state": {"type": "string", "description": "Filter by state"}},
+              "required": ["owner"]}  # fmt: skip
+    long = "List the issues of a repository, open or closed, with their labels, assignees and milestones, newest first."
+    tree = _wrapped([{"name": "list_issues", "description": f"{long} Pages of 30.\n\nNeeds read access.",
+                      "inputSchema": schema},
+                     {"name": "get_issue", "description": "Get an issue. By number.", "inputSchema": schema},
+                     {"name": "create_issue", "description": "Create an issue.", "inputSchema": schema},
+                     {"name": "get_me", "description": "Get the caller."}])  # fmt: skip
+    cmd = invoke(tree, ["hub", "issues", "list", "--help"]).output
+    assert cmd.startswith(f"tools hub issues list - {long}\n")  # the first sentence whole, said once
+    assert cmd.count("newest first") == 1 and "Pages of 30.\n\nNeeds read access." in cmd  # the rest kept
+    assert "tools hub issues list --owner TEXT [options]\n" in cmd  # required in usage, the others folded
+    assert "\n  --owner TEXT  Repository owner\n" in cmd and "required" not in cmd
+    assert "--json" not in cmd  # every wrapped tool takes it: root help says so, once
+    assert "By number." in invoke(tree, ["hub", "issues", "get", "--help"]).output
+    group = invoke(tree, ["hub", "issues", "--help"]).output
+    assert group.startswith("tools hub issues\n")  # its summary only names the commands listed below
+    both = [Group(name, children=[Command("get", handler=NOOP)]) for name in ("issues", "pulls")]
+    topics = Tree(Group("t", children=[Group("d", summary="Issues, pulls.", children=both)]))
+    assert invoke(topics, ["d", "--help"]).output.startswith("t d\n")  # `Issues` names the group `issues`
+    assert "Run `" not in group and "Run `" not in invoke(tree, ["hub", "--help"]).output
+    root = invoke(tree, ["--help"]).output
+    assert root.rstrip().endswith("Run `tools <name> --help` for more. Options may also come as one `--json` object "
+                                  "(or @FILE).")  # fmt: skip
+    assert "--json" not in invoke(Tree.load(DEMO), ["--help"]).output  # no command there takes it
+
+
+def test_a_long_name_keeps_its_summary_on_its_row():
+    long = Command("a-name-longer-than-the-column-is", summary="B.", handler=NOOP)
+    tree = Tree(Group("t", children=[Command("short", summary="A.", handler=NOOP), long]))
+    assert "\n  a-name-longer-than-the-column-is  B.\n" in invoke(tree, ["--help"]).output
