@@ -1,5 +1,6 @@
-"""Surfaces: what a client reads, up front and along a task, from each surface `mcp-cli serve` offers over the same
-tree, next to the static list of every tool.
+"""Surfaces: what a client reads from each surface of one tree, next to the static list of every tool.
+
+What a client reads, up front and along a task, from each surface `mcp-cli serve` offers over the same tree:
 
 - MCP tool: the one tool's definition and the server's instructions (clients put both in the model's context);
   a task adds the help walk from the root (or from `search`), as in the token economy;

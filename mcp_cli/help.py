@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from .schema import JSON_ALL
 from .text import WIDTH, clip, columns, first_sentence, one_line, sentence, spellings
-from .tree import Command, Group, Node, Param, Topic, Tree
+from .tree import Command, Group, Node, Param, Topic
 from .types import VALUE_TYPES
 
 if TYPE_CHECKING:  # markdown-it is imported on the first document read, not at every start
@@ -90,9 +90,20 @@ def group_help(prog: str, group: Group, is_root: bool, budget: int) -> str:
     if not group.children:
         lines += ["(nothing here yet)", ""]
     if is_root:
-        takes_json = any(p.name == JSON_ALL for _, n in Tree(group).walk() if isinstance(n, Command) for p in n.params)
-        lines.append(nxt + " Options may also come as one `--json` object (or @FILE)." * takes_json)
+        lines.append(nxt + " Options may also come as one `--json` object (or @FILE)." * _takes_json(group))
     return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def _takes_json(group: Group) -> bool:
+    """Whether a command under `group` takes `--json`; it stops at the first that does (root help of 10,000 tools)."""
+    stack: list[Node] = list(group.children)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Group):
+            stack.extend(node.children)
+        elif isinstance(node, Command) and any(p.name == JSON_ALL for p in node.params):
+            return True
+    return False
 
 
 def metavar(p: Param) -> str:
