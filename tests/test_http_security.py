@@ -49,15 +49,16 @@ def environment(**values: str) -> dict[str, str]:
 
 
 @contextmanager
-def server(command: list[str], bind: str, connect: str, *args: str, env: dict[str, str]):
-    """A server process listening on bind:PORT; yields (its /mcp URL at connect:PORT, the process)."""
+def server(command: list[str], bind: str, connect: str, *args: str, env: dict[str, str], flag: str = "--http"):
+    """A server process listening on bind:PORT (`flag`: --http, or --openapi); yields (its URL at connect:PORT, /mcp
+    for --http, and the process)."""
     port = free_port()
     proc = subprocess.Popen(
-        [*command, "--http", f"{bind}:{port}", *args], cwd=ROOT, env=env, stderr=subprocess.PIPE, text=True
+        [*command, flag, f"{bind}:{port}", *args], cwd=ROOT, env=env, stderr=subprocess.PIPE, text=True
     )
     try:
         wait_for_port(port, proc, host=connect)
-        yield f"http://{connect}:{port}/mcp", proc
+        yield f"http://{connect}:{port}" + "/mcp" * (flag == "--http"), proc
     finally:
         proc.terminate()
         proc.wait(timeout=10)

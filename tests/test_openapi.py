@@ -12,8 +12,8 @@ import pytest
 from mcp import Client
 from openapi_spec_validator import OpenAPIV31SpecValidator, validate
 
-from .conftest import DEMO, ROOT, free_port, text, wait_for_port
-from .test_http_security import LAUNCHER, TOKEN, environment
+from .conftest import DEMO, ROOT, text
+from .test_http_security import LAUNCHER, TOKEN, environment, server
 
 SERVE = [sys.executable, "-m", "mcp_cli", "serve"]
 ARGTOOL = ROOT / "tests" / "fixtures" / "skills" / "argtool"
@@ -22,16 +22,8 @@ ARGTOOL = ROOT / "tests" / "fixtures" / "skills" / "argtool"
 @contextmanager
 def serving(command: list[str], flag: str = "--openapi", env: dict[str, str] | None = None):
     """`command FLAG 127.0.0.1:PORT` running; yields its base URL and the process."""
-    port = free_port()
-    proc = subprocess.Popen(
-        [*command, flag, f"127.0.0.1:{port}"], cwd=ROOT, env=env or environment(), stderr=subprocess.PIPE, text=True
-    )
-    try:
-        wait_for_port(port, proc)
-        yield f"http://127.0.0.1:{port}", proc
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
+    with server(command, "127.0.0.1", "127.0.0.1", env=env or environment(), flag=flag) as (url, proc):
+        yield url.removesuffix("/mcp"), proc
 
 
 @pytest.fixture(scope="module")
