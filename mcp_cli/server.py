@@ -50,10 +50,10 @@ def malformed(arguments: Any) -> str:
     unknown = sorted(set(arguments) - set(INPUT_SCHEMA["properties"]))
     if unknown:
         return f"unknown field(s) {', '.join(map(repr, unknown))}; the fields are `argv` and `command`"
-    argv, command = arguments.get("argv"), arguments.get("command")
-    if "argv" in arguments and not (isinstance(argv, list) and all(isinstance(t, str) for t in argv)):
+    argv, command = arguments.get("argv"), arguments.get("command")  # null: not given (as models send unused fields)
+    if argv is not None and not (isinstance(argv, list) and all(isinstance(t, str) for t in argv)):
         return f"`argv` must be a list of strings, not {json.dumps(argv)[:80]}"
-    if "command" in arguments and not isinstance(command, str):
+    if command is not None and not isinstance(command, str):
         return f"`command` must be a string, not {json.dumps(command)[:80]}"
     return ""
 

@@ -141,6 +141,15 @@ async def test_errors_teach_and_the_server_keeps_serving(demo, arguments, kind, 
     assert not again.is_error and text(again).strip() == "2"
 
 
+async def test_a_null_field_counts_as_not_given(demo):
+    """Models often send the field they do not use as null."""
+    for arguments in ({"argv": None, "command": "math add 1 1"}, {"argv": ["math", "add", "1", "1"], "command": None}):
+        result = await demo.call_tool("demo", arguments)
+        assert not result.is_error and text(result).strip() == "2"
+    both_null = await demo.call_tool("demo", {"argv": None, "command": None})
+    assert both_null.is_error and "give `argv`" in text(both_null)
+
+
 async def test_an_unclosed_quote_is_told_where_and_how_to_quote(demo):
     command = "text upper What's up"
     failed = await demo.call_tool("demo", {"command": command})
