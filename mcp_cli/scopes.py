@@ -174,9 +174,10 @@ def views(scopes: Sequence[Scope], serving: Runtime) -> dict[bytes, View]:
     """A View per scope, by its token's digest (what `http_guard.BearerAuth` admits); a warning for each pattern
     that matches no path of the tree (yet)."""
     tree, name = serving.tree, serving.tree.name
+    nothing = len(prune(tree, []).walk())  # what every scope sees: `search`
     for scope in scopes:
         for pattern in scope.paths:
-            if [p for p, _ in prune(tree, [pattern]).walk()] == [p for p, _ in prune(tree, []).walk()]:
+            if len(prune(tree, [pattern]).walk()) == nothing:
                 hint = f" (patterns leave out the tool's name, {name})" if pattern.split()[0] == name else ""
                 log.warning("scope %r: %r matches no path of %s (yet)%s", scope.name, pattern, name, hint)
     return {scope.digest: View(scope, serving) for scope in scopes}
