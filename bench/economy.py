@@ -92,7 +92,8 @@ class Paths:
         self.flat = FlatIndex(corpus)
         self.where = {(cmd.handler["server"], cmd.handler["tool"]): path for path, cmd in self.tree.walk()
                       if isinstance(cmd, Command) and cmd.handler.get("kind") == "mcp"}  # fmt: skip
-        self.one_tool = tokens.count(tokens.tool_json([tokens.one_tool(self.tree)]))
+        definition = tokens.one_tool(self.tree)
+        self.description, self.one_tool = definition["description"], tokens.count(tokens.tool_json([definition]))
         self.skill_front, self.skill_body = self._exported_skill()
         self.up = self._up_front()
 
@@ -116,15 +117,16 @@ class Paths:
                 "exported skill": self.skill_front}  # fmt: skip
 
     def walk(self, paths: list[list[str]]) -> dict[tuple[str, ...], str]:
-        """The helps an agent reads from the root to each command of `paths` (by the path asked for `--help`), in
-        order: at each level it goes to the deepest group or command on the way whose path a help already read named
-        (see `named`), reading each help once."""
-        read: dict[tuple[str, ...], str] = {(): self.help(["--help"])}
+        """The helps an agent reads to each command of `paths` (by the path asked for `--help`), in order: at each
+        level it goes to the deepest group or command on the way whose path the tool's description or a help already
+        read named (see `named`), reading each help once; the root's help when nothing on the way is named."""
+        read: dict[tuple[str, ...], str] = {}
         for path in paths:
             depth = 0
             while depth < len(path):
-                depth = max(d for d in range(depth + 1, len(path) + 1)
-                            if d == depth + 1 or any(named(t, path[:d]) for t in read.values()))  # fmt: skip
+                seen = [self.description, *read.values()]
+                depth = max((d for d in range(depth + 1, len(path) + 1) if any(named(t, path[:d]) for t in seen)),
+                            default=depth + 1 if depth or () in read else 0)  # fmt: skip
                 if tuple(path[:depth]) not in read:
                     read[tuple(path[:depth])] = self.help([*path[:depth], "--help"])
         return read

@@ -17,8 +17,7 @@ _HINTS = (
     ("readOnlyHint", "read-only"),
     ("destructiveHint", "destructive"),
     ("idempotentHint", "idempotent"),
-    ("openWorldHint", "open-world"),
-)
+)  # openWorldHint is left out: true is the protocol's default and almost every tool says it
 
 
 def lead(node: Node, text: str) -> tuple[str, str]:

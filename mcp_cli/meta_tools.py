@@ -29,8 +29,8 @@ TOOLS: dict[str, tuple[str, dict[str, Any], bool]] = {  # name: description, inp
         "then describe_tools for their arguments.",
         {"type": "object", "properties": {
             "query": {"type": "string", "description": "What to do, in a few words."},
-            "limit": {"type": "integer", "minimum": 1, "maximum": 50, "default": SEARCH_LIMIT,
-                      "description": "How many commands to return."}},
+            "limit": {"type": "integer", "minimum": 1, "maximum": 50, "description": "How many commands to "
+                      f"return; default: the strong matches (at least half the best score), up to {SEARCH_LIMIT}."}},
          "required": ["query"], "additionalProperties": False},
         True,
     ),
@@ -86,7 +86,7 @@ class Meta:
             check(TOOLS[name][1], arguments, f"arguments of {name}")
             if name == "search_tools":
                 prefer = context.domains() if context is not None else []
-                return self._search(arguments["query"], arguments.get("limit", SEARCH_LIMIT), prefer)
+                return self._search(arguments["query"], arguments.get("limit"), prefer)
             if name == "describe_tools":
                 return self._describe(arguments["names"])
             path, cmd = self.command(arguments["name"])
@@ -105,11 +105,11 @@ class Meta:
         paths = [" ".join(p) for p, node in self.runtime.tree.walk() if isinstance(node, Command)]
         raise NotFound(f"no command `{name}`; find one with search_tools.", close_to(name, paths))
 
-    def _search(self, query: str, limit: int, prefer: list[str]) -> Result:
+    def _search(self, query: str, limit: int | None, prefer: list[str]) -> Result:
         tree = self.runtime.tree
         if self._index is None or self._index[0] is not tree:
             self._index = (tree, Index(tree))
-        hits = self._index[1].search(query, limit, prefer)
+        hits = self._index[1].search(query, limit or SEARCH_LIMIT, prefer, strong=limit is None)
         if not hits:
             return Result(ok=True, path="search_tools", output=f"No command matches {query!r}.\n")
         lines = columns([(path, one_line(node.summary, 80)) for _, path, node in hits], widest=40)

@@ -74,13 +74,13 @@ async def run(runtime: Runtime, arguments: Any, cwd: str | None = None, context:
     return invalid(runtime, problem) if problem else await runtime.call_tool(arguments, cwd, context)
 
 
-NAMED = 12  # domain names in the tool description
+NAMED = 20  # domain names in the tool description
 SUMMARY_BUDGET = 1024  # characters of the root summary in the tool description (a skill's description at most)
 
 
 def description(runtime: Runtime) -> str:
     """Root summary (a skill's whole description, up to SUMMARY_BUDGET), the domain names, and the instruction to
-    start with --help."""
+    start with --help (a domain's, when there are domains: an agent that knows its domain skips the root)."""
     root = runtime.tree.root
     search = root.child("search")
     groups = [n.name for n in root.children if isinstance(n, Group)]
@@ -90,8 +90,10 @@ def description(runtime: Runtime) -> str:
         parts.append(f"Domains: {named(groups, NAMED)}.")
     if others:
         parts.append("Commands: " + ", ".join(others[:NAMED]) + ".")
-    first = "Run with --help first" + (", or `search WORDS` to find a command" if search is not None else "")
-    return " ".join(parts) + f" {first}."
+    domain = groups[0] if len(groups) == 1 else "DOMAIN"
+    first = (f"`{domain} --help`" + (" (`--help` for all)" if len(groups) > NAMED else "")) if groups else "--help"
+    first += " or `search WORDS`" if search is not None else ""
+    return " ".join(parts) + f" Run {first} first."
 
 
 def instructions(runtime: Runtime) -> str:

@@ -138,3 +138,15 @@ async def test_a_served_session_searches_words_with_an_apostrophe(tmp_path):
         assert hits.splitlines()[0].split()[:2] == ["gh", "get-me"]
         hits = await ok(client, command="search Where's the list of issues? I'd like to see them")
         assert hits.splitlines()[0].split()[:2] == ["gh", "list-issues"]
+
+
+async def test_by_default_only_strong_matches_are_shown_and_a_number_asked_for_shows_that_many(tree):
+    async def paths(*argv: str) -> list[str]:
+        result = await ainvoke(tree, ["search", *argv])
+        assert result.ok, result.output
+        return re.findall(r"^  (\S+ \S+)", result.output, re.M)
+
+    strong, five = await paths("close", "an", "issue"), await paths("close", "an", "issue", "-n", "5")
+    assert strong == ["tracker close-issue"]  # the other issue commands match "issue" only: under half its score
+    assert five[0] == "tracker close-issue" and {"tracker list-issues", "tracker create-issue"} <= set(five[1:])
+    assert await paths("issues", "-n", "2") == (await paths("issues", "-n", "5"))[:2]
