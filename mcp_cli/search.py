@@ -5,22 +5,27 @@ runs of Chinese, Japanese or Korean script cut into overlapping character pairs,
 leading verb stands for its operations ("file a bug" asks to create), as does the verb in a command's name; other
 words also match their everyday synonyms, at a lower weight. The vocabulary is in `lexicon.py`. The commands of
 domains acting on the entities in a session's context score CONTEXT_BOOST times as much (a boost, not a filter).
+With a local embedding model configured (`embeddings.py`), the final score mixes BM25's with the model's cosine.
 """
 
 from __future__ import annotations
 
+import logging
 import math
 import re
 import unicodedata
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from functools import cache
+from typing import Any
 
-from . import lexicon
+from . import embeddings, lexicon
 from .context import acts_in
 from .grouping import VERBS
 from .text import words
 from .tree import Command, Tree
+
+log = logging.getLogger("mcp_cli")
 
 K1, B = 1.2, 0.75
 FIELD_WEIGHTS = (("path", 3), ("summary", 2), ("params", 1), ("description", 1))
@@ -137,7 +142,10 @@ def query_weights(query: str) -> dict[str, float]:
 class Index:
     """BM25 postings over a tree's commands (the `search` command itself left out)."""
 
-    def __init__(self, tree: Tree) -> None:
+    def __init__(self, tree: Tree, semantic: tuple[embeddings.Model, float] | None = None) -> None:
+        """`semantic`: an embedding model and the share of the score it decides (default: as configured)."""
+        self.semantic = semantic or embeddings.configured()
+        self.vectors: Any = None  # the commands' unit vectors in the model, computed at the first search
         self.docs: list[tuple[str, Command]] = []
         self.postings: dict[str, list[tuple[int, float]]] = defaultdict(list)
         lengths: list[float] = []
@@ -170,10 +178,12 @@ class Index:
         self, query: str, limit: int = 8, prefer: Sequence[str] = (), strong: bool = False
     ) -> list[tuple[float, str, Command]]:
         """The best `limit` commands for `query`, scores of those in the `prefer` domains multiplied by CONTEXT_BOOST
-        (a command no word matches stays out); with `strong`, only those scoring at least STRONG times the best."""
+        (without an embedding model, a command no word matches stays out); with `strong`, only those scoring at least
+        STRONG times the best."""
         scores: dict[int, float] = defaultdict(float)
         n = len(self.docs)
-        for term, weight in query_weights(query).items():
+        weights = query_weights(query)
+        for term, weight in weights.items():
             posting = self.postings.get(term)
             if not posting:
                 continue
@@ -181,6 +191,8 @@ class Index:
             for doc, tf in posting:
                 norm = tf * (K1 + 1) / (tf + K1 * (1 - B + B * self.lengths[doc] / self.avg))
                 scores[doc] += weight * idf * norm
+        if self.semantic and weights and self.docs:  # words that are not all stop words: the model may find what no word does
+            scores = self._mixed(query, scores)
         for doc in scores:
             if acts_in(self.docs[doc][0], prefer):
                 scores[doc] *= CONTEXT_BOOST
@@ -188,3 +200,22 @@ class Index:
         if strong and ranked:
             ranked = [(doc, score) for doc, score in ranked if score >= STRONG * ranked[0][1]]
         return [(score, self.docs[doc][0], self.docs[doc][1]) for doc, score in ranked]
+
+    def _mixed(self, query: str, scores: dict[int, float]) -> dict[int, float]:
+        """BM25 `scores` over their best, mixed with the model's cosines over theirs (any command the model finds
+        close joins); the words' scores alone when the model fails (said once: search goes on by words)."""
+        model, share = self.semantic  # type: ignore[misc]
+        try:
+            if self.vectors is None:
+                self.vectors = model.vectors([f"{path}: {cmd.summary} {cmd.description[:300]}" for path, cmd in
+                                              self.docs])  # fmt: skip
+            cosines = (self.vectors @ model.vectors([query])[0]).clip(0)
+        except embeddings.Unusable as exc:
+            log.warning("embedding model %s: %s; search ranks by words only", model.name, exc)
+            self.semantic = None
+            return scores
+        best, closest = max(scores.values(), default=1.0), float(cosines.max(initial=0.0)) or 1.0
+        mixed = {doc: (1 - share) * score / best for doc, score in scores.items()}
+        for doc in cosines.nonzero()[0].tolist():
+            mixed[doc] = mixed.get(doc, 0.0) + share * float(cosines[doc]) / closest
+        return mixed

@@ -1,0 +1,114 @@
+"""Optional semantic search: `search` also ranks commands by the cosine of their text and the query's in a local
+embedding model, when `MCP_CLI_EMBEDDINGS` names one. Never required: unset, or when the model cannot be used, search
+ranks by words alone (with one warning saying why).
+
+- `MCP_CLI_EMBEDDINGS=wordllama`: WordLlama's small static model, whose weights come inside its package;
+- `MCP_CLI_EMBEDDINGS=http://HOST:PORT/v1` (with `MCP_CLI_EMBEDDINGS_MODEL=NAME`): an OpenAI-compatible embeddings
+  endpoint on the user's machine or network (Ollama, llama.cpp's server, LM Studio, vLLM, text-embeddings-inference).
+
+Both need the `embeddings` extra (`pip install 'mcp-cli-tree[embeddings]'`: numpy, wordllama).
+`MCP_CLI_EMBEDDINGS_WEIGHT` (0 to 1, default WEIGHT) is the share of the final score the model decides.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger("mcp_cli")
+
+WEIGHT = 0.5
+BATCH = 64  # texts per request to an endpoint
+TIMEOUT = 30.0  # seconds an endpoint may take for one batch
+EXTRA = "pip install 'mcp-cli-tree[embeddings]'"
+
+
+class Unusable(Exception):
+    """The configured model cannot be used; the message says why and what to do."""
+
+
+class Model:
+    """An embedding model: unit vectors (a numpy array, one row per text) for texts."""
+
+    def __init__(self, name: str, embed: Callable[[list[str]], Any]) -> None:
+        self.name, self._embed = name, embed
+
+    def vectors(self, texts: Sequence[str]) -> Any:
+        import numpy as np
+
+        rows = [self._embed(list(texts[i : i + BATCH])) for i in range(0, len(texts), BATCH)]
+        matrix = np.asarray(np.vstack(rows) if rows else np.zeros((0, 1)), dtype=np.float32)
+        norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+        return matrix / np.where(norms == 0, 1, norms)
+
+
+def configured() -> tuple[Model, float] | None:
+    """The model `MCP_CLI_EMBEDDINGS` names and its weight, or None (unset, or unusable: then a warning says why)."""
+    spec = os.environ.get("MCP_CLI_EMBEDDINGS", "").strip()
+    if not spec:
+        return None
+    try:
+        return load(spec, os.environ.get("MCP_CLI_EMBEDDINGS_MODEL", "")), weight()
+    except Unusable as exc:
+        log.warning("MCP_CLI_EMBEDDINGS=%s: %s; search ranks by words only", spec, exc)
+        return None
+
+
+def weight() -> float:
+    raw = os.environ.get("MCP_CLI_EMBEDDINGS_WEIGHT", "").strip()
+    try:
+        value = float(raw) if raw else WEIGHT
+    except ValueError:
+        raise Unusable(f"MCP_CLI_EMBEDDINGS_WEIGHT={raw!r} is not a number from 0 to 1") from None
+    if not 0 <= value <= 1:
+        raise Unusable(f"MCP_CLI_EMBEDDINGS_WEIGHT={raw!r} is not a number from 0 to 1")
+    return value
+
+
+def load(spec: str, model: str = "") -> Model:
+    """The model a spec names: `wordllama`, or the base URL of an OpenAI-compatible endpoint (`model` its name)."""
+    try:
+        import numpy  # noqa: F401
+    except ImportError:
+        raise Unusable(f"numpy is not installed ({EXTRA})") from None
+    if spec.lower() == "wordllama":
+        return _wordllama()
+    if spec.startswith(("http://", "https://")):
+        if not model:
+            raise Unusable("set MCP_CLI_EMBEDDINGS_MODEL to the name of the endpoint's embedding model")
+        return _endpoint(spec, model)
+    raise Unusable("not `wordllama` nor the http(s) URL of an OpenAI-compatible embeddings endpoint")
+
+
+def _wordllama() -> Model:
+    try:
+        import wordllama
+    except ImportError:
+        raise Unusable(f"wordllama is not installed ({EXTRA})") from None
+    # its weights and tokenizer ship in the package; pointing its cache there keeps it from downloading
+    try:
+        model = wordllama.WordLlama.load(cache_dir=Path(wordllama.__file__).parent, disable_download=True)
+    except (OSError, ValueError) as exc:
+        raise Unusable(f"wordllama cannot load its model: {exc}") from None
+    return Model("wordllama", lambda texts: model.embed(texts, norm=True))
+
+
+def _endpoint(base: str, model: str) -> Model:
+    import httpx
+
+    url = base.rstrip("/") + ("" if base.rstrip("/").endswith("/embeddings") else "/embeddings")
+    client = httpx.Client(timeout=TIMEOUT)
+
+    def embed(texts: list[str]) -> list[list[float]]:
+        try:
+            response = client.post(url, json={"model": model, "input": texts})
+            response.raise_for_status()
+            data = sorted(response.json()["data"], key=lambda d: d["index"])
+            return [d["embedding"] for d in data]
+        except (httpx.HTTPError, ValueError, KeyError, TypeError) as exc:
+            raise Unusable(f"{url}: {exc or type(exc).__name__}") from None
+
+    return Model(f"{model} at {url}", embed)
