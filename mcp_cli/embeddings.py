@@ -12,8 +12,10 @@ Both need the `embeddings` extra (`pip install 'mcp-cli-tree[embeddings]'`: nump
 
 from __future__ import annotations
 
+import json
 import logging
 import os
+import urllib.request
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -39,8 +41,13 @@ class Model:
     def vectors(self, texts: Sequence[str]) -> Any:
         import numpy as np
 
-        rows = [self._embed(list(texts[i : i + BATCH])) for i in range(0, len(texts), BATCH)]
-        matrix = np.asarray(np.vstack(rows) if rows else np.zeros((0, 1)), dtype=np.float32)
+        try:  # a model's own failure, or vectors of different lengths, makes it unusable, never a crash
+            rows = [self._embed(list(texts[i : i + BATCH])) for i in range(0, len(texts), BATCH)]
+            matrix = np.asarray(np.vstack(rows) if rows else np.zeros((0, 1)), dtype=np.float32)
+        except Unusable:
+            raise
+        except Exception as exc:
+            raise Unusable(f"{type(exc).__name__}: {exc}") from None
         norms = np.linalg.norm(matrix, axis=1, keepdims=True)
         return matrix / np.where(norms == 0, 1, norms)
 
@@ -97,18 +104,16 @@ def _wordllama() -> Model:
 
 
 def _endpoint(base: str, model: str) -> Model:
-    import httpx
-
     url = base.rstrip("/") + ("" if base.rstrip("/").endswith("/embeddings") else "/embeddings")
-    client = httpx.Client(timeout=TIMEOUT)
 
     def embed(texts: list[str]) -> list[list[float]]:
+        request = urllib.request.Request(url, json.dumps({"model": model, "input": texts}).encode(),
+                                         {"Content-Type": "application/json"})  # fmt: skip
         try:
-            response = client.post(url, json={"model": model, "input": texts})
-            response.raise_for_status()
-            data = sorted(response.json()["data"], key=lambda d: d["index"])
+            with urllib.request.urlopen(request, timeout=TIMEOUT) as response:
+                data = sorted(json.load(response)["data"], key=lambda d: d["index"])
             return [d["embedding"] for d in data]
-        except (httpx.HTTPError, ValueError, KeyError, TypeError) as exc:
+        except (OSError, ValueError, KeyError, TypeError) as exc:  # URLError and timeouts are OSErrors
             raise Unusable(f"{url}: {exc or type(exc).__name__}") from None
 
     return Model(f"{model} at {url}", embed)

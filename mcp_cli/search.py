@@ -191,7 +191,7 @@ class Index:
             for doc, tf in posting:
                 norm = tf * (K1 + 1) / (tf + K1 * (1 - B + B * self.lengths[doc] / self.avg))
                 scores[doc] += weight * idf * norm
-        if self.semantic and weights and self.docs:  # words that are not all stop words: the model may find what no word does
+        if self.semantic and weights and self.docs:  # not only stop words: the model may find what no word does
             scores = self._mixed(query, scores)
         for doc in scores:
             if acts_in(self.docs[doc][0], prefer):
@@ -210,7 +210,7 @@ class Index:
                 self.vectors = model.vectors([f"{path}: {cmd.summary} {cmd.description[:300]}" for path, cmd in
                                               self.docs])  # fmt: skip
             cosines = (self.vectors @ model.vectors([query])[0]).clip(0)
-        except embeddings.Unusable as exc:
+        except (embeddings.Unusable, ValueError) as exc:  # ValueError: the query's vector has another length
             log.warning("embedding model %s: %s; search ranks by words only", model.name, exc)
             self.semantic = None
             return scores

@@ -104,8 +104,12 @@ def search_command(name: str) -> Command:
         summary="Find commands by what they do.",
         params=[
             Param("words", nargs="+", required=True, help="What you want to do, in your own words."),
-            Param("limit", type="integer", flags=["-n", "--limit"],
-                  help="How many results; default: the strong matches (at least half the best score), up to 5."),
+            Param(
+                "limit",
+                type="integer",
+                flags=["-n", "--limit"],
+                help="How many results; default: the strong matches (at least half the best score), up to 5.",
+            ),
         ],
         handler=dict(SEARCH_HANDLER),
         examples=[f"{name} search create an issue"],

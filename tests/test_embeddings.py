@@ -1,0 +1,86 @@
+"""Optional semantic search (`MCP_CLI_EMBEDDINGS`): WordLlama's bundled model, and an OpenAI-compatible embeddings
+endpoint (a real HTTP server answering with WordLlama's vectors), through served sessions and `mcp-cli run`; when the
+model cannot be used, search goes on by words and says why once."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from mcp_cli.testing import ok
+
+from .conftest import ROOT, served
+from .listed import config, entry
+
+pytestmark = pytest.mark.anyio
+
+TOOLS = ("send_email", "restart_server", "get_weather_forecast", "translate_text", "play_music", "list_issues")
+
+
+@pytest.fixture
+def team(tmp_path):
+    return config(tmp_path / "team.json", {"desk": entry(*TOOLS)})
+
+
+@pytest.fixture
+def cache(tmp_path):
+    return {"MCP_CLI_CACHE_DIR": str(tmp_path / "cache")}
+
+
+@pytest.fixture
+def endpoint():
+    """The fixture endpoint's process and its base URL."""
+    proc = subprocess.Popen([sys.executable, str(ROOT / "tests" / "fixtures" / "embeddings_server.py")],
+                            stdout=subprocess.PIPE, text=True)  # fmt: skip
+    try:
+        yield proc, f"http://127.0.0.1:{proc.stdout.readline().strip()}/v1"
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def first(hits: str) -> str:
+    return hits.splitlines()[0].split()[1]
+
+
+async def test_without_a_model_words_that_share_nothing_with_a_command_find_nothing(team, cache):
+    async with served("serve", str(team), env=cache) as client:
+        assert "No command matches" in await ok(client, command="search will it rain tomorrow")
+
+
+async def test_the_bundled_model_finds_commands_that_share_no_word_with_the_request(team, cache):
+    async with served("serve", str(team), env={**cache, "MCP_CLI_EMBEDDINGS": "wordllama"}) as client:
+        assert first(await ok(client, command="search will it rain tomorrow")) == "get-weather-forecast"
+        assert first(await ok(client, command="search say this in french")) == "translate-text"
+        assert first(await ok(client, command="search list the issues")) == "list-issues"  # words still count
+        assert "No command matches" in await ok(client, command="search can you please help me")  # stop words only
+
+
+async def test_an_openai_compatible_endpoint_is_asked_for_the_configured_model(team, cache, endpoint):
+    proc, url = endpoint
+    env = {**cache, "MCP_CLI_EMBEDDINGS": url, "MCP_CLI_EMBEDDINGS_MODEL": "nomic-embed-text"}
+    async with served("serve", str(team), env=env) as client:
+        assert first(await ok(client, command="search will it rain tomorrow")) == "get-weather-forecast"
+        assert first(await ok(client, command="search turn the box off and on again")) == "restart-server"
+    asked = [proc.stdout.readline().split() for _ in range(3)]  # the commands (one batch), then each query
+    assert asked == [["nomic-embed-text", str(len(TOOLS))], ["nomic-embed-text", "1"], ["nomic-embed-text", "1"]]
+
+
+@pytest.mark.parametrize(
+    ("env", "why"),
+    [
+        ({"MCP_CLI_EMBEDDINGS": "http://127.0.0.1:9/v1", "MCP_CLI_EMBEDDINGS_MODEL": "m"}, "127.0.0.1:9/v1/embeddings"),
+        ({"MCP_CLI_EMBEDDINGS": "http://127.0.0.1:9/v1"}, "set MCP_CLI_EMBEDDINGS_MODEL"),
+        ({"MCP_CLI_EMBEDDINGS": "bert"}, "not `wordllama` nor the http(s) URL"),
+        ({"MCP_CLI_EMBEDDINGS": "wordllama", "MCP_CLI_EMBEDDINGS_WEIGHT": "2"}, "not a number from 0 to 1"),
+    ],
+)
+def test_a_model_that_cannot_be_used_leaves_search_to_words_and_says_why(team, cache, env, why):
+    proc = subprocess.run([sys.executable, "-m", "mcp_cli", "run", str(team), "--", "search", "list", "issues"],
+                          capture_output=True, text=True, cwd=ROOT, env={**os.environ, **cache, **env},
+                          timeout=120)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[0].split()[1] == "list-issues"
+    (warning,) = [line for line in proc.stderr.splitlines() if "search ranks by words only" in line]
+    assert warning.startswith("warning: ") and why in warning and "Traceback" not in proc.stderr
