@@ -86,7 +86,10 @@ def quality_lines(q: dict[str, Any]) -> tuple[list[str], list[str]]:
     ours, floor = q["ours"], q["substring"]
     lines = ["| search | Recall@1 | Recall@3 | Recall@5 | MRR |", "|---|---|---|---|---|"]
     rows = (("mcp-cli search (BM25 + lexicon)", ours), ("  odd-numbered prompts (vocabulary revised on)", q["odd"]),
-            ("  even-numbered prompts (held out)", q["even"]), ("substring match (floor)", floor))  # fmt: skip
+            ("  even-numbered prompts (held out)", q["even"]),
+            *([("mcp-cli search + WordLlama embeddings (MCP_CLI_EMBEDDINGS=wordllama)", q["semantic"])]
+              if q["semantic"] else []),
+            ("substring match (floor)", floor))  # fmt: skip
     for name, m in rows:
         lines.append(f"| {name} | {m['recall@1']:.3f} | {m['recall@3']:.3f} | {m['recall@5']:.3f} | {m['mrr']:.3f} |")
     peer = "FastMCP BM25 search transform (quoted from the brief, not re-measured)"

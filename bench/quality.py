@@ -1,14 +1,15 @@
 """Search quality: for each Boundary prompt, the rank of its expected tool in mcp-cli's `search` results
 (Recall@1, @3, @5 and MRR), next to a plain substring match as a floor. The odd- and even-numbered prompts are
 also measured apart: the search vocabulary was revised looking at the misses of the odd half only, so the even
-half tells how it does on prompts it was not fitted to."""
+half tells how it does on prompts it was not fitted to. With the `embeddings` extra installed, the same search mixed
+with WordLlama's bundled model (`MCP_CLI_EMBEDDINGS=wordllama`, default weight) is measured too."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from mcp_cli import embeddings
 from mcp_cli.search import Index
-from mcp_cli.tree import Command
 
 from .corpora import Corpus
 from .economy import tree_of
@@ -57,18 +58,30 @@ def tokens_per_result(corpus: Corpus) -> float:
     return total / max(results, 1)
 
 
+def rank_of(index: Index, prompt: str, tool: tuple[str, str]) -> int | None:
+    """Where the tool (server, name) comes in the index's results for the prompt (None: not in the first DEPTH)."""
+    found = [(c.handler.get("server"), c.handler.get("tool")) for _, _, c in index.search(prompt, DEPTH)]
+    return found.index(tool) + 1 if tool in found else None
+
+
 def run(corpus: Corpus) -> dict[str, Any]:
-    index = Index(tree_of(corpus))
+    tree = tree_of(corpus)
+    index = Index(tree)
     ranks: list[int | None] = []
     misses = []
     for prompt, needed in corpus.tasks:
-        hits = index.search(prompt, DEPTH)
-        found = [(c.handler.get("server"), c.handler.get("tool")) for _, _, c in hits if isinstance(c, Command)]
-        rank = found.index(needed[0]) + 1 if needed[0] in found else None
+        rank = rank_of(index, prompt, needed[0])
         ranks.append(rank)
+        hits = index.search(prompt, 3)
         if rank is None or rank > 5:
             misses.append({"prompt": prompt, "expected": needed[0][1], "rank": rank,
-                           "top": [h[1] for h in hits[:3]]})  # fmt: skip
-    return {"ours": metrics(ranks), "odd": metrics(ranks[0::2]), "even": metrics(ranks[1::2]),
+                           "top": [h[1] for h in hits]})  # fmt: skip
+    try:
+        model = (embeddings.load("wordllama"), embeddings.WEIGHT)
+    except embeddings.Unusable:
+        semantic = None
+    else:
+        semantic = metrics([rank_of(Index(tree, model), prompt, needed[0]) for prompt, needed in corpus.tasks])
+    return {"ours": metrics(ranks), "odd": metrics(ranks[0::2]), "even": metrics(ranks[1::2]), "semantic": semantic,
             "substring": metrics(substring_ranks(corpus)), "targets": TARGETS, "misses": misses,
             "prompts": len(ranks), "tokens_per_result": tokens_per_result(corpus)}  # fmt: skip
