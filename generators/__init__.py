@@ -123,7 +123,8 @@ def skill_folder(tree: Tree, out: Path, command: list[str]) -> list[Path]:
     _clear(out, "SKILL.md")
     script = f"scripts/{name}.sh"
     summary = one_line(tree.root.summary) or f"The {tree.name} command line."
-    how = f" Works through one command line, {script} (start with --help): {named([n.name for n in tree.root.children])}."
+    domains = named([n.name for n in tree.root.children])
+    how = f" Works through one command line, {script} (start with --help): {domains}."
     description = clip(clip(summary, max(256, 1023 - len(how))) + how, 1024)  # what it does, then how to start
     context = {
         "name": name,

@@ -86,7 +86,10 @@ def _closure(root: Path) -> tuple[set[str], dict[str, str]]:
         todo.extend(".".join(parts[:i]) for i in range(len(parts)))  # the packages it lives in
         path = _file(root, module)
         package = parts if path.name == "__init__.py" else parts[:-1]
-        for node in ast.walk(ast.parse(path.read_bytes(), filename=str(path))):
+        tree = ast.parse(path.read_bytes(), filename=str(path))
+        optional = {id(n) for t in ast.walk(tree) if isinstance(t, ast.Try) and _catches_import_error(t)
+                    for s in t.body for n in ast.walk(s)}  # fmt: skip
+        for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom) and node.level:
                 if node.level - 1 > len(package):
                     raise VendorError(f"{path}: a relative import climbs out of mcp_cli")
@@ -96,7 +99,7 @@ def _closure(root: Path) -> tuple[set[str], dict[str, str]]:
                 for alias in node.names:  # `from . import help` imports a module, `from .tree import Tree` does not
                     if _exists(root, ".".join([*base, alias.name])):
                         todo.append(".".join([*base, alias.name]))
-            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            elif isinstance(node, (ast.Import, ast.ImportFrom)) and id(node) not in optional:
                 names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
                 for name in names:
                     top = name.split(".")[0]
@@ -105,6 +108,13 @@ def _closure(root: Path) -> tuple[set[str], dict[str, str]]:
                     if top not in sys.stdlib_module_names and top != "__future__":
                         external.setdefault(top, f"mcp_cli.{module}" if module else "mcp_cli")
     return seen, external
+
+
+def _catches_import_error(node: ast.Try) -> bool:
+    """Whether a `try` catches ImportError: the imports in its body are optional (an extra's), not requirements."""
+    caught = [h.type for h in node.handlers]
+    names = {n.id for t in caught if t is not None for n in ast.walk(t) if isinstance(n, ast.Name)}
+    return bool(names & {"ImportError", "ModuleNotFoundError"})
 
 
 _REQUIREMENT = re.compile(

@@ -39,8 +39,10 @@ class Model:
         self.name, self._embed = name, embed
 
     def vectors(self, texts: Sequence[str]) -> Any:
-        import numpy as np
-
+        try:
+            import numpy as np
+        except ImportError:
+            raise Unusable(f"numpy is not installed ({EXTRA})") from None
         try:  # a model's own failure, or vectors of different lengths, makes it unusable, never a crash
             rows = [self._embed(list(texts[i : i + BATCH])) for i in range(0, len(texts), BATCH)]
             matrix = np.asarray(np.vstack(rows) if rows else np.zeros((0, 1)), dtype=np.float32)
@@ -77,10 +79,6 @@ def weight() -> float:
 
 def load(spec: str, model: str = "") -> Model:
     """The model a spec names: `wordllama`, or the base URL of an OpenAI-compatible endpoint (`model` its name)."""
-    try:
-        import numpy  # noqa: F401
-    except ImportError:
-        raise Unusable(f"numpy is not installed ({EXTRA})") from None
     if spec.lower() == "wordllama":
         return _wordllama()
     if spec.startswith(("http://", "https://")):

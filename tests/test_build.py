@@ -152,6 +152,9 @@ def test_the_runtime_closure_follows_lazy_imports_and_refuses_build_only_ones(tm
     (root / "helpers.py").write_text("import left_pad\n")
     with pytest.raises(vendor.VendorError, match="imports left_pad .* does not declare"):
         vendor.collect(root)
+    (root / "helpers.py").write_text("try:\n    import left_pad\nexcept ImportError:\n    left_pad = None\n")
+    assert "left_pad" not in " ".join(vendor.collect(root).requirements)  # an optional import (an extra's)
+    assert "embeddings.py" in real.files and not any(r.startswith(("numpy", "wordllama")) for r in real.requirements)
 
 
 def test_build_refuses_to_overwrite_a_foreign_folder(tmp_path):
