@@ -3,7 +3,8 @@
 The modules are found, not listed: starting from `mcp_cli/launcher.py`, every relative import in the syntax tree
 (lazy ones inside functions too) is followed, with the `__init__.py` of each package on the way. They are copied
 byte for byte. Their imports from outside mcp_cli and the standard library become the package's dependencies,
-with the version ranges mcp-cli itself declares.
+with the version ranges mcp-cli itself declares; an import inside `try: ... except ImportError` is optional (an
+extra's) and becomes none.
 """
 
 from __future__ import annotations

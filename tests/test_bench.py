@@ -129,7 +129,10 @@ def test_the_walk_skips_a_hop_only_where_a_help_named_the_path():
     assert not economy.named(listing, ["gists", "delete"])
     assert economy.named("  github issues create  Create an issue.\n", ["github", "issues", "create"])  # search
     paths = economy.Paths(corpora.github())
-    walk = paths.walk([paths.where[("github", "create_gist")]])  # the github listing names gists' commands
-    assert [w.splitlines()[0].split(" - ")[0] for w in walk.values()] == ["tools", "tools github",
-                                                                          "tools github gists create"]
-    assert list(walk) == [(), ("github",), ("github", "gists", "create")]
+    # the tool's description names the github domain; the github listing names gists' commands
+    assert "Domains: github." in paths.description
+    walk = paths.walk([paths.where[("github", "create_gist")]])
+    assert [w.splitlines()[0].split(" - ")[0] for w in walk.values()] == ["tools github", "tools github gists create"]
+    assert list(walk) == [("github",), ("github", "gists", "create")]
+    paths.description = "Run --help first."  # a description that names nothing: the root first
+    assert list(paths.walk([paths.where[("github", "create_gist")]])) == [(), *walk]
