@@ -74,7 +74,7 @@ async def run(runtime: Runtime, arguments: Any, cwd: str | None = None, context:
     return invalid(runtime, problem) if problem else await runtime.call_tool(arguments, cwd, context)
 
 
-NAMED = 20  # domain names in the tool description
+NAMED = 12  # domain names in the tool description
 SUMMARY_BUDGET = 1024  # characters of the root summary in the tool description (a skill's description at most)
 
 
