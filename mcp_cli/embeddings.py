@@ -12,10 +12,8 @@ Both need the `embeddings` extra (`pip install 'mcp-cli-tree[embeddings]'`: nump
 
 from __future__ import annotations
 
-import json
 import logging
 import os
-import urllib.request
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -102,6 +100,9 @@ def _wordllama() -> Model:
 
 
 def _endpoint(base: str, model: str) -> Model:
+    import json
+    import urllib.request  # costs ~20 ms: not at a server's start
+
     url = base.rstrip("/") + ("" if base.rstrip("/").endswith("/embeddings") else "/embeddings")
 
     def embed(texts: list[str]) -> list[list[float]]:
