@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Callable, Sequence
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -52,8 +53,10 @@ class Model:
         return matrix / np.where(norms == 0, 1, norms)
 
 
+@cache
 def configured() -> tuple[Model, float] | None:
-    """The model `MCP_CLI_EMBEDDINGS` names and its weight, or None (unset, or unusable: then a warning says why)."""
+    """The model `MCP_CLI_EMBEDDINGS` names and its weight, or None (unset, or unusable: then a warning says why);
+    loaded once a process, whatever number of indexes (scopes, surfaces) use it."""
     spec = os.environ.get("MCP_CLI_EMBEDDINGS", "").strip()
     if not spec:
         return None

@@ -15,11 +15,10 @@ from .errors import BadRequest, CallError, NotFound, close_to
 from .result import Result, cap
 from .runtime import Runtime
 from .schema import input_schema
-from .search import Index
+from .search import SHOWN, Index
 from .text import columns, one_line
 from .tree import Command, Param, Tree
 
-SEARCH_LIMIT = 5
 DESCRIBE_MAX = 20  # names one describe_tools call may ask for
 
 _NAME = {"type": "string", "description": "A command's path, as search_tools gives it (e.g. `issues list`)."}
@@ -30,7 +29,7 @@ TOOLS: dict[str, tuple[str, dict[str, Any], bool]] = {  # name: description, inp
         {"type": "object", "properties": {
             "query": {"type": "string", "description": "What to do, in a few words."},
             "limit": {"type": "integer", "minimum": 1, "maximum": 50, "description": "How many commands to "
-                      f"return; default: the strong matches (at least half the best score), up to {SEARCH_LIMIT}."}},
+                      f"return; default: the strong matches (at least half the best score), up to {SHOWN}."}},
          "required": ["query"], "additionalProperties": False},
         True,
     ),
@@ -109,7 +108,7 @@ class Meta:
         tree = self.runtime.tree
         if self._index is None or self._index[0] is not tree:
             self._index = (tree, Index(tree))
-        hits = self._index[1].search(query, limit or SEARCH_LIMIT, prefer, strong=limit is None)
+        hits = self._index[1].search(query, limit, prefer)
         if not hits:
             return Result(ok=True, path="search_tools", output=f"No command matches {query!r}.\n")
         lines = columns([(path, one_line(node.summary, 80)) for _, path, node in hits], widest=40)

@@ -33,6 +33,7 @@ SYNONYM_WEIGHT = 0.8
 OPERATION_WEIGHT = 2.0  # a query's operation, which decides between commands that act on the same things
 CONTENT_WEIGHT = 0.5  # words of what to write ("a bug *about the login page*")
 EXACT_WEIGHT = 0.5  # a word as written, where a command's name has it so ("issues" meets list-issues first)
+SHOWN = 5  # results at most, unless a number is asked for
 STRONG = 0.5  # unless a number is asked for, a result scoring under this share of the best one is left out
 CONTEXT_BOOST = 1.5  # a command of a domain acting on an entity in the session's context (`context.py`)
 # scripts written without spaces between words (Hangul, kana, CJK ideographs); compiled when used
@@ -175,11 +176,11 @@ class Index:
         self.lengths = lengths
 
     def search(
-        self, query: str, limit: int = 8, prefer: Sequence[str] = (), strong: bool = False
+        self, query: str, limit: int | None = None, prefer: Sequence[str] = ()
     ) -> list[tuple[float, str, Command]]:
-        """The best `limit` commands for `query`, scores of those in the `prefer` domains multiplied by CONTEXT_BOOST
-        (without an embedding model, a command no word matches stays out); with `strong`, only those scoring at least
-        STRONG times the best."""
+        """The best `limit` commands for `query` (None: those scoring at least STRONG times the best, up to SHOWN),
+        scores of those in the `prefer` domains multiplied by CONTEXT_BOOST (without an embedding model, a command no
+        word matches stays out)."""
         scores: dict[int, float] = defaultdict(float)
         n = len(self.docs)
         weights = query_weights(query)
@@ -196,8 +197,8 @@ class Index:
         for doc in scores:
             if acts_in(self.docs[doc][0], prefer):
                 scores[doc] *= CONTEXT_BOOST
-        ranked = sorted(scores.items(), key=lambda kv: (-kv[1], self.docs[kv[0]][0]))[:limit]
-        if strong and ranked:
+        ranked = sorted(scores.items(), key=lambda kv: (-kv[1], self.docs[kv[0]][0]))[: limit or SHOWN]
+        if limit is None and ranked:
             ranked = [(doc, score) for doc, score in ranked if score >= STRONG * ranked[0][1]]
         return [(score, self.docs[doc][0], self.docs[doc][1]) for doc, score in ranked]
 

@@ -26,7 +26,7 @@ class SearchHandler:
         query = " ".join(call.values.get("words", []))
         prefer = call.context.domains() if call.context is not None else []
         limit = call.values.get("limit")
-        hits = self._index.search(query, 5 if limit is None else max(1, int(limit)), prefer, strong=limit is None)
+        hits = self._index.search(query, None if limit is None else max(1, int(limit)), prefer)
         if not hits:
             return Result(ok=True, output=f"No command matches {query!r}. Run `{self.tree.name} --help` to browse.\n")
         lines = columns([(path, one_line(node.summary, 80)) for _, path, node in hits], widest=40)
