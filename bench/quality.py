@@ -72,10 +72,9 @@ def run(corpus: Corpus) -> dict[str, Any]:
     for prompt, needed in corpus.tasks:
         rank = rank_of(index, prompt, needed[0])
         ranks.append(rank)
-        hits = index.search(prompt, 3)
         if rank is None or rank > 5:
             misses.append({"prompt": prompt, "expected": needed[0][1], "rank": rank,
-                           "top": [h[1] for h in hits]})  # fmt: skip
+                           "top": [h[1] for h in index.search(prompt, 3)]})  # fmt: skip
     try:
         model = (embeddings.load("wordllama"), embeddings.WEIGHT)
     except embeddings.Unusable:

@@ -15,6 +15,7 @@ from typing import Any
 
 from .. import clusters, entities, grouping, schema
 from ..errors import SourceError
+from ..search import SHOWN
 from ..text import first_sentence, kebab, one_line
 from ..tree import Command, Group, Node, Param, Tree
 from . import discovery
@@ -108,7 +109,7 @@ def search_command(name: str) -> Command:
                 "limit",
                 type="integer",
                 flags=["-n", "--limit"],
-                help="How many results; default: the strong matches (at least half the best score), up to 5.",
+                help=f"How many results; default: the strong matches (at least half the best score), up to {SHOWN}.",
             ),
         ],
         handler=dict(SEARCH_HANDLER),
