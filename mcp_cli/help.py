@@ -203,7 +203,7 @@ def _notes(p: Param, cmd: Command) -> str:
 
 
 def command_help(prog: str, cmd: Command, budget: int = 10**9, full: bool = False) -> str:
-    """Help of a command: title, usage, description, every parameter with type, default, required.
+    """Help of a command, in click's order: usage, description, every parameter with type, default, required.
     Over `budget` characters (unless `full`), descriptions are cut to their first sentence, with a pointer."""
     text = _command_help(prog, cmd, short=False)
     if full or len(text) <= budget:
@@ -217,14 +217,11 @@ def _command_help(prog: str, cmd: Command, short: bool) -> str:
     head, about = lead(cmd, cmd.usage if cmd.passthrough else "")
     if not about:
         head, about = lead(cmd, cmd.description)
-    lines = [title(prog, clip(head, 200) if short else head), "", "Usage:", usage(prog, cmd), ""]
+    if short and not cmd.passthrough:
+        head, about = clip(head, 200), about and first_sentence(about, 200)
+    lines = ["Usage:", usage(prog, cmd), ""] + [line for x in (head, about) if x for line in (x, "")]
     if cmd.passthrough:
-        lines += ([about, ""] if about else []) + ["Arguments are passed to the command unchanged."]
-        return "\n".join(lines) + "\n"
-    if about and short:
-        about = first_sentence(about, 200)
-    if about:
-        lines += [about, ""]
+        return "\n".join([*lines, "Arguments are passed to the command unchanged."]) + "\n"
     for heading, params in (
         ("Arguments", [p for p in cmd.params if p.positional]),
         ("Options", _options(cmd)),

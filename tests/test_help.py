@@ -84,7 +84,7 @@ def test_help_and_tree_json_are_the_same_bytes_under_other_hash_seeds(source):
 
 def test_help_after_other_tokens_still_shows_help():
     out = invoke(Tree.load(DEMO), ["math", "add", "1", "--help"]).output
-    assert out.startswith("demo math add - Add two integers.")
+    assert out.startswith("Usage:\n  demo math add ") and "\nAdd two integers.\n" in out
 
 
 def test_listing_over_budget_keeps_every_name_and_says_so():
@@ -179,7 +179,8 @@ def test_help_says_each_thing_once():
                      {"name": "create_issue", "description": "Create an issue.", "inputSchema": schema},
                      {"name": "get_me", "description": "Get the caller."}])  # fmt: skip
     cmd = invoke(tree, ["hub", "issues", "list", "--help"]).output
-    assert cmd.startswith(f"tools hub issues list - {long}\n")  # the first sentence whole, said once
+    assert cmd.startswith("Usage:\n  tools hub issues list --owner TEXT [options]\n\n")  # usage first, as click does
+    assert f"\n\n{long}\n\n" in cmd  # the first sentence whole, said once
     assert cmd.count("newest first") == 1 and "Pages of 30.\n\nNeeds read access." in cmd  # the rest kept
     assert "tools hub issues list --owner TEXT [options]\n" in cmd  # required in usage, the others folded
     assert "\n  --owner TEXT  Repository owner\n" in cmd and "required" not in cmd
