@@ -12,11 +12,12 @@ from mcp import types
 
 from .context import Context
 from .errors import BadRequest, CallError, NotFound, close_to
+from .help import rows
 from .result import Result, cap
 from .runtime import Runtime
 from .schema import input_schema
 from .search import SHOWN, Index
-from .text import columns, one_line
+from .text import one_line
 from .tree import Command, Param, Tree
 
 DESCRIBE_MAX = 20  # names one describe_tools call may ask for
@@ -111,7 +112,7 @@ class Meta:
         hits = self._index[1].search(query, limit, prefer)
         if not hits:
             return Result(ok=True, path="search_tools", output=f"No command matches {query!r}.\n")
-        lines = columns([(path, one_line(node.summary, 80)) for _, path, node in hits], widest=40)
+        lines = rows([(path, node) for _, path, node in hits], widest=40)
         return self._answer("search_tools", "\n".join(lines + ["", "Describe them with describe_tools."]) + "\n")
 
     def _describe(self, names: list[str]) -> Result:
