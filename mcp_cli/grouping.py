@@ -43,13 +43,27 @@ def shared_prefix(names: list[str]) -> str:
     return next(iter(firsts))[0] + "-"
 
 
+def agent_verb(word: str) -> str:
+    """The verb an agent noun is made of (`getter` -> get, `searcher` -> search, `merger` -> merge, `editor` ->
+    edit), or ''."""
+    if not word.endswith(("er", "or")):
+        return ""
+    stem = word[:-2]
+    doubled = stem[:-1] if len(stem) > 2 and stem[-1] == stem[-2] else ""
+    return next((v for v in (stem, doubled, word[:-1], stem + "e") if v in VERBS), "")
+
+
 def _verb_at(ws: list[str]) -> int:
-    return 0 if ws and ws[0] in VERBS else len(ws) - 1 if ws and ws[-1] in VERBS else -1
+    """Where a name's verb is: its first word if that is one (`list_pull_requests`), else its last (`issues_list`,
+    or an agent noun after a noun: `trial_getter`), else -1."""
+    if ws and ws[0] in VERBS:
+        return 0
+    return len(ws) - 1 if ws and (ws[-1] in VERBS or len(ws) > 1 and agent_verb(ws[-1])) else -1
 
 
 def _stems(ws: list[str]) -> list[str]:
-    """Singular noun stems of a name's words, '' for the verb and for digits and letters. The verb is the first
-    word if it is one (`list_pull_requests`), else the last (`issues_list`); other words are nouns."""
+    """Singular noun stems of a name's words, '' for the verb (`_verb_at`) and for digits and letters; other words
+    are nouns."""
     verb = _verb_at(ws)
     return [singular(w) if i != verb and w not in _FILLER and len(w) > 1 and not w.isdigit() else ""
             for i, w in enumerate(ws)]  # fmt: skip

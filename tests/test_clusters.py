@@ -29,6 +29,13 @@ def test_a_thing_the_tools_count_is_named_plural_even_when_they_spell_it_singula
     assert grouping.topics(["get_event", "query_event"]) == ["event"]  # nothing counts it
 
 
+def test_an_agent_noun_after_a_thing_is_what_the_tool_does_not_a_thing():
+    found = grouping.topics(["trial_getter", "trial_searcher", "variant_getter", "doc_editor"])
+    assert found == ["trial", "variant", "doc"]
+    assert grouping.topics(["list_followers", "get_follower", "get_runner"]) == ["followers", "runner"]  # verb first
+    assert grouping.agent_verb("merger") == "merge" and grouping.agent_verb("user") == ""
+
+
 CROWD = {
     "calendar": "list_event get_event create_event update_event delete_event list_calendar",
     "analytics": "query_event get_funnel list_cohort",
