@@ -60,9 +60,12 @@ class Surfaces:
         meta = self.up["meta-tools"] + self._meta("search_tools", {"query": query}) + self._meta(
             "describe_tools", {"names": names})  # fmt: skip
         instructions = self.up["MCP tool"] - self.paths.one_tool  # the economy counts the tool definition only
-        return {"MCP tool": economy["mcp-cli"] + instructions,
-                "MCP tool via search": economy["mcp-cli via search"] + instructions, "meta-tools": meta,
-                "OpenAPI": self.up["OpenAPI"] + sum(self._envelope([*path, "--help"]) for path in walked)}
+        return {
+            "MCP tool": economy["mcp-cli"] + instructions,
+            "MCP tool via search": economy["mcp-cli via search"] + instructions,
+            "meta-tools": meta,
+            "OpenAPI": self.up["OpenAPI"] + sum(self._envelope([*path, "--help"]) for path in walked),
+        }
 
 
 def _json(value: Any) -> str:

@@ -95,8 +95,9 @@ def guard(
     allow_hosts, allow_origins = list(allow_hosts or ()), list(allow_origins or ())
     if http is None:
         if scopes_file:
-            raise Refused("--scopes goes with --http or --openapi: over stdio there are no bearer tokens to tell "
-                          "clients apart")
+            raise Refused(
+                "--scopes goes with --http or --openapi: over stdio there are no bearer tokens to tell clients apart"
+            )
         if allow_hosts or allow_origins or token_env or no_auth:
             raise Refused("--allow-host, --allow-origin, --token-env and --no-auth go with --http or --openapi")
         return None

@@ -134,8 +134,7 @@ def test_http_start_line_is_information_not_a_warning():
         proc.terminate()
         _, stderr = proc.communicate(timeout=10)
     assert (
-        stderr.splitlines()[0]
-        == f"serving demo over streamable HTTP at http://127.0.0.1:{port}/mcp and OpenAPI at "
+        stderr.splitlines()[0] == f"serving demo over streamable HTTP at http://127.0.0.1:{port}/mcp and OpenAPI at "
         f"http://127.0.0.1:{port}/openapi.json (no token required)"
     )
 

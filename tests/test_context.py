@@ -157,8 +157,10 @@ def crowded_tree() -> Tree:
 
     tools = [{"name": n, "inputSchema": {"properties": {"issue_key": {"type": "string"}}}}
              for n in ("list_issues", "add_issue_comment")]  # fmt: skip
-    others = "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa " \
-             "quebec romeo sierra tango uniform victor whiskey xray yankee zulu amber cobalt denim".split()
+    others = (
+        "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa "
+        "quebec romeo sierra tango uniform victor whiskey xray yankee zulu amber cobalt denim".split()
+    )
     found = {"tracker": tools, "forge": tools, "server1": [{"name": "list_embers"}, {"name": "get_ember"}]}
     found |= {o: [{"name": f"list_{o}s"}, {"name": f"get_{o}"}] for o in others}
     servers = [Server(name, {"command": "unused"}) for name in found]

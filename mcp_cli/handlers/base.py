@@ -70,8 +70,11 @@ def may(ref: dict[str, Any], key: str, kind: type | tuple[type, ...], what: str,
         return
     value = ref[key]
     members = value.values() if isinstance(value, dict) else value if isinstance(value, list) else []
-    if isinstance(value, bool) and kind is not bool or not isinstance(value, kind) or (
-        items is not None and not all(isinstance(m, items) for m in members)
+    if (
+        isinstance(value, bool)
+        and kind is not bool
+        or not isinstance(value, kind)
+        or (items is not None and not all(isinstance(m, items) for m in members))
     ):
         raise ValueError(f"{ref.get('kind')} handler reference has a bad {key!r}: it must be {what}")
 

@@ -279,7 +279,10 @@ def _to_node(p: _Parser, command: list[str], above: list[_Parser], warnings: lis
         names = ", ".join(positionals)
         warnings.append(f"arguments before the subcommand ({names}) cannot be modelled; passing argv through")
         return Command(
-            name=name, summary=p.summary, description=p.description, handler={"kind": "subprocess", "command": command},
+            name=name,
+            summary=p.summary,
+            description=p.description,
+            handler={"kind": "subprocess", "command": command},
             passthrough=True,
         )
     unmovable = [q.flags[0] if q.flags else q.name for q in p.params if not parents.movable(q)]

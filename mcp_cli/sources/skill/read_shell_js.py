@@ -58,9 +58,7 @@ def _command(
         return None, {}
     summary = usage.summary(help_text)
     handler = {"kind": "subprocess", "command": [runner, "{base}/" + rel]}
-    return Command(name="", summary=summary, passthrough=True, usage=help_text, handler=handler), {
-        "stdin": reads_stdin
-    }
+    return Command(name="", summary=summary, passthrough=True, usage=help_text, handler=handler), {"stdin": reads_stdin}
 
 
 def read_shell(source: str, rel: str, warnings: list[str]) -> tuple[Command | None, dict[str, Any]]:
