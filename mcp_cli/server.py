@@ -80,13 +80,14 @@ SUMMARY_BUDGET = 1024  # characters of the root summary in the tool description 
 
 def description(runtime: Runtime) -> str:
     """Root summary (a skill's whole description, up to SUMMARY_BUDGET), the domain names, and the instruction to
-    start with --help (a domain's, when there are domains: an agent that knows its domain skips the root)."""
+    start with --help (a domain's, when there are domains: an agent that knows its domain skips the root; a lone
+    domain is named there only)."""
     root = runtime.tree.root
     search = root.child("search")
     groups = [n.name for n in root.children if isinstance(n, Group)]
     others = [n.name for n in root.children if not isinstance(n, Group) and n is not search]
     parts = [clip(root.summary, SUMMARY_BUDGET) if root.summary else f"The {root.name} command line."]
-    if groups:
+    if len(groups) > 1:  # a lone domain is named by the instruction
         parts.append(f"Domains: {named(groups, NAMED)}.")
     if others:
         parts.append("Commands: " + ", ".join(others[:NAMED]) + ".")

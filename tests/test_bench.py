@@ -130,7 +130,7 @@ def test_the_walk_skips_a_hop_only_where_a_help_named_the_path():
     assert economy.named("  github issues create  Create an issue.\n", ["github", "issues", "create"])  # search
     paths = economy.Paths(corpora.github())
     # the tool's description names the github domain; the github listing names gists' commands
-    assert "Domains: github." in paths.description
+    assert "Run `github --help`" in paths.description
     walk = paths.walk([paths.where[("github", "create_gist")]])
     assert all(f"Usage:\n  tools {' '.join(path)} " in help for path, help in walk.items())  # each path's help
     assert list(walk) == [("github",), ("github", "gists", "create")]

@@ -104,8 +104,8 @@ async def test_each_token_sees_its_own_tree(tool_server, mode):
         [files_tool] = (await files.list_tools()).tools
         [reader_tool] = (await reader.list_tools()).tools
         assert files_tool.name == reader_tool.name == "team"
-        assert "Domains: files." in files_tool.description and "memory" not in files_tool.description
-        assert "Domains: memory." in reader_tool.description and "files" not in reader_tool.description
+        assert "Run `files --help`" in files_tool.description and "memory" not in files_tool.description
+        assert "Run `memory --help`" in reader_tool.description and "files" not in reader_tool.description
         assert "memory" not in files.instructions and "files" not in files.instructions
 
         assert listed(await ok(files, "--help")) == ["files", "search"]
@@ -331,7 +331,7 @@ def test_openapi_beside_mcp_is_scoped_too(tool_server):
     for token, mine, other in [(FILES, "files", "memory"), (READER, "memory", "files")]:
         doc = httpx2.get(f"{base}/openapi.json", headers={"Authorization": f"Bearer {token}"}, timeout=30).json()
         described = doc["paths"]["/run"]["post"]["description"]
-        assert f"Domains: {mine}." in described and other not in described
+        assert f"Run `{mine} --help`" in described and other not in described
         assert listed(run(token, "--help")["output"]) == [mine, "search"]
         denied, unknown = run(token, other, "--help"), run(token, "qqqqqq", "--help")
         assert denied["error"] == "not_found"
