@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from heapq import heapify, heappop, heappush
 from itertools import count
 
@@ -84,28 +84,44 @@ def rename(groups: list[Group], avoid: Iterable[str] = ()) -> None:
                 taken.add(_key(fresh))
 
 
-def _cosine(a: Counter[str], b: Counter[str]) -> float:
-    dot = sum(v * b[k] for k, v in a.items() if k in b)
-    return dot / math.sqrt(sum(v * v for v in a.values()) * sum(v * v for v in b.values())) if dot else 0.0
-
-
 def _parts(profiles: list[Counter[str]]) -> list[list[int]]:
-    """The servers (by index) in parts: the two parts most alike merge while they are at least SIMILAR alike."""
-    parts = {i: ([i], p) for i, p in enumerate(profiles)}
-    heap = [(-s, i, j) for i in parts for j in range(i + 1, len(profiles))
-            if (s := _cosine(profiles[i], profiles[j])) >= SIMILAR]  # fmt: skip
+    """The servers (by index) in parts: the two parts most alike merge while they are at least SIMILAR alike. Only
+    parts that share a thing are compared (through an index of who acts on what), so 10,000 tools cluster fast."""
+    parts = {i: ([i], p, sum(v * v for v in p.values())) for i, p in enumerate(profiles)}
+    acting: dict[str, set[int]] = {}  # a thing -> the parts whose tools act on it
+    for i, p in enumerate(profiles):
+        for thing in p:
+            acting.setdefault(thing, set()).add(i)
+
+    def alike(key: int) -> Iterator[tuple[float, int]]:
+        """(cosine, part) for each other part as alike as SIMILAR at least."""
+        _, counts, square = parts[key]
+        dots: Counter[int] = Counter()
+        for thing, v in counts.items():
+            for other in acting[thing]:
+                if other != key:
+                    dots[other] += v * parts[other][1][thing]
+        for other, dot in dots.items():
+            if (s := dot / math.sqrt(square * parts[other][2])) >= SIMILAR:
+                yield s, other
+
+    heap = [(-s, i, j) for i in parts for s, j in alike(i) if i < j]
     heapify(heap)
     fresh = count(len(profiles))  # a merged part's key, never one used before
     while heap:
         _, i, j = heappop(heap)
         if i in parts and j in parts:
-            (a, pa), (b, pb) = parts.pop(i), parts.pop(j)
-            new, merged = next(fresh), pa + pb
-            for k, (_, pk) in parts.items():
-                if (s := _cosine(pk, merged)) >= SIMILAR:
-                    heappush(heap, (-s, k, new))
-            parts[new] = (sorted(a + b), merged)
-    return sorted((members for members, _ in parts.values()), key=lambda m: m[0])
+            new, merged = next(fresh), parts[i][1] + parts[j][1]
+            for key in (i, j):
+                for thing in parts[key][1]:
+                    acting[thing].discard(key)
+            (a, _, _), (b, _, _) = parts.pop(i), parts.pop(j)
+            parts[new] = (sorted(a + b), merged, sum(v * v for v in merged.values()))
+            for s, k in alike(new):
+                heappush(heap, (-s, k, new))
+            for thing in merged:
+                acting[thing].add(new)
+    return sorted((members for members, _, _ in parts.values()), key=lambda m: m[0])
 
 
 def cluster(nodes: list[Node]) -> list[Node]:
