@@ -124,12 +124,12 @@ def _spelled(noun: str, names: list[list[str]]) -> str:
 def profile(names: list[str]) -> tuple[Counter[str], dict[str, str]]:
     """What a set of tools acts on: ({singular noun: how many times the names name it}, {noun: its spelling}). A
     two-word noun counts when two names share it; a word that only ever appears inside one is told as that noun."""
-    skip = 1 if shared_prefix(names) else 0
     counts: Counter[str] = Counter()
     surface: dict[str, Counter[str]] = {}
     counted: set[str] = set()
+    split_words = nouns_of(names)
     for name in names:
-        ws = words(name)[skip:]
+        ws = split_words[name]
         stems, head = _stems(ws), _counted(ws)
         for i, stem in enumerate(stems):
             if not stem:
@@ -174,9 +174,23 @@ def cover(nouns: dict[str, set[str]], left: list[str]) -> tuple[dict[str, list[s
 
 
 def nouns_of(names: list[str]) -> dict[str, list[str]]:
-    """Each name's words, without a first word every name shares (often the server's name, saying nothing)."""
+    """Each name's words, without a first word that only says whose the tool is: one every name shares (often the
+    server's name), or one found nowhere else that starts two names or more before their verb, one of them another
+    name's copy (`github_create_issue` beside `create_issue`: not `actions` of actions_list, actions_get)."""
     split_words = {n: words(n) for n in names}
-    return {n: ws[1:] for n, ws in split_words.items()} if shared_prefix(names) else split_words
+    if shared_prefix(names):
+        return {n: ws[1:] for n, ws in split_words.items()}
+    later = {w for ws in split_words.values() for w in ws[1:]}
+    plain = {tuple(ws) for ws in split_words.values()}
+    starts = Counter(ws[0] for ws in split_words.values() if _owned(ws))
+    copies = {ws[0] for ws in split_words.values() if _owned(ws) and tuple(ws[1:]) in plain}
+    owners = {w for w, times in starts.items() if times > 1 and w in copies and w not in later}
+    return {n: ws[1:] if _owned(ws) and ws[0] in owners else ws for n, ws in split_words.items()}
+
+
+def _owned(ws: list[str]) -> bool:
+    """Whether a name's words may start with whose it is: a word that is no verb, then a verb (`github_create`)."""
+    return len(ws) > 1 and ws[0] not in VERBS and ws[1] in VERBS
 
 
 def split(names: list[str], preset: dict[str, list[str]] | None = None) -> tuple[Groups, list[str]]:
@@ -189,13 +203,11 @@ def split(names: list[str], preset: dict[str, list[str]] | None = None) -> tuple
         groups.setdefault(_spelled(noun, [split_words[n] for n in members]), []).extend((n, "") for n in members)
     for group, members in groups.items():
         group_words = set(group.split("-")) | {singular(w) for w in group.split("-")}
-        named: list[tuple[str, str]] = []
-        for tool, _ in members:
+        shorts: dict[str, str] = {}
+        for tool in sorted((t for t, _ in members), key=lambda t: len(words(t))):  # a copy `github_...` comes last
             own = split_words.get(tool) or words(tool)
             rest = [w for w in own if w not in group_words and singular(w) not in group_words]
             short = "-".join(rest) or "-".join(words(tool))
-            if any(short == s for _, s in named):
-                short = "-".join(words(tool))
-            named.append((tool, short))
-        groups[group] = named
+            shorts[tool] = "-".join(words(tool)) if short in shorts.values() else short
+        groups[group] = [(tool, shorts[tool]) for tool, _ in members]
     return groups, left

@@ -36,6 +36,18 @@ def test_an_agent_noun_after_a_thing_is_what_the_tool_does_not_a_thing():
     assert grouping.agent_verb("merger") == "merge" and grouping.agent_verb("user") == ""
 
 
+def test_a_first_word_that_only_says_whose_a_tool_is_is_no_thing():
+    names = ["github_create_pull_request", "create_pull_request", "github_get_pull_request", "list_issues", "get_issue"]
+    assert grouping.topics(names) == ["pull-requests", "issues"]  # not `github`, nor `create` and `get` as things
+    groups, _ = grouping.split(names)
+    assert groups["pull-requests"] == [
+        ("github_create_pull_request", "github-create-pull-request"),
+        ("create_pull_request", "create"),
+        ("github_get_pull_request", "get"),
+    ]
+    assert grouping.topics(["actions_list", "actions_get", "list_issues", "get_issue"]) == ["actions", "issues"]
+
+
 CROWD = {
     "calendar": "list_event get_event create_event update_event delete_event list_calendar",
     "analytics": "query_event get_funnel list_cohort",
