@@ -23,9 +23,9 @@ _HINTS = (
 
 
 def lead(node: Node, text: str) -> tuple[str, str]:
-    """What a help's title says of a node, and the rest of `text` (its description) to show below: the text's first
-    sentence whole and what follows it, when the node's summary is that sentence or a clip of it; else the summary,
-    and the whole text."""
+    """What a help says of a node first (a group's title, a command's first line under its usage), and the rest of
+    `text` (its description) to show after it: the text's first sentence whole and what follows it, when the node's
+    summary is that sentence or a clip of it; else the summary, and the whole text."""
     text, summary = text.strip(), one_line(node.summary, 10_000)
     first = sentence(" ".join(text.split("\n\n", 1)[0].split()))
     if summary and (first == summary or summary.endswith("...") and first.startswith(summary[:-3])):

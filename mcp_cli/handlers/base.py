@@ -71,8 +71,7 @@ def may(ref: dict[str, Any], key: str, kind: type | tuple[type, ...], what: str,
     value = ref[key]
     members = value.values() if isinstance(value, dict) else value if isinstance(value, list) else []
     if (
-        isinstance(value, bool)
-        and kind is not bool
+        (isinstance(value, bool) and kind is not bool)
         or not isinstance(value, kind)
         or (items is not None and not all(isinstance(m, items) for m in members))
     ):
