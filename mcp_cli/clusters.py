@@ -3,10 +3,11 @@
 A server is known by the things its tools act on (`grouping.profile` of its tool names), each weighted by how many
 tools act on it. With many servers, the two parts most alike merge, again and again, while they are at least SIMILAR
 alike (the cosine of their weighted things, summed over a part's servers): servers whose tools mostly act on the
-same things (github, gitlab, jira) share a group named after the thing most of them act on most (`issues`); a
-group's summary names its servers, so an agent can go straight to one. A config key that says nothing (`server1`,
-`mcp`, `tools-prod`: only words like server, mcp, tools, prod, local and digits) gives way to the word its tools'
-names start with (`postgres_list_tables` -> postgres), else to its first thing that names neither its group nor a
+same things (github, gitlab, jira) share a group named after the thing most of them act on most (`issues`), or after
+the words their config keys start with when none is called so (`aws-prod`, `aws-dev` -> aws); a group's summary
+names its servers, so an agent can go straight to one. A config key that says nothing (`server1`, `mcp`,
+`tools-prod`: only words like server, mcp, tools, prod, local and digits) gives way to the word its tools' names
+start with (`postgres_list_tables` -> postgres), else to its first thing that names neither its group nor a
 neighbour (`server1` -> `events`), the key kept as an alias. Among so many rows, a lone server's says at most a
 word: the thing it is mostly about, or a small server's commands.
 """
@@ -135,10 +136,12 @@ def cluster(nodes: list[Node]) -> list[Node]:
     taken = {_key(n.name) for n in nodes if id(n) not in clustered}
     made: dict[int, Group] = {}
     for first, part in parts.items():
+        members = [groups[i] for i in part]
         name, things = _named([profiles[i] for i in part])
+        stem = _stem([m.name for m in members])
+        name = stem if stem and _key(stem) not in taken | {_key(m.name) for m in members} else name
         name = name if _key(name) not in taken else f"{name}-servers"
         taken.add(_key(name))
-        members = [groups[i] for i in part]
         rename(members, [name])
         made[id(groups[first])] = Group(
             name=name,
@@ -150,6 +153,19 @@ def cluster(nodes: list[Node]) -> list[Node]:
     for g in lone:
         g.summary = _row(g)
     return [made.get(id(n), n) for n in nodes if id(n) not in clustered or id(n) in made]
+
+
+def _stem(keys: list[str]) -> str:
+    """The words all config keys start with, when they say something (`github-work`, `github-personal` -> github;
+    `aws`, `aws-2` -> aws), or ''."""
+    firsts = [[w for w in words(k) if not w.isdigit()] for k in keys]
+    stem = []
+    for column in zip(*firsts, strict=False):
+        if len(set(column)) > 1:
+            break
+        stem.append(column[0])
+    name = "-".join(stem)
+    return name if stem and stem[0] not in grouping.VERBS and not says_nothing(name) else ""
 
 
 def _named(profiles: list[tuple[Counter[str], dict[str, str]]]) -> tuple[str, list[str]]:

@@ -87,3 +87,11 @@ def test_a_lone_servers_row_says_the_thing_it_is_about_unless_its_name_does_or_a
     assert rows["cloud"] == ""  # instances are one of its many things: no one thing stands for it
     assert rows["calendar"] == rows["email"] == ""  # its name says what it acts on
     assert rows["reader"] == "read-pdf."  # one tool: its command, so an agent can skip the server's help
+
+
+def test_servers_whose_config_keys_start_alike_are_grouped_under_those_words_when_none_is_called_so():
+    rows = {g.name: g for g in clusters.cluster(servers(github_work=CROWD["teams"], github_personal=CROWD["teams"],
+                                                        aws=CROWD["cloud"], aws_2=CROWD["cloud"]))}  # fmt: skip
+    assert [m.name for m in rows["github"].children] == ["github-work", "github-personal"]
+    assert "aws" not in rows  # `aws aws` would be a path: named by their thing instead
+    assert [m.name for m in rows["instances"].children] == ["aws", "aws-2"]
