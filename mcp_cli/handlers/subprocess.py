@@ -21,6 +21,7 @@ Optional keys:
 from __future__ import annotations
 
 import fnmatch
+import math
 import os
 import re
 import shutil
@@ -39,6 +40,7 @@ from ..types import at_file
 from .base import Call, check_timeout, may, need, timeout_of
 
 _STDERR_TAIL = 2_000
+_HELD = 1.0  # seconds to finish reading a command's output once it has exited
 STDIN_FLAG = "--stdin"  # the option of a command that reads its standard input (reference: "stdin": true)
 
 
@@ -200,32 +202,51 @@ class SubprocessHandler:
         except OSError as exc:
             raise HandlerError(f"cannot start `{call.path}` ({self.command[0]}): {exc.strerror or exc}") from None
         started(proc.pid)
+        held = False  # its output still open when it had exited: held by what it left in the background
         try:
             with anyio.move_on_after(self.timeout) as scope:
                 async with anyio.create_task_group() as tg:
-                    tg.start_soon(_drain, proc.stdout, self.keep, out)
-                    tg.start_soon(_drain, proc.stderr, _STDERR_TAIL * 4, err, True)
-                    if data is not None:
-                        tg.start_soon(_feed, proc.stdin, data)
-                await proc.wait()
+                    read = anyio.Event()
+
+                    async def reading() -> None:
+                        async with anyio.create_task_group() as streams:
+                            streams.start_soon(_drain, proc.stdout, self.keep, out)
+                            streams.start_soon(_drain, proc.stderr, _STDERR_TAIL * 4, err, True)
+                            if data is not None:
+                                streams.start_soon(_feed, proc.stdin, data)
+                        read.set()
+
+                    tg.start_soon(reading)
+                    await proc.wait()
+                    scope.deadline = math.inf  # it ended in time; reading what is left is bounded by _HELD
+                    with anyio.move_on_after(_HELD):
+                        await read.wait()
+                    held = not read.is_set()
+                    tg.cancel_scope.cancel()
         finally:
             ended(proc.pid)
-            if proc.returncode is None or scope.cancelled_caught:  # and what it left running in the background
+            if proc.returncode is None or scope.cancelled_caught or held:  # and what it left running
                 kill_group(proc.pid)
                 with anyio.CancelScope(shield=True):
                     await proc.wait()
             await proc.aclose()
-        if scope.cancelled_caught:
-            raise HandlerTimeout(
-                f"`{call.path}` did not finish within {self.timeout:g} s and was stopped. "
-                "Try a smaller input, or raise the timeout in the tree's settings."
-            )
         stdout = out[0].decode("utf-8", errors="replace")
         stderr = err[0].decode("utf-8", errors="replace")
         if err[1] > _STDERR_TAIL:
             stderr = (
                 f"[stderr cut: its last {_STDERR_TAIL:,} characters of {err[1]:,} bytes]\n" + stderr[-_STDERR_TAIL:]
             )
+        if held:
+            note = "[mcp-cli: it exited, but what it left running kept its output open, and was stopped]"
+            stderr = f"{stderr.rstrip()}\n{note}".lstrip()
+        if scope.cancelled_caught:
+            wrote = "; what it wrote by then follows" if (stdout + stderr).strip() else ""
+            message = (
+                f"Error: `{call.path}` did not finish within {self.timeout:g} s and was stopped{wrote}. Try a smaller "
+                "input, or raise its timeout (`timeout:` in a skill's mcp-cli.yaml, else the tree's settings)."
+            )
+            return Result(ok=False, output=stdout, error=HandlerTimeout.kind, message=message, stderr=stderr,
+                          omitted=out[1] - len(out[0]))  # fmt: skip
         code = proc.returncode
         result = Result(ok=code == 0, output=stdout, exit_code=code, stderr=stderr, omitted=out[1] - len(out[0]))
         if code != 0:
