@@ -24,6 +24,7 @@ from .result import Result
 from .runtime import Runtime
 from .text import clip, named, one_line
 from .tree import Group
+from .types import remote_callers
 from .unreadable import Answering
 
 log = logging.getLogger("mcp_cli")
@@ -309,6 +310,7 @@ def serve(
     logging.basicConfig(level=logging.WARNING, format="%(name)s: %(message)s")  # stderr
     logging.getLogger("mcp_cli").setLevel(logging.INFO)  # where it listens, and why it stops
     if http:
+        remote_callers()
         anyio.run(_until_stopped, runtime, serve_http, *http, guard, stateless, surface, mcp)
     else:
         anyio.run(_until_stopped, runtime, serve_stdio, surface)

@@ -190,6 +190,11 @@ def test_a_wrapped_mcp_server_over_openapi(tmp_path):
         answer = envelope(run(base, {"command": "time get-current-time --timezone Asia/Tokyo"}), document)
         assert answer["ok"] and answer["command"] == "team time get-current-time"
         assert json.loads(answer["output"])["datetime"].endswith("+09:00")
+        secret = tmp_path / "secret.json"  # a file of the server's machine, which an HTTP client must not read
+        secret.write_text(json.dumps({"timezone": "sk-live-SECRET"}))
+        refused = envelope(run(base, {"argv": ["time", "get-current-time", "--json", f"@{secret}"]}), document)
+        assert refused["error"] == "usage" and "files are not read for HTTP clients" in refused["message"]
+        assert "SECRET" not in json.dumps(refused)
 
 
 def test_a_built_packages_launcher_takes_openapi():
