@@ -14,6 +14,8 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
+import time
 from typing import NoReturn
 
 
@@ -65,8 +67,21 @@ def kill_group(pid: int) -> None:
         pass
 
 
+_stopping: list[threading.Thread] = []  # threads still stopping servers (each stop bounded), joined on the way out
+STOP_WAIT = 10.0  # seconds `exit_process` waits for them, at most
+
+
+def stopping(thread: threading.Thread) -> None:
+    """Have `exit_process` wait for `thread`, which stops child processes (it would leave them running)."""
+    _stopping.append(thread)
+
+
 def exit_process(code: int = 0) -> NoReturn:
-    """Flush and exit without joining worker threads, which an abandoned (hung) handler may still occupy."""
+    """Flush and exit without joining worker threads, which an abandoned (hung) handler may still occupy; threads
+    still stopping children (`stopping`) get STOP_WAIT seconds in all."""
+    deadline = time.monotonic() + STOP_WAIT
+    for thread in _stopping:
+        thread.join(max(0.0, deadline - time.monotonic()))
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()

@@ -126,8 +126,8 @@ def run(
     *,
     options: dict[str, Any],
 ) -> None:
-    """Run one argv against TREE in this terminal; the exit status mirrors the result. mcp-cli's options go
-    before TREE: everything after it belongs to the tool."""
+    """Run one argv against TREE in this terminal: its output on stdout, errors and its stderr on stderr, the exit
+    status mirroring the result. mcp-cli's options go before TREE: everything after it belongs to the tool."""
     import anyio
 
     from .children import exit_process
@@ -151,7 +151,13 @@ def run(
             return await runtime.call(tokens)
 
     result = anyio.run(once)
-    (sys.stdout if result.ok else sys.stderr).write(result.text())
+    output = result.output
+    if output and result.exit_code is None and not output.endswith("\n"):
+        output += "\n"  # help ends its line; a script's output stays as it wrote it
+    sys.stdout.write(output)
+    sys.stdout.flush()
+    said = "\n\n".join(p.rstrip("\n") for p in (result.message, result.stderr) if p.strip())
+    sys.stderr.write(said and said + "\n")  # what went wrong, and the command's stderr
     if result.exit_code is not None:
         exit_process(result.exit_code if 0 <= result.exit_code < 256 else 1)
     exit_process(0 if result.ok else exit_code(result.error))

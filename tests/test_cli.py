@@ -47,6 +47,14 @@ def test_run_errors_go_to_stderr_with_a_status(argv, code, words):
     assert words in proc.stderr and "Traceback" not in proc.stderr
 
 
+def test_run_keeps_a_commands_stdout_and_stderr_apart():
+    failed = cli("run", str(FAULTS), "--", "sh", "fail")  # prints `partial`, then exits with `it broke`
+    assert (failed.returncode, failed.stdout) == (1, "partial\n")
+    assert failed.stderr == "Error: `faults sh fail` exited with status 1.\n\nit broke\n"
+    noisy = cli("run", str(FAULTS), "--", "sh", "noisy")  # only stderr, and it succeeds
+    assert (noisy.returncode, noisy.stdout) == (0, "") and noisy.stderr.endswith("zzzTHE END\n")
+
+
 def test_inspect_lists_every_path_with_summaries():
     lines = cli("inspect", str(DEMO)).stdout.splitlines()
     assert lines[0].split(None, 1) == ["demo", "A small toolkit for text, numbers and files, to try mcp-cli with."]

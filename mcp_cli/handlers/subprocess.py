@@ -30,7 +30,7 @@ import sys
 from pathlib import Path
 
 import anyio
-from anyio.abc import ByteReceiveStream, ByteSendStream
+from anyio.abc import ByteReceiveStream, ByteSendStream, Process
 
 from ..children import ended, guarded, kill_group, started
 from ..errors import ExitStatus, HandlerError, HandlerTimeout, UsageError
@@ -67,6 +67,21 @@ async def _feed(stream: ByteSendStream | None, data: bytes) -> None:
         pass
     finally:
         await stream.aclose()
+
+
+async def _exited(proc: Process) -> None:
+    """Return once `proc` has exited: `wait()`, which on some Pythons also waits for its pipes to close (what it
+    left running may hold them), raced against a poll of its status."""
+    async with anyio.create_task_group() as tg:
+
+        async def waiting() -> None:
+            await proc.wait()
+            tg.cancel_scope.cancel()
+
+        tg.start_soon(waiting)
+        while proc.returncode is None:
+            await anyio.sleep(0.1)
+        tg.cancel_scope.cancel()
 
 
 def _installed(requirement: str) -> bool:
@@ -217,7 +232,7 @@ class SubprocessHandler:
                         read.set()
 
                     tg.start_soon(reading)
-                    await proc.wait()
+                    await _exited(proc)
                     scope.deadline = math.inf  # it ended in time; reading what is left is bounded by _HELD
                     with anyio.move_on_after(_HELD):
                         await read.wait()

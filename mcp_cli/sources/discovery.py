@@ -25,6 +25,7 @@ from typing import Any
 import anyio
 import platformdirs
 
+from ..children import stopping
 from ..text import one_line
 from ..upstream import describe, transport
 from .mcp_config import Server
@@ -234,7 +235,9 @@ def listings_now(
             if not decision.done():
                 decision.set_exception(exc)
 
-    threading.Thread(target=work, name="mcp-cli discovery", daemon=True).start()
+    thread = threading.Thread(target=work, name="mcp-cli discovery")  # not daemon: what it stops is stopped
+    stopping(thread)
+    thread.start()
     return decision.result()
 
 
