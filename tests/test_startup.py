@@ -170,3 +170,19 @@ def test_with_no_server_answering_it_serves_what_it_can_say_and_wrap_refuses(hun
                           capture_output=True, text=True, timeout=120, env=env)  # fmt: skip
     assert wrap.returncode == 1 and "not wrapping while slow could not list its tools" in wrap.stderr
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("command", [["run", "--", "--help"], ["inspect"]])
+def test_a_one_shot_command_leaves_nothing_of_a_server_that_missed_its_budget_running(command, tmp_path):
+    """What the server started is stopped too, before the command exits (it used to outlive it)."""
+    marker = f"stuck-{uuid.uuid4().hex[:8]}"
+    spawn = ("import subprocess, sys, time; subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(999)', "
+             "sys.argv[1]]); time.sleep(999)")  # fmt: skip
+    config = tmp_path / "stuck.json"
+    entry = {"command": sys.executable, "args": ["-c", spawn, marker], "startup_timeout_sec": 1}
+    config.write_text(json.dumps({"mcpServers": {"stuck": entry}}))
+    argv = [sys.executable, "-m", "mcp_cli", command[0], str(config), *command[1:]]
+    env = {**os.environ, "MCP_CLI_CACHE_DIR": str(tmp_path / "cache")}
+    proc = subprocess.run(argv, capture_output=True, text=True, timeout=120, env=env)
+    assert "server 'stuck': cannot list its tools: no answer within 1 s" in proc.stderr
+    assert not running(marker), running(marker)
