@@ -259,7 +259,7 @@ def _scalar(param: Param, kind: str, raw: str) -> Any:
         return _json(param, raw)
     if kind in ("integer", "number", "boolean", "any"):
         try:
-            return integral(loads(raw)) if kind == "number" else loads(raw)
+            return integral(loads(raw)) if kind in ("integer", "number") else loads(raw)
         except ValueError:
             if kind == "any":
                 return raw

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import stat
 from collections.abc import Callable
@@ -21,7 +22,19 @@ def _number(text: str) -> int | float:
     try:
         return int(text)
     except ValueError:
-        return integral(float(text))
+        return integral(_finite(text))
+
+
+def _finite(text: str) -> float:
+    """A float that JSON can carry (`nan`, `inf` and `1e400` cannot: they would arrive as null)."""
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"{text!r} is not a finite number")
+    return value
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
 
 
 def integral(value: Any) -> Any:
@@ -83,7 +96,7 @@ def at_file(path: str, what: str) -> bytes:
 def loads(text: str) -> Any:
     """Parse JSON of at most JSON_DEPTH levels (deeper values cannot reach an MCP server). Raises ValueError."""
     try:
-        value = json.loads(text)
+        value = json.loads(text, parse_float=_finite, parse_constant=_no_constant)
     except RecursionError:
         value = None
     else:

@@ -71,11 +71,20 @@ async def test_argv_becomes_exactly_this_json(awk, argv, expected):
     assert result.structured_content["data"] == expected  # the upstream's structuredContent, unchanged
 
 
-@pytest.mark.parametrize("argv", [["--page-size", "100"], ["--pageSize", "1e2"], ["--ratio", "100.0"]])
+@pytest.mark.parametrize("argv", [["--page-size", "100"], ["--pageSize", "1e2"], ["--ratio", "100.0"],
+                                  ["--ids", "1e2"], ["--ids", "100.0"]])  # fmt: skip
 async def test_an_integral_number_reaches_the_upstream_as_an_integer(awk, argv):
     result = await awk.call_tool("awk", {"argv": ["awkward", "echo-args", "--query", "q", *argv]})
     (value,) = [v for k, v in json.loads(text(result)).items() if k != "query"]
+    value = value[0] if isinstance(value, list) else value
     assert value == 100 and type(value) is int, text(result)
+
+
+@pytest.mark.parametrize("argv", [["--ratio", "nan"], ["--ratio", "inf"], ["--page-size", "1e400"],
+                                  ["--ids", "-Infinity"], ["--json", '{"query": "q", "ratio": NaN}']])  # fmt: skip
+async def test_a_number_json_cannot_carry_is_refused_not_sent_as_null(awk, argv):
+    result = await awk.call_tool("awk", {"argv": ["awkward", "echo-args", "--query", "q", *argv]})
+    assert result.is_error and result.structured_content["error"] == "usage", text(result)
 
 
 async def test_json_from_a_file(awk, tmp_path):
