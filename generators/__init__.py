@@ -43,16 +43,41 @@ def render(template: str, **context: object) -> str:
     return _env.get_template(template).render(marker=MARKER, **context)
 
 
-def _requirements(folder: Path) -> list[str]:
-    path = folder / "requirements.txt"
-    if not os.path.lexists(path):
+def _requirements(folder: Path, name: str = "requirements.txt", within: tuple[str, ...] = ()) -> list[str]:
+    """A skill's requirements.txt as the PEP 508 strings pyproject.toml takes: `-r FILE` is followed (inside the
+    folder), `URL#egg=NAME` becomes `NAME @ URL`, per-requirement options (`--hash`) and install options
+    (`--index-url`, ...) are left out. A line that names no installable requirement (a local path, `-e`) fails the
+    build, naming it: the package installs from the registries alone."""
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    path = folder / name
+    if name in within or not os.path.lexists(path):
         return []
     try:
-        text = skill_files.read_text(folder, path, [], what="requirements.txt")
+        text = skill_files.read_text(folder, path, [], what=name)
     except skill_files.Refused:  # loading the skill said why; the copy leaves it out too
         return []
-    lines = (line.split("#", 1)[0].strip() for line in text.splitlines())
-    return [line for line in lines if line and not line.startswith("-")]
+    found: list[str] = []
+    for number, line in enumerate(text.splitlines(), 1):
+        line = re.sub(r"(^|\s)#.*", "", line).strip()
+        if re.match(r"(-r|--requirement)[\s=]", line):
+            included = line.split(None, 1)[-1].removeprefix("--requirement=").strip()
+            found += _requirements(folder, included, (*within, name))
+            continue
+        if not re.match(r"(-e|--editable)\b", line):
+            line = re.sub(r"\s--?[a-z][\w-]*(=\S+|\s+\S+)?", "", f" {line}").strip()  # --hash=..., options
+        egg = re.search(r"#egg=([\w.-]+)", line)
+        if egg and "://" in line:
+            line = f"{egg.group(1)} @ {line[: egg.start()]}"
+        try:
+            found += [str(Requirement(line))] if line else []
+        except InvalidRequirement:
+            raise SourceError(
+                f"{path}:{number}: {line!r} is no requirement a built package can carry (it installs from the "
+                "package registries alone); write it as NAME @ URL, or install it beside the package yourself and "
+                "leave it out"
+            ) from None
+    return found
 
 
 def server_package(tree: Tree, out: Path, source_dir: Path | None = None) -> list[Path]:
@@ -64,7 +89,8 @@ def server_package(tree: Tree, out: Path, source_dir: Path | None = None) -> lis
     The skill is copied file by file through `mcp_cli.skill_files`, the rules loading it followed: what
     it refused (outside the folder, devices, pipes, loops, too big) is left out (loading the skill has warned
     of it already); a file that changed into something refused since it was loaded fails the build."""
-    runtime = vendor.collect()  # before touching `out`: a runtime that cannot be copied fails the build cleanly
+    runtime = vendor.collect()  # before touching `out`: a runtime or requirements that cannot be carried fail
+    dependencies = [*runtime.requirements, *(_requirements(source_dir) if source_dir else [])]  # the build cleanly
     name = tree.name
     package = name.replace("-", "_") + "_mcp"
     command = f"{name}-mcp"
@@ -85,7 +111,7 @@ def server_package(tree: Tree, out: Path, source_dir: Path | None = None) -> lis
         "summary": tree.root.summary,
         "packages": [package, f"{package}.{RUNTIME}", *(f"{package}.{RUNTIME}.{p}" for p in runtime.packages)],
         "runtime": RUNTIME,
-        "dependencies": [*runtime.requirements, *(_requirements(source_dir) if source_dir else [])],
+        "dependencies": dependencies,
         "tree_file": TREE_FILE,
         "paths": [" ".join([name, *p]) for p, _ in tree.walk()],
     }

@@ -184,15 +184,16 @@ def _package(tree, out, source_dir) -> None:
     from pathlib import Path
 
     from . import generators
+    from .errors import SourceError
 
     target = Path(out or f"{tree.name}-mcp")
     try:
         files = generators.server_package(tree, target, source_dir=source_dir)
-    except (FileExistsError, OSError, generators.VendorError) as exc:
+    except (FileExistsError, OSError, generators.VendorError, SourceError) as exc:
         typer.echo(f"mcp-cli: {exc}", err=True)
         raise typer.Exit(1) from None
     commands = sum(1 for _, node in tree.walk() if node.kind == "command")
-    typer.echo(f"built {target}/ ({len(files)} files): tool {tree.name!r}, {commands} commands")
+    typer.echo(f"built {target}/ ({len(files)} files): tool {tree.name!r}, {commands} command{'s' * (commands != 1)}")
     # Always a path: a bare `pip install pdf-mcp` would install whatever the index has under that name.
     where = str(target) if target.is_absolute() or target.parts[0] == ".." else f"./{target.as_posix()}"
     typer.echo(f"install: pip install {shlex.quote(where)}    then: claude mcp add {tree.name} -- {tree.name}-mcp")

@@ -135,6 +135,25 @@ def test_the_install_hint_is_a_path_never_a_bare_name(tmp_path):
     assert install_line(absolute) == str(tmp_path / "abs")
 
 
+def test_requirements_become_dependencies_pip_reads_and_a_local_one_fails_the_build(tmp_path):
+    skill = tmp_path / "reqs"
+    shutil.copytree(SKILLS / "argtool", skill)
+    (skill / "more.txt").write_text("pyyaml>=6\n")
+    (skill / "requirements.txt").write_text(
+        "six  # a comment\n-r more.txt\ngit+https://example.com/six.git@1.16.0#egg=six\n"
+        "--extra-index-url https://example.com/simple\nattrs==23.1 --hash=sha256:abc\n"
+    )
+    build(skill, tmp_path / "out")
+    dependencies = toml_loads((tmp_path / "out" / "pyproject.toml").read_text())["project"]["dependencies"]
+    assert dependencies[-4:] == ["six", "pyyaml>=6", "six @ git+https://example.com/six.git@1.16.0", "attrs==23.1"]
+    with (skill / "requirements.txt").open("a") as f:
+        f.write("./local_pkg\n")
+    proc = subprocess.run([sys.executable, "-m", "mcp_cli", "build", str(skill), "-o", str(tmp_path / "again")],
+                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert proc.returncode == 1 and "requirements.txt:6: './local_pkg' is no requirement" in proc.stderr
+    assert "Traceback" not in proc.stderr and not (tmp_path / "again").exists()
+
+
 def test_the_runtime_closure_follows_lazy_imports_and_refuses_build_only_ones(tmp_path):
     real = vendor.collect()
     assert "launcher.py" in real.files and "server.py" in real.files  # server is imported inside launcher.main
