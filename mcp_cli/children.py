@@ -8,6 +8,7 @@ killed with SIGKILL takes its children with it; elsewhere children see stdin clo
 
 from __future__ import annotations
 
+import atexit
 import functools
 import os
 import shutil
@@ -72,16 +73,23 @@ STOP_WAIT = 10.0  # seconds `exit_process` waits for them, at most
 
 
 def stopping(thread: threading.Thread) -> None:
-    """Have `exit_process` wait for `thread`, which stops child processes (it would leave them running)."""
+    """Have the process wait for `thread`, which stops child processes (exiting first would leave them running),
+    at most STOP_WAIT seconds on the way out: in `exit_process`, or at a normal exit."""
+    if not _stopping:
+        atexit.register(_join_stopping)
     _stopping.append(thread)
+
+
+def _join_stopping() -> None:
+    deadline = time.monotonic() + STOP_WAIT
+    for thread in _stopping:
+        thread.join(max(0.0, deadline - time.monotonic()))
 
 
 def exit_process(code: int = 0) -> NoReturn:
     """Flush and exit without joining worker threads, which an abandoned (hung) handler may still occupy; threads
     still stopping children (`stopping`) get STOP_WAIT seconds in all."""
-    deadline = time.monotonic() + STOP_WAIT
-    for thread in _stopping:
-        thread.join(max(0.0, deadline - time.monotonic()))
+    _join_stopping()
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()

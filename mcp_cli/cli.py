@@ -157,7 +157,8 @@ def run(
     sys.stdout.write(output)
     sys.stdout.flush()
     said = "\n\n".join(p.rstrip("\n") for p in (result.message, result.stderr) if p.strip())
-    sys.stderr.write(said and said + "\n")  # what went wrong, and the command's stderr
+    if said:  # what went wrong, and the command's stderr
+        sys.stderr.write(said + "\n")
     if result.exit_code is not None:
         exit_process(result.exit_code if 0 <= result.exit_code < 256 else 1)
     exit_process(0 if result.ok else exit_code(result.error))

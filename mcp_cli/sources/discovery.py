@@ -235,8 +235,8 @@ def listings_now(
             if not decision.done():
                 decision.set_exception(exc)
 
-    thread = threading.Thread(target=work, name="mcp-cli discovery")  # not daemon: what it stops is stopped
-    stopping(thread)
+    thread = threading.Thread(target=work, name="mcp-cli discovery", daemon=True)
+    stopping(thread)  # what it stops is stopped before the process exits
     thread.start()
     return decision.result()
 
