@@ -15,10 +15,10 @@ from typing import Any
 
 import anyio
 
-from mcp_cli.context import Context
-from mcp_cli.meta_tools import argv
-from mcp_cli.runtime import Runtime
-from mcp_cli.search import Index
+from mcp_cli.engine.runtime import Runtime
+from mcp_cli.entities import Context
+from mcp_cli.search.ranking import Index
+from mcp_cli.surfaces.meta_tools import argv
 from mcp_cli.text import kebab
 from mcp_cli.tree import Command, Group, Tree
 

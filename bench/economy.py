@@ -22,9 +22,10 @@ from typing import Any
 
 import anyio
 
-from mcp_cli import generators, tokens
-from mcp_cli.runtime import Runtime
-from mcp_cli.search import Index
+from mcp_cli import generators
+from mcp_cli.cli import tokens
+from mcp_cli.engine.runtime import Runtime
+from mcp_cli.search.ranking import Index
 from mcp_cli.sources.mcp_config import Server
 from mcp_cli.sources.mcp_tools import build
 from mcp_cli.tree import Command, Tree

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcp_cli import embeddings
-from mcp_cli.search import Index
+from mcp_cli.search import embeddings
+from mcp_cli.search.ranking import Index
 
 from .corpora import Corpus
 from .economy import tree_of
@@ -46,8 +46,8 @@ def tokens_per_result(corpus: Corpus) -> float:
     """Mean o200k tokens per result of the `search` command's answer (footer included), over all prompts."""
     import anyio
 
-    from mcp_cli import tokens
-    from mcp_cli.runtime import Runtime
+    from mcp_cli.cli import tokens
+    from mcp_cli.engine.runtime import Runtime
 
     runtime = Runtime(tree_of(corpus))
     total = results = 0

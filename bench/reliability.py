@@ -193,7 +193,7 @@ async def fuzz(label: str, source: list[str], tree: Any, calls: int, seed: int) 
 
 def argv_runs(total: int, seed: int = 1) -> list[dict[str, Any]]:
     """`total` generated calls shared among a skill tree, a handler tree and a wrapped upstream."""
-    from mcp_cli.sources import load
+    from mcp_cli.sources.loader import load
 
     marker = f"rel-{uuid.uuid4().hex[:8]}"
     with tempfile.TemporaryDirectory() as tmp:

@@ -10,8 +10,8 @@ from typing import Any
 
 import anyio
 
-from mcp_cli import tokens
-from mcp_cli.runtime import Runtime
+from mcp_cli.cli import tokens
+from mcp_cli.engine.runtime import Runtime
 
 from .corpora import boundary, synthetic
 from .economy import tree_of

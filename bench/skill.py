@@ -25,9 +25,9 @@ SEED_PATH = 202 + 310  # the seed's hand-made pdf tool: definition + help to rea
 
 def help_path() -> tuple[int, list[tuple[str, int]]]:
     """Tokens to reach `pdf text extract`: the tool definition, then root, group and command help."""
-    from mcp_cli import tokens
-    from mcp_cli.runtime import Runtime
-    from mcp_cli.sources import load
+    from mcp_cli.cli import tokens
+    from mcp_cli.engine.runtime import Runtime
+    from mcp_cli.sources.loader import load
 
     tree = load(str(ROOT / "skills" / "pdf"))
     runtime = Runtime(tree)

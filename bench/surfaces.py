@@ -20,7 +20,9 @@ from typing import Any
 
 import anyio
 
-from mcp_cli import meta_tools, openapi, server, tokens
+from mcp_cli.cli import tokens
+from mcp_cli.surfaces import mcp_server as server
+from mcp_cli.surfaces import meta_tools, openapi
 
 from .corpora import Corpus
 from .economy import Paths

@@ -33,7 +33,7 @@ HERE = Path(__file__).resolve().parent
 
 async def _in_process(config: Path, calls: int) -> list[float]:
     """Seconds per call of `s0 ping` through mcp-cli's runtime and upstream pool, without the client->server hop."""
-    from mcp_cli.runtime import Runtime
+    from mcp_cli.engine.runtime import Runtime
     from mcp_cli.sources.mcp_tools import load
 
     tree, _ = await anyio.to_thread.run_sync(load, config)

@@ -6,11 +6,11 @@ import sys
 
 def main() -> None:
     if sys.argv[1:2] == ["serve"]:
-        from .serving import main as serve
+        from .cli.serve import main as serve
 
         serve(sys.argv[2:])
     else:
-        from .cli import app
+        from .cli.app import app
 
         app()
 

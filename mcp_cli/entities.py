@@ -4,12 +4,26 @@ and the entities a call's values hold (`repository acme/api`, `issue ENG-423`).
 A command's `entities` maps a type to the parameters whose values, joined by `/`, make one entity of it:
 `{"repository": ["owner", "repo"], "issue": ["issue_key"]}`. A value counts only when it looks like one: an issue
 key like `ENG-423`, a path like `owner/name`, else one token of at most 100 characters.
+
+A session's context holds the entities a session's calls named (a repository `acme/api`, an issue key `ENG-423`), most
+recent first, each with the domains whose commands acted on it. Root help names them; search ranks those domains
+first.
+
+A session is the client of a stdio server (one a process), an HTTP client's MCP session (`Mcp-Session-Id`), or
+the key a client gives in a request's `_meta` under `mcp-cli/context` (any string, such as a conversation id): how a
+stateless HTTP client, or one of the 2026 protocol (which has no session), keeps one. It comes first when given.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
+
+from .tree import Node, server_depth
 
 _TOKEN = r"[^\s/]{1,100}"
 _PATH = r"[\w.-]{1,100}(?:/[\w.-]{1,100}){1,4}"
@@ -71,3 +85,80 @@ def found(acts_on: dict[str, list[str]], values: dict[str, Any]) -> list[tuple[s
         if re.fullmatch(form, value):
             out.append((kind, value))
     return out
+
+
+# A session's context
+
+META_KEY = "mcp-cli/context"
+KEPT = 8  # entities a session remembers
+KEYED = 1_000  # HTTP sessions' and client-given contexts a process remembers
+
+
+@dataclass
+class Entity:
+    """A thing the session works on: its type (`issue`), its value (`ENG-423`), the domains that acted on it."""
+
+    type: str
+    value: str
+    domains: list[str] = field(default_factory=list)  # most recent first
+
+
+class Context:
+    """One session's recent entities, most recent first, at most KEPT."""
+
+    def __init__(self) -> None:
+        self.entities: list[Entity] = []
+
+    def record(self, domain: str, found: list[tuple[str, str]]) -> None:
+        """Entities named in a call to a command of `domain`: each moves to the front, `domain` first among its."""
+        for kind, value in found:
+            old = next((e for e in self.entities if (e.type, e.value) == (kind, value)), None)
+            entity = old or Entity(kind, value)
+            if old:
+                self.entities.remove(old)
+            entity.domains = [domain] + [d for d in entity.domains if d != domain]
+            self.entities.insert(0, entity)
+        del self.entities[KEPT:]
+
+    def domains(self) -> list[str]:
+        """The domains acting on the entities in context, most recent first."""
+        return list(dict.fromkeys(d for e in self.entities for d in e.domains))
+
+
+def domain(walked: list[Node]) -> str:
+    """The path of the domain a call acts in (`walked`: root to command): the group of the command's server, under a
+    group of servers too (`issues jira`), else the first group on the way."""
+    depth = server_depth(walked) or 1
+    return " ".join(n.name for n in walked[1 : depth + 1])
+
+
+def acts_in(path: str, domains: Sequence[str]) -> bool:
+    """Whether a command path lies in one of `domains` (paths of groups)."""
+    return any(path == d or path.startswith(d + " ") for d in domains)
+
+
+class Contexts:
+    """Each session's Context: the stdio client's, and others by key (the least recently used forgotten first)."""
+
+    def __init__(self) -> None:
+        self._stdio = Context()
+        self._keyed: OrderedDict[bytes, Context] = OrderedDict()
+
+    def of(self, ctx: Any, meta: Any) -> Context:
+        """The context of a request (`ctx`, the SDK's request context) with this `_meta`; a stateless HTTP request
+        without a key gets a context of its own, which ends with it."""
+        given = meta.get(META_KEY) if isinstance(meta, dict) else None
+        if isinstance(given, str) and given:
+            key = "given\0" + given
+        elif ctx.request is None:
+            return self._stdio
+        elif ctx.request.headers.get("mcp-session-id"):
+            key = "session\0" + ctx.request.headers["mcp-session-id"]
+        else:
+            return Context()
+        digest = hashlib.sha256(key.encode("utf-8", "surrogatepass")).digest()  # a long key costs no memory
+        context = self._keyed.pop(digest, None) or Context()
+        self._keyed[digest] = context
+        if len(self._keyed) > KEYED:
+            self._keyed.popitem(last=False)
+        return context

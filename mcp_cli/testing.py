@@ -29,8 +29,8 @@ from typing import Any
 
 import anyio
 
+from .engine.runtime import Runtime
 from .result import Result
-from .runtime import Runtime
 from .tree import Group, Node, Tree
 
 __all__ = ["Reply", "ainvoke", "call", "invoke", "mock_upstream", "node", "ok", "served", "text", "wrap"]
@@ -65,7 +65,7 @@ async def ainvoke(
 ) -> Result:
     """`invoke` for async code."""
     if not isinstance(tree, Tree):
-        from . import sources
+        from .sources import loader as sources
 
         tree = sources.load(str(tree))
     if upstreams:

@@ -340,7 +340,7 @@ def outcome(name: str, skill: Path, outside: Path) -> str:
     """'' when loading the placed skill gives exactly the case's error, or its warnings and paths with nothing
     from outside; else what differed."""
     from mcp_cli.errors import SourceError
-    from mcp_cli.sources.skill import load
+    from mcp_cli.sources.skill.folder import load
 
     case = CASES[name]
     try:

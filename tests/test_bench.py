@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from bench import context, corpora, economy, quality
-from mcp_cli import tokens
+from mcp_cli.cli import tokens
 
 from .conftest import ROOT
 
@@ -57,7 +57,7 @@ def test_strategies_count_what_a_client_receives():
     import anyio
     from mcp import Client
 
-    from mcp_cli.server import build
+    from mcp_cli.surfaces.mcp_server import build
 
     corpus = corpora.boundary()
     paths = economy.Paths(corpus)

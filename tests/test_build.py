@@ -85,8 +85,8 @@ def test_build_output_is_complete_and_deterministic(tmp_path):
         "README.md",
         "argtool_mcp/__main__.py",
         "argtool_mcp/_runtime/__init__.py",
-        "argtool_mcp/_runtime/launcher.py",
-        "argtool_mcp/_runtime/server.py",
+        "argtool_mcp/_runtime/surfaces/launcher.py",
+        "argtool_mcp/_runtime/surfaces/mcp_server.py",
         "argtool_mcp/_runtime/handlers/subprocess.py",
         "argtool_mcp/data/SKILL.md",
         "argtool_mcp/data/mcp-cli-tree.json",
@@ -103,7 +103,7 @@ def test_build_output_is_complete_and_deterministic(tmp_path):
     # The runtime is copied byte for byte, and only what serving needs: not the build command, sources or tokens.
     runtime = {rel.removeprefix("argtool_mcp/_runtime/"): data for rel, data in files.items() if "/_runtime/" in rel}
     assert runtime == {rel: (ROOT / "mcp_cli" / rel).read_bytes() for rel in runtime}
-    assert not {"cli.py", "tokens.py", "__main__.py", "sources/__init__.py"} & runtime.keys()
+    assert not {"cli/app.py", "cli/tokens.py", "__main__.py", "sources/loader.py"} & runtime.keys()
     project = toml_loads(files["pyproject.toml"].decode())
     dependencies = project["project"]["dependencies"]
     assert {d.split("<")[0].split(">")[0] for d in dependencies} == {
@@ -121,7 +121,7 @@ def test_build_output_is_complete_and_deterministic(tmp_path):
     assert project["tool"]["setuptools"]["packages"] == [
         "argtool_mcp",
         "argtool_mcp._runtime",
-        "argtool_mcp._runtime.handlers",
+        *(f"argtool_mcp._runtime.{p}" for p in ("engine", "handlers", "search", "sources", "sources.skill", "surfaces")),
     ]
 
 
@@ -156,12 +156,14 @@ def test_requirements_become_dependencies_pip_reads_and_a_local_one_fails_the_bu
 
 def test_the_runtime_closure_follows_lazy_imports_and_refuses_build_only_ones(tmp_path):
     real = vendor.collect()
-    assert "launcher.py" in real.files and "server.py" in real.files  # server is imported inside launcher.main
-    assert "handlers/mcp.py" in real.files and "upstream.py" in real.files
+    assert "surfaces/launcher.py" in real.files and "surfaces/mcp_server.py" in real.files  # imported in main()
+    assert "handlers/mcp.py" in real.files and "handlers/upstream.py" in real.files
     root = tmp_path / "mcp_cli"
     root.mkdir()
     (root / "__init__.py").write_text("")
-    (root / "launcher.py").write_text("def main():\n    from . import helpers\n")
+    (root / "surfaces").mkdir()
+    (root / "surfaces" / "__init__.py").write_text("")
+    (root / "surfaces" / "launcher.py").write_text("def main():\n    from .. import helpers\n")
     (root / "helpers.py").write_text("def later():\n    import yaml\n")
     with pytest.raises(vendor.VendorError, match=r"must not import yaml \(imported by mcp_cli.helpers\)"):
         vendor.collect(root)
@@ -173,7 +175,7 @@ def test_the_runtime_closure_follows_lazy_imports_and_refuses_build_only_ones(tm
         vendor.collect(root)
     (root / "helpers.py").write_text("try:\n    import left_pad\nexcept ImportError:\n    left_pad = None\n")
     assert "left_pad" not in " ".join(vendor.collect(root).requirements)  # an optional import (an extra's)
-    assert "embeddings.py" in real.files and not any(r.startswith(("numpy", "wordllama")) for r in real.requirements)
+    assert "search/embeddings.py" in real.files and not any(r.startswith(("numpy", "wordllama")) for r in real.requirements)
 
 
 def test_build_refuses_to_overwrite_a_foreign_folder(tmp_path):
@@ -206,7 +208,7 @@ def test_the_installed_server_depends_only_on_what_serving_needs(installed):
     assert not BUILD_ONLY & names
     site = site_packages(python)
     assert not (site / "generators").exists() and not (site / "mcp_cli").exists()
-    assert (site / "argtool_mcp" / "_runtime" / "launcher.py").is_file()
+    assert (site / "argtool_mcp" / "_runtime" / "surfaces" / "launcher.py").is_file()
 
 
 @pytest.mark.anyio
@@ -253,26 +255,16 @@ def test_inspector_strict_accepts_the_built_server(installed, tmp_path):
     assert called.returncode == 0 and '"text": "2\\n"' in called.stdout, called.stdout + called.stderr
 
 
-def test_packages_listed_in_pyproject_are_the_package_folders():
-    listed = toml_loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]
-    folders = [
-        p.parent.relative_to(ROOT)
-        for p in [*ROOT.glob("mcp_cli/**/__init__.py"), *ROOT.glob("generators/**/__init__.py")]
-    ]
-    found = {".".join(f.parts) if f.parts[0] == "mcp_cli" else ".".join(["mcp_cli", *f.parts]) for f in folders}
-    assert sorted(listed) == sorted(found)
-
-
-def test_a_regular_install_puts_generators_under_mcp_cli_and_builds_the_same_bytes(tmp_path):
+def test_a_regular_install_carries_every_package_and_the_templates_and_builds_the_same_bytes(tmp_path):
     """`pip install .` from a clean copy of the checkout (no build/ leftovers), into a fresh virtual environment."""
     source = tmp_path / "src"
-    for folder in ("mcp_cli", "generators"):
-        shutil.copytree(ROOT / folder, source / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(ROOT / "mcp_cli", source / "mcp_cli", ignore=shutil.ignore_patterns("__pycache__"))
     for name in ("pyproject.toml", "README.md"):
         shutil.copy2(ROOT / name, source / name)
     python = fresh_venv(tmp_path / "env", str(source))
     site = site_packages(python)
-    assert not (site / "generators").exists()
+    packages = {p.parent.relative_to(ROOT).as_posix() for p in ROOT.glob("mcp_cli/**/__init__.py")}
+    assert {p.parent.relative_to(site).as_posix() for p in site.glob("mcp_cli/**/__init__.py")} == packages
     assert (site / "mcp_cli" / "generators" / "templates" / "server" / "pyproject.toml.j2").is_file()
     built, reference = tmp_path / "installed" / "argtool-mcp", tmp_path / "checkout" / "argtool-mcp"
     build(SKILLS / "argtool", built, python=str(python), cwd=tmp_path)

@@ -3,7 +3,7 @@ the tools count them, members never named like their group, and lone servers' ro
 
 import pytest
 
-from mcp_cli import clusters, grouping
+from mcp_cli.sources import clusters, grouping
 from mcp_cli.sources.mcp_config import Server
 from mcp_cli.sources.mcp_tools import server_group
 from mcp_cli.tree import Node

@@ -9,7 +9,7 @@ import pytest
 from mcp import Client
 
 from mcp_cli import entities
-from mcp_cli.context import KEPT, META_KEY, Context
+from mcp_cli.entities import KEPT, META_KEY, Context
 from mcp_cli.sources import mcp_tools
 from mcp_cli.sources.mcp_config import read
 from mcp_cli.tree import Tree
@@ -178,8 +178,8 @@ def walk_to(tree: Tree, path: list[str]) -> list:
 def test_in_a_crowded_tree_the_domain_is_the_servers_group_within_its_cluster():
     """Look-alike servers share a group (`issues`); what acts on an entity is still the server, so the context names
     `issues tracker` and search prefers the tracker's commands, not the whole group's."""
-    from mcp_cli.context import domain
-    from mcp_cli.search import Index
+    from mcp_cli.entities import domain
+    from mcp_cli.search.ranking import Index
 
     tree = crowded_tree()
     path = next(p for p, n in tree.walk() if "tracker" in p and p[-1] == "add-issue-comment")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from mcp_cli.sources import skill
+from mcp_cli.sources.skill import folder as skill
 
 from .conftest import DEMO, NODE_BIN
 

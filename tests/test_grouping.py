@@ -123,6 +123,6 @@ async def test_tool_filters_apply_before_the_tree_is_built(tmp_path, cache):
 @pytest.mark.parametrize(("key", "nothing"), [("server1", True), ("my-mcp", True), ("tools-prod", True),
                                               ("remote-2", True), ("github", False), ("pd", False)])  # fmt: skip
 def test_a_config_key_says_nothing_when_it_is_only_generic_words_and_digits(key, nothing):
-    from mcp_cli.clusters import says_nothing
+    from mcp_cli.sources.clusters import says_nothing
 
     assert says_nothing(key) is nothing

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from mcp_cli.help import one_line
+from mcp_cli.engine.help import one_line
 from mcp_cli.testing import invoke
 from mcp_cli.tree import Command, Group, Param, Tree
 

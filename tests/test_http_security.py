@@ -18,7 +18,11 @@ pytestmark = pytest.mark.anyio
 
 TOKEN = "correct horse battery staple"
 SERVE = [sys.executable, "-m", "mcp_cli", "serve", str(DEMO)]
-LAUNCHER = [sys.executable, "-c", "import sys; from mcp_cli.launcher import main; main(sys.argv[1], sys.argv[2:])"]
+LAUNCHER = [
+    sys.executable,
+    "-c",
+    "import sys; from mcp_cli.surfaces.launcher import main; main(sys.argv[1], sys.argv[2:])",
+]
 INITIALIZE = {
     "jsonrpc": "2.0",
     "id": 1,

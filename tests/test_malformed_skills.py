@@ -15,9 +15,9 @@ import sys
 
 import pytest
 
-from mcp_cli import skill_files as files
 from mcp_cli.errors import SourceError
-from mcp_cli.sources.skill import load
+from mcp_cli.sources.skill import files as files
+from mcp_cli.sources.skill.folder import load
 
 from .malformed import CASES, CORPUS, SECRET, filled, outcome, placed
 

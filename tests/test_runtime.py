@@ -7,8 +7,8 @@ import sys
 
 import pytest
 
+from mcp_cli.engine.runtime import Runtime
 from mcp_cli.errors import SourceError
-from mcp_cli.runtime import Runtime
 from mcp_cli.testing import invoke
 from mcp_cli.tree import Command, Group, Param, Tree
 

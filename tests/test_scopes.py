@@ -14,8 +14,8 @@ import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from mcp_cli.runtime import Runtime
-from mcp_cli.scopes import View, load, prune
+from mcp_cli.engine.runtime import Runtime
+from mcp_cli.surfaces.scopes import View, load, prune
 from mcp_cli.testing import call, ok
 from mcp_cli.tree import Command, Tree
 

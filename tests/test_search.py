@@ -6,7 +6,7 @@ import re
 import anyio
 import pytest
 
-from mcp_cli.search import stem
+from mcp_cli.search.ranking import stem
 from mcp_cli.testing import ainvoke, mock_upstream, ok, wrap
 
 from .conftest import served

@@ -346,7 +346,7 @@ def test_every_request_is_answered_with_a_documented_kind():
 
 
 def test_a_message_too_long_to_hold_is_answered_and_the_server_goes_on():
-    from mcp_cli.stdio import LINE_LIMIT
+    from mcp_cli.surfaces.stdio import LINE_LIMIT
 
     raw = RawClient(str(FAULTS))
     head = '{"jsonrpc": "2.0", "id": 21, "method": "tools/call", "params": {"name": "faults", "arguments": {"argv": ["'

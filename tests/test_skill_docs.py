@@ -6,9 +6,9 @@ import re
 import anyio
 import pytest
 
-from mcp_cli import markdown
-from mcp_cli.runtime import Runtime
-from mcp_cli.sources.skill import load
+from mcp_cli.engine import markdown
+from mcp_cli.engine.runtime import Runtime
+from mcp_cli.sources.skill.folder import load
 from mcp_cli.tree import Topic
 
 from .conftest import ROOT, served, text

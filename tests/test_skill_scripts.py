@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from mcp_cli.runtime import Runtime
-from mcp_cli.sources.skill import load
+from mcp_cli.engine.runtime import Runtime
+from mcp_cli.sources.skill.folder import load
 from mcp_cli.sources.skill.pyast import Module
 from mcp_cli.sources.skill.read_python import is_entry_point
 from mcp_cli.testing import node

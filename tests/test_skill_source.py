@@ -6,7 +6,7 @@ import sys
 import pytest
 
 from mcp_cli.errors import SourceError
-from mcp_cli.sources.skill import load
+from mcp_cli.sources.skill.folder import load
 from mcp_cli.testing import node
 from mcp_cli.tree import Command, Group, Topic
 

@@ -14,7 +14,7 @@ import uuid
 import anyio
 import pytest
 
-from mcp_cli.runtime import Runtime
+from mcp_cli.engine.runtime import Runtime
 from mcp_cli.sources import discovery, mcp_tools
 
 from .conftest import ROOT, running, served, text
@@ -88,7 +88,7 @@ def test_inspect_shows_progress_on_a_terminal(hung, tmp_path):
 async def test_an_unavailable_server_joins_the_tree_once_it_answers(tmp_path, monkeypatch):
     monkeypatch.setenv("MCP_CLI_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setattr(discovery, "FAILED_TTL", 0.0)
-    monkeypatch.setattr("mcp_cli.runtime.RETRY_DELAY", 0.1)
+    monkeypatch.setattr("mcp_cli.engine.runtime.RETRY_DELAY", 0.1)
     sentinel = tmp_path / "fail-now"
     sentinel.write_text("cannot start yet")
     entry = {"command": sys.executable, "args": [str(AWKWARD)]}

@@ -7,10 +7,10 @@ import sys
 import anyio
 from mcp import Client
 
-from mcp_cli import tokens
-from mcp_cli.runtime import Runtime
-from mcp_cli.server import build
-from mcp_cli.sources import load
+from mcp_cli.cli import tokens
+from mcp_cli.engine.runtime import Runtime
+from mcp_cli.sources.loader import load
+from mcp_cli.surfaces.mcp_server import build
 from mcp_cli.testing import invoke
 from mcp_cli.tree import Command, Tree
 

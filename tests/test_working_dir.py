@@ -119,7 +119,7 @@ def test_scripts_see_a_safe_environment_and_what_the_manifest_names(tmp_path):
 
 
 def test_the_manifest_sets_the_timeout():
-    from mcp_cli.sources import skill
+    from mcp_cli.sources.skill import folder as skill
 
     tree, _ = skill.load(WORKDIR)
     assert {n.handler["timeout"] for _, n in tree.walk() if n.kind == "command" and n.handler} == {30.0}

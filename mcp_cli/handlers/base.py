@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from ..context import Context
+from ..entities import Context
 from ..result import Result
 from ..tree import Command, Tree
 
@@ -20,7 +20,7 @@ class Call:
     values: dict[str, Any]
     tokens: list[str]
     cwd: str | None = None  # where the caller works (an MCP client's first root); None: this process's own
-    context: Context | None = None  # the caller's session context (see `context.py`)
+    context: Context | None = None  # the caller's session context (see `entities.py`)
 
 
 class Handler(Protocol):

@@ -14,7 +14,7 @@ from ..tree import Tree
 from .base import Call, Kind, check_timeout, need, timeout_of
 
 if TYPE_CHECKING:
-    from ..upstream import Upstreams
+    from .upstream import Upstreams
 
 
 def _as_text(item: dict[str, Any]) -> str:
@@ -46,7 +46,7 @@ class McpKind(Kind):
 
     async def start(self) -> None:
         if self.tree.upstreams or self.tree.rediscover:
-            from ..upstream import Upstreams  # only for trees with upstream servers: not at every start
+            from .upstream import Upstreams  # only for trees with upstream servers: not at every start
 
             self.pool = await Upstreams(self.tree.upstreams).__aenter__()
 

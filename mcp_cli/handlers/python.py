@@ -1,7 +1,7 @@
 """Python callables run in-process: sync ones in a worker thread, async ones on the loop; both under a timeout.
 
 A sync callable that hangs cannot be killed; it is abandoned, and the process exits without waiting for it
-(`children.exit_process`).
+(`processes.exit_process`).
 
 What the callable prints is captured into the result (stdout is the protocol's on stdio, never the handler's).
 """

@@ -1,10 +1,10 @@
-"""The handler of a tree's `search` command: `{"kind": "search"}` (see `search.py`)."""
+"""The handler of a tree's `search` command: `{"kind": "search"}` (see `search/ranking.py`)."""
 
 from __future__ import annotations
 
-from ..help import rows
+from ..engine.help import rows
 from ..result import Result
-from ..search import Index
+from ..search.ranking import Index
 from ..tree import Tree
 from .base import Call
 

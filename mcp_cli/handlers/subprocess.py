@@ -32,12 +32,12 @@ from pathlib import Path
 import anyio
 from anyio.abc import ByteReceiveStream, ByteSendStream, Process
 
-from ..children import ended, guarded, kill_group, started
 from ..errors import ExitStatus, HandlerError, HandlerTimeout, UsageError
 from ..result import Result
 from ..tree import Tree
 from ..types import at_file
 from .base import Call, check_timeout, may, need, timeout_of
+from .processes import ended, guarded, kill_group, started
 
 _STDERR_TAIL = 2_000
 _HELD = 1.0  # seconds to finish reading a command's output once it has exited

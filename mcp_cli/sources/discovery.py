@@ -25,9 +25,9 @@ from typing import Any
 import anyio
 import platformdirs
 
-from ..children import stopping
+from ..handlers.processes import stopping
+from ..handlers.upstream import describe, transport
 from ..text import one_line
-from ..upstream import describe, transport
 from .mcp_config import Server
 
 STARTUP_BUDGET = 5.0  # seconds a server may take to list its tools at start-up (then it is shown as unavailable)

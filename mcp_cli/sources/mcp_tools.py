@@ -13,12 +13,13 @@ import fnmatch
 from pathlib import Path
 from typing import Any
 
-from .. import clusters, entities, grouping, schema
+from .. import entities
+from ..engine import schema
 from ..errors import SourceError
-from ..search import SHOWN
+from ..search.ranking import SHOWN
 from ..text import first_sentence, kebab, one_line
 from ..tree import Command, Group, Node, Param, Tree
-from . import discovery
+from . import clusters, discovery, grouping
 from .mcp_config import Server, read
 
 THRESHOLD = 15  # tools in a server's group before it is split into subgroups

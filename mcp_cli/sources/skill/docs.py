@@ -21,10 +21,10 @@ from pathlib import Path, PurePosixPath
 
 import yaml
 
-from ... import markdown
-from ... import skill_files as files
+from ...engine import markdown
 from ...text import kebab, one_line
 from ...tree import Group, Topic
+from . import files as files
 
 _SUFFIXES = (".md", ".markdown")
 _PLACEHOLDER = r"(?:\$\{?\w+\}?|\{\{?\s*\w+\s*\}\}?)/"  # {baseDir}/, ${CLAUDE_SKILL_DIR}/, $SKILL_DIR/, {{dir}}/

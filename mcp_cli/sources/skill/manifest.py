@@ -25,9 +25,9 @@ from typing import Any
 
 import yaml
 
-from ... import skill_files as files
 from ...errors import SourceError
 from ...tree import Command, Group, Node, Tree
+from . import files as files
 from . import scripts
 
 FILE = "mcp-cli.yaml"

@@ -19,9 +19,9 @@ import re
 import tokenize
 from typing import Any
 
-from ... import skill_files as files
 from ...compat import toml_loads
 from ...tree import Command, Node
+from . import files as files
 from . import read_argparse, read_click, read_typer, usage
 from .pyast import Module
 

@@ -23,10 +23,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ... import skill_files as files
 from ...handlers.subprocess import STDIN_FLAG
 from ...text import kebab
 from ...tree import Command, Group, Node, Param
+from . import files as files
 from . import read_python, read_shell_js
 
 # Scripts run where the caller is; they find their skill folder in SKILL_DIR and can import from it.

@@ -14,8 +14,8 @@ from typing import Any
 
 import yaml
 
-from ... import skill_files as files
 from ...errors import SourceError
+from . import files as files
 
 FIELDS = ("name", "description", "license", "compatibility", "metadata", "allowed-tools")
 _NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")

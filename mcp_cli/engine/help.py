@@ -1,0 +1,315 @@
+"""Help text at every level: root, group, command, doc topic. Plain text, deterministic, stable order (DESIGN.md)."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from ..text import WIDTH, clip, columns, first_sentence, one_line, sentence, spellings
+from ..tree import Command, Group, Node, Param, Topic
+from ..types import VALUE_TYPES
+from .schema import JSON_ALL
+
+if TYPE_CHECKING:  # markdown-it is imported on the first document read, not at every start
+    from . import markdown
+
+SUMMARY = 70  # characters of a summary on a listing's or search's row
+
+_HINTS = (
+    ("readOnlyHint", "read-only"),
+    ("destructiveHint", "destructive"),
+    ("idempotentHint", "idempotent"),
+)  # openWorldHint is left out: true is the protocol's default and almost every tool says it
+
+
+def lead(node: Node, text: str) -> tuple[str, str]:
+    """What a help says of a node first (a group's title, a command's first line under its usage), and the rest of
+    `text` (its description) to show after it: the text's first sentence whole and what follows it, when the node's
+    summary is that sentence or a clip of it; else the summary, and the whole text."""
+    text, summary = text.strip(), one_line(node.summary, 10_000)
+    first = sentence(" ".join(text.split("\n\n", 1)[0].split()))
+    if summary and (first == summary or summary.endswith("...") and first.startswith(summary[:-3])):
+        end = re.match(rf"\s*(?:\S+\s+){{{len(first.split()) - 1}}}\S+", text)
+        return first, text[end.end() if end else 0 :].strip()
+    return clip(summary, 200), text
+
+
+def title(prog: str, about: str) -> str:
+    return f"{prog} - {about}" if about else prog
+
+
+def rows(named: list[tuple[str, Node]], widest: int = 26) -> list[str]:
+    """One row per node, a listing's or search's: the name it is given, and its summary on one line."""
+    return columns([(name, one_line(node.summary, SUMMARY)) for name, node in named], widest=widest)
+
+
+def _listing(heading: str, nodes: list[Node], budget: int) -> list[str]:
+    """A heading and one row per node; over `budget` characters, names only, wrapped, with a pointer."""
+    lines = [f"{heading}:"] + rows([(n.name, n) for n in nodes])
+    if sum(len(line) + 1 for line in lines) <= budget:
+        return lines
+    names, row, out = [n.name for n in nodes], "", [f"{heading} ({len(nodes)}, summaries left out to fit):"]
+    for name in names:
+        if row and len(row) + len(name) + 2 > WIDTH:
+            out.append(row)
+            row = ""
+        row = f"{row}, {name}" if row else f"  {name}"
+    out.append(row)
+    return out
+
+
+def group_help(prog: str, group: Group, is_root: bool, budget: int) -> str:
+    """Help of a group: title (without a summary that only names children: the listing names them all), usage,
+    description, its children by kind; at the root, where to go next (and that options may come as one `--json`
+    object, where commands take it: their own help leaves it out)."""
+    groups = [n for n in group.children if isinstance(n, Group)]
+    commands = [n for n in group.children if isinstance(n, Command)]
+    topics = [n for n in group.children if isinstance(n, Topic)]
+    word = "domain" if is_root else "group"
+    if groups:
+        usage, nxt = f"{prog} <{word}> <command> [options]", f"Run `{prog} <{word}> --help` for {word} help."
+        if commands or topics:
+            nxt = f"Run `{prog} <name> --help` for more."
+    elif commands and not groups and not topics:
+        usage, nxt = f"{prog} <command> [options]", f"Run `{prog} <command> --help` for command help."
+    elif topics and not groups and not commands:
+        usage, nxt = f"{prog} <topic>", f"Run `{prog} <topic>` to read one."
+    else:
+        usage, nxt = f"{prog} <name> ...", f"Run `{prog} <name> --help` for more."
+    head, about = lead(group, group.description)
+    items = {x.strip(" .").lower() for x in head.split(",")} - {""}
+    lines = [prog if items <= {n.name for n in group.children} else title(prog, head), "", "Usage:", f"  {usage}", ""]
+    about = about.split("\n\n")[0]  # a listing needs the gist, not the whole story
+    if about:
+        lines += [about, ""]
+    sections = [(h, n) for h, n in (("Domains" if is_root else "Groups", groups), ("Commands", commands),
+                                     ("Topics", topics)) if n]  # fmt: skip
+    full = [_listing(h, n, 10**9) for h, n in sections]
+    room = budget - sum(len(x) + 1 for x in lines)
+    # the largest listings give up their summaries first, until everything fits the budget
+    for i in sorted(range(len(full)), key=lambda k: -sum(len(x) + 1 for x in full[k])):
+        if sum(len(x) + 1 for part in full for x in part) <= room:
+            break
+        full[i] = _listing(*sections[i], 0)
+    for part in full:
+        lines += part + [""]
+    if not group.children:
+        lines += ["(nothing here yet)", ""]
+    if is_root:
+        lines.append(nxt + " Options may also come as one `--json` object (or @FILE)." * _takes_json(group))
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def _takes_json(group: Group) -> bool:
+    """Whether a command under `group` takes `--json`; it stops at the first that does (root help of 10,000 tools)."""
+    stack: list[Node] = list(group.children)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Group):
+            stack.extend(node.children)
+        elif isinstance(node, Command) and any(p.name == JSON_ALL for p in node.params):
+            return True
+    return False
+
+
+def metavar(p: Param) -> str:
+    if p.metavar:
+        return p.metavar
+    if p.choices is not None and len(",".join(map(str, p.choices))) <= 40:
+        return "{" + ",".join(map(str, p.choices)) + "}"
+    if p.choices is not None:
+        return "CHOICE"
+    return p.name.upper().replace("-", "_") if p.positional else VALUE_TYPES[p.type].metavar
+
+
+def _nargs_form(p: Param, mv: str) -> str:
+    n = "?" if p.positional and p.nargs is None and not p.required else p.nargs
+    if n == "?":
+        return f"[{mv}]"
+    if n == "*":
+        return f"[{mv} ...]"
+    if n == "+":
+        return f"{mv} [{mv} ...]"
+    if n == "...":
+        return "..."
+    if isinstance(n, int):
+        return " ".join([mv] * n)
+    return mv
+
+
+def _invocation(p: Param, long_only: bool = True) -> str:
+    """How a parameter is written: `--out PATH`, `-v`, `--flag/--no-flag`, `FILE [FILE ...]`."""
+    if p.positional:
+        return _nargs_form(p, metavar(p))
+    flags = [max(spellings(p.flags), key=len)] if long_only else spellings(p.flags)
+    if p.action == "negatable":
+        return " | ".join(f"{f}/--no-{f.lstrip('-')}" for f in flags)
+    if not p.takes_value:
+        return ", ".join(flags)
+    value = _nargs_form(p, metavar(p))
+    return ", ".join(f"{f} {value}" for f in flags) if long_only else ", ".join(flags) + f" {value}"
+
+
+def _options(cmd: Command) -> list[Param]:
+    """The options a command's help shows: all but `--json`, which every wrapped tool takes (root help says so)."""
+    return [p for p in cmd.params if not p.positional and p.name != JSON_ALL]
+
+
+def usage(prog: str, cmd: Command) -> str:
+    """argparse-style usage: the required options, exclusive ones joined with `|`, then `[options]` for the others
+    (the Options list shows each), then positionals; wrapped."""
+    if cmd.passthrough:
+        return f"  {prog} [ARGS ...]"
+    pieces: list[str] = []
+    seen: set[str] = set()
+    by_name = {p.name: p for p in cmd.params}
+    options = _options(cmd)
+    for p in options:
+        if p.name in seen:
+            continue
+        group = next((e for e in cmd.exclusive if p.name in e.params), None)
+        if group:
+            members = [by_name[n] for n in group.params if n in by_name]
+            seen.update(m.name for m in members)
+            inner = " | ".join(_invocation(m) for m in members)
+            pieces.append(f"({inner})" if group.required else f"[{inner}]")
+        elif p.required:
+            seen.add(p.name)
+            pieces.append(_invocation(p))
+    if any(p.name not in seen for p in options):
+        pieces.append("[options]")
+    pieces += [_invocation(p) for p in cmd.params if p.positional]
+    lines, line = [], f"  {prog}"
+    for piece in pieces:
+        if len(line) + 1 + len(piece) > WIDTH and line.strip() != prog:
+            lines.append(line)
+            line = " " * (len(prog) + 2)
+        line += " " + piece
+    lines.append(line)
+    return "\n".join(lines)
+
+
+def _notes(p: Param, cmd: Command) -> str:
+    notes = []  # whether it is required shows in the usage line
+    if p.metavar and p.type != "string":
+        notes.append(p.type)
+    if p.choices is not None and (p.metavar or metavar(p) == "CHOICE"):
+        notes.append("one of: " + ", ".join(map(str, p.choices)))
+    if p.action == "append":
+        notes.append("repeatable")
+    if p.action == "count":
+        notes.append("repeatable, counts")
+    empty = p.default is None or p.default is False or (isinstance(p.default, (str, list, dict)) and not p.default)
+    if not empty and p.action != "store_false" and "default" not in p.help.lower():
+        notes.append(f"default: {p.default}")
+    others = [n for e in cmd.exclusive if p.name in e.params for n in e.params if n != p.name]
+    if others:
+        names = {q.name: _invocation(q).split(" ")[0] for q in cmd.params}
+        notes.append("not with " + ", ".join(names.get(n, n) for n in others))
+    return f"({'; '.join(notes)})" if notes else ""
+
+
+def command_help(prog: str, cmd: Command, budget: int = 10**9, full: bool = False) -> str:
+    """Help of a command, in click's order: usage, description, every parameter with type, default, required.
+    Over `budget` characters (unless `full`), descriptions are cut to their first sentence, with a pointer."""
+    text = _command_help(prog, cmd, short=False)
+    if full or len(text) <= budget:
+        return text
+    return (
+        _command_help(prog, cmd, short=True) + f"\nDescriptions are cut to fit; `{prog} --help-all` shows them whole.\n"
+    )
+
+
+def _command_help(prog: str, cmd: Command, short: bool) -> str:
+    head, about = lead(cmd, cmd.usage if cmd.passthrough else "")
+    if not about:
+        head, about = lead(cmd, cmd.description)
+    if short and not cmd.passthrough:
+        head, about = clip(head, 200), about and first_sentence(about, 200)
+    lines = ["Usage:", usage(prog, cmd), ""] + [line for x in (head, about) if x for line in (x, "")]
+    if cmd.passthrough:
+        return "\n".join([*lines, "Arguments are passed to the command unchanged."]) + "\n"
+    for heading, params in (
+        ("Arguments", [p for p in cmd.params if p.positional]),
+        ("Options", _options(cmd)),
+    ):
+        if params:
+            rows = [
+                (
+                    _invocation(p, long_only=False),
+                    " ".join(x for x in (one_line(p.help, 100) if short else p.help, _notes(p, cmd)) if x),
+                )
+                for p in params
+            ]
+            lines += [f"{heading}:"] + columns(rows) + [""]
+    hints = [label for key, label in _HINTS if cmd.annotations.get(key)]
+    if hints:
+        lines += ["Hints: " + ", ".join(hints) + ".", ""]
+    if cmd.examples:
+        lines += ["Examples:"] + [f"  {e}" for e in cmd.examples] + [""]
+    if cmd.aliases and cmd.schema is None:  # an upstream tool's alias is just its original name
+        lines += ["Aliases: " + ", ".join(cmd.aliases), ""]
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def topic_pages(prog: str, topic: Topic, doc: markdown.Document, section: markdown.Section, where: str,
+                budget: int, cap: int) -> list[str]:  # fmt: skip
+    """A topic's section (`where` is its path) in pages of at most `cap` characters: whole when it fits `budget`;
+    else its own text, then its sub-sections listed with their sizes. The first page has the topic's title."""
+    header = f"{title(prog, one_line(topic.summary, 200))}\n\n" if section is doc.root else ""
+    room = max(cap - len(header) - 200, 500)  # 200: the note on parts
+    split = bool(section.children) and len(doc.text(section.start, section.end)) > min(budget, room)
+    pages = doc.pages(section.start, section.own_end if split else section.end, room)
+    if split:
+        listing = section_listing(doc, section, where, room)
+        if pages and len(pages[-1]) + 2 + len(listing[0]) <= room:
+            pages[-1] += "\n\n" + listing.pop(0)
+        pages += listing
+    pages = pages or [""]
+    pages[0] = header + pages[0]
+    return pages
+
+
+def page(pages: list[str], part: int, where: str) -> str:
+    """Page `part` (from 1) of several, with a note saying how to read the next."""
+    out = pages[part - 1]
+    if len(pages) > 1:
+        more = f" Run `{where} --part {part + 1}` for the next." if part < len(pages) else " The last part."
+        out += f"\n\n[Part {part} of {len(pages)}.{more}]"
+    return out.strip("\n") + "\n"
+
+
+def section_listing(doc: markdown.Document, section: markdown.Section, where: str, room: int) -> list[str]:
+    """The sub-sections of a section, one a line with its size, and how to read one: in pieces of at most `room`
+    characters when there are too many for one."""
+    entries = []
+    for c in section.children:
+        n = c.count()
+        about = f"{len(doc.text(c.start, c.end)):,} chars" + (f", {n} sub-section{'s' * (n > 1)}" if n else "")
+        entries.append((c.slug, f"{clip(c.heading, 80) or c.slug} ({about})"))  # a heading may be a paragraph
+    run = f"Run `{where} <section>` to read one."
+    chunks: list[list[tuple[str, str]]] = [[]]
+    used = 0
+    for slug, about in entries:
+        cost = len(slug) + len(about) + 34  # a row at most: indent, padding to the column, spaces, newline
+        if chunks[-1] and used + cost > room - len(run) - 100:
+            chunks.append([])
+            used = 0
+        chunks[-1].append((slug, about))
+        used += cost
+    size, first, out = len(doc.text(section.start, section.end)), 1, []
+    for chunk in chunks:
+        span = "" if len(chunks) == 1 else f"{first}-{first + len(chunk) - 1} of {len(entries)}; "
+        out.append("\n".join([f"Sections ({span}{size:,} characters in all):", *columns(chunk), "", run]))
+        first += len(chunk)
+    return out
+
+
+IN_CONTEXT = 5  # entities named in root help
+
+
+def in_context(entities: list[tuple[str, list[str]]]) -> str:
+    """Root help's line on the session's context: the most recent entities, each with the domains that acted on it
+    (`In context: ENG-423 (jira), acme/api (github, gitlab).`)."""
+    named = [f"{clip(value, 40)} ({clip(', '.join(domains[:3]), 60)})" for value, domains in entities[:IN_CONTEXT]]
+    return "\nIn context: " + ", ".join(named) + ".\n"

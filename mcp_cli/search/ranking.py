@@ -1,0 +1,222 @@
+"""`search WORDS...`: rank a tree's commands by BM25 over their path, summary, description and parameter names.
+
+Text becomes terms: names split (snake, kebab, camel case), words lower-cased and stemmed (Snowball English),
+runs of Chinese, Japanese or Korean script cut into overlapping character pairs, stop words left out. A query's
+leading verb stands for its operations ("file a bug" asks to create), as does the verb in a command's name; other
+words also match their everyday synonyms, at a lower weight. The vocabulary is in `lexicon.py`. The commands of
+domains acting on the entities in a session's context score CONTEXT_BOOST times as much (a boost, not a filter).
+With a local embedding model configured (`embeddings.py`), the final score mixes BM25's with the model's cosine.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import re
+import unicodedata
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from functools import cache
+from typing import Any
+
+from ..entities import acts_in
+from ..sources.grouping import VERBS
+from ..text import words
+from ..tree import Command, Tree
+from . import embeddings, lexicon
+
+log = logging.getLogger("mcp_cli")
+
+K1, B = 1.2, 0.75
+FIELD_WEIGHTS = (("path", 3), ("summary", 2), ("params", 1), ("description", 1))
+SYNONYM_WEIGHT = 0.8
+OPERATION_WEIGHT = 2.0  # a query's operation, which decides between commands that act on the same things
+CONTENT_WEIGHT = 0.5  # words of what to write ("a bug *about the login page*")
+EXACT_WEIGHT = 0.5  # a word as written, where a command's name has it so ("issues" meets list-issues first)
+SHOWN = 5  # results at most, unless a number is asked for
+STRONG = 0.5  # unless a number is asked for, a result scoring under this share of the best one is left out
+CONTEXT_BOOST = 1.5  # a command of a domain acting on an entity in the session's context (`entities.py`)
+# scripts written without spaces between words (Hangul, kana, CJK ideographs); compiled when used
+_CJK = r"([\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+)"
+
+
+@cache
+def _phrases() -> list[tuple[re.Pattern[str], str]]:
+    """Each multi-word phrase of the lexicon (compiled by the first search, not at start-up) and what it reads as."""
+    return [(re.compile(rf"\b{re.escape(k)}\b"), " ".join(v)) for k, v in lexicon.table(lexicon.PHRASES).items()]
+
+
+@cache
+def stem(word: str) -> str:
+    """The Snowball English stem of a lower-case word (logged -> log, statuses -> status, news -> news)."""
+    return _stemmer().stemWord(word)
+
+
+@cache
+def _stemmer():
+    import snowballstemmer  # about 15 ms: loaded by the first search, not at start-up
+
+    return snowballstemmer.stemmer("english")
+
+
+def tokens(text: str) -> list[str]:
+    """Lower-case words of a text, and each run of CJK script as its overlapping character pairs."""
+    out: list[str] = []
+    for i, part in enumerate(re.split(_CJK, unicodedata.normalize("NFKC", text))):
+        if i % 2:
+            out += [part[j : j + 2] for j in range(max(len(part) - 1, 1))]
+        else:
+            out += words(part)
+    return out
+
+
+def terms(text: str, stop: bool = True) -> list[str]:
+    """Search terms of a text: its tokens stemmed, without stop words (unless `stop` is false)."""
+    return [stem(t) for t in tokens(text) if not (stop and t in lexicon.STOP)]
+
+
+@cache
+def _operations() -> dict[str, list[str]]:
+    """The operations (`@create`) each verb stem asks for; a verb of no row is an operation of its own."""
+    ops: dict[str, list[str]] = {}
+    for op, verbs in lexicon.table(lexicon.VERBS).items():
+        for verb in verbs:
+            ops.setdefault(stem(verb), []).append("@" + op)
+    for verb in VERBS:
+        ops.setdefault(stem(verb), ["@" + stem(verb)])
+    return ops
+
+
+@cache
+def _synonyms() -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for word, expansion in lexicon.table(lexicon.SYNONYMS).items():
+        out.setdefault(stem(word), []).extend(stem(w) for w in expansion)
+    return out
+
+
+def operations(name: str, summary: str) -> list[str]:
+    """The operations of a command: of its name's first word if that is a verb, else of its last, else of its
+    summary's first word ("Get logs from a container")."""
+    ws, first = [stem(w) for w in words(name)], [stem(w) for w in words(summary)[:1]]
+    ops = _operations()
+    verb = next((w for w in ws[:1] + ws[-1:] + first if w in ops), None)
+    return ops[verb] if verb else []
+
+
+def query_weights(query: str) -> dict[str, float]:
+    """Terms of a query and their weights. Its first word that is not a stop word (or is a verb, like "show")
+    stands for its operations if it is a verb, unless the query is a question; other words count for themselves,
+    their form as written and their synonyms, less so between "about" (what to write) and "to" (where)."""
+    text = unicodedata.normalize("NFKC", query).lower()
+    for pattern, replacement in _phrases():
+        text = pattern.sub(replacement, text)
+    ops, synonyms = _operations(), _synonyms()
+    weights: dict[str, float] = {}
+
+    def add(term: str, weight: float) -> None:
+        weights[term] = max(weights.get(term, 0.0), weight)
+
+    found = tokens(text)
+    lead, scale = not found or found[0] not in lexicon.QUESTION, 1.0
+    for token in found:
+        term = stem(token)
+        if token in lexicon.CONTENT and not lead:
+            scale = CONTENT_WEIGHT
+        elif token in lexicon.DESTINATION:
+            scale = 1.0
+        elif lead and term in ops:
+            lead = False
+            for op in ops[term]:
+                add(op, OPERATION_WEIGHT)
+            if token not in lexicon.STOP:
+                add(term, 1.0)
+        elif token not in lexicon.STOP:
+            lead = False
+            add(term, scale)
+            add("=" + token, scale * EXACT_WEIGHT)
+            for syn in synonyms.get(term, []):
+                add(syn, scale * SYNONYM_WEIGHT)
+    return weights
+
+
+class Index:
+    """BM25 postings over a tree's commands (the `search` command itself left out)."""
+
+    def __init__(self, tree: Tree, semantic: tuple[embeddings.Model, float] | None = None) -> None:
+        """`semantic`: an embedding model and the share of the score it decides (default: as configured)."""
+        self.semantic = semantic or embeddings.configured()
+        self.vectors: Any = None  # the commands' unit vectors in the model, computed at the first search
+        self.docs: list[tuple[str, Command]] = []
+        self.postings: dict[str, list[tuple[int, float]]] = defaultdict(list)
+        lengths: list[float] = []
+        for path, node in tree.walk():
+            if not isinstance(node, Command) or node.handler.get("kind") == "search":
+                continue
+            fields = {
+                "path": " ".join(path + node.aliases),
+                "summary": node.summary,
+                "params": " ".join(p.name for p in node.params if not p.name.startswith("@")),
+                "description": node.description[:600],
+            }
+            tf: Counter[str] = Counter()
+            for field, weight in FIELD_WEIGHTS:
+                for term in terms(fields[field], stop=field not in ("path", "params")):
+                    tf[term] += weight
+            for word in words(fields["path"]):
+                tf["=" + word] += FIELD_WEIGHTS[0][1]
+            for op in operations(node.name, node.summary):
+                tf[op] += FIELD_WEIGHTS[0][1]
+            doc = len(self.docs)
+            self.docs.append((" ".join(path), node))
+            lengths.append(sum(tf.values()))
+            for term, count in tf.items():
+                self.postings[term].append((doc, count))
+        self.avg = (sum(lengths) / len(lengths)) if lengths else 1.0
+        self.lengths = lengths
+
+    def search(
+        self, query: str, limit: int | None = None, prefer: Sequence[str] = ()
+    ) -> list[tuple[float, str, Command]]:
+        """The best `limit` commands for `query` (None: those scoring at least STRONG times the best, up to SHOWN),
+        scores of those in the `prefer` domains multiplied by CONTEXT_BOOST (without an embedding model, a command no
+        word matches stays out)."""
+        scores: dict[int, float] = defaultdict(float)
+        n = len(self.docs)
+        weights = query_weights(query)
+        for term, weight in weights.items():
+            posting = self.postings.get(term)
+            if not posting:
+                continue
+            idf = math.log(1 + (n - len(posting) + 0.5) / (len(posting) + 0.5))
+            for doc, tf in posting:
+                norm = tf * (K1 + 1) / (tf + K1 * (1 - B + B * self.lengths[doc] / self.avg))
+                scores[doc] += weight * idf * norm
+        if self.semantic and weights and self.docs:  # not only stop words: the model may find what no word does
+            scores = self._mixed(query, scores)
+        for doc in scores:
+            if acts_in(self.docs[doc][0], prefer):
+                scores[doc] *= CONTEXT_BOOST
+        ranked = sorted(scores.items(), key=lambda kv: (-kv[1], self.docs[kv[0]][0]))[: limit or SHOWN]
+        if limit is None and ranked:
+            ranked = [(doc, score) for doc, score in ranked if score >= STRONG * ranked[0][1]]
+        return [(score, self.docs[doc][0], self.docs[doc][1]) for doc, score in ranked]
+
+    def _mixed(self, query: str, scores: dict[int, float]) -> dict[int, float]:
+        """BM25 `scores` over their best, mixed with the model's cosines over theirs (any command the model finds
+        close joins); the words' scores alone when the model fails (said once: search goes on by words)."""
+        model, share = self.semantic  # type: ignore[misc]
+        try:
+            if self.vectors is None:
+                self.vectors = model.vectors([f"{path}: {cmd.summary} {cmd.description[:300]}" for path, cmd in
+                                              self.docs])  # fmt: skip
+            cosines = (self.vectors @ model.vectors([query])[0]).clip(0)
+        except (embeddings.Unusable, ValueError) as exc:  # ValueError: the query's vector has another length
+            log.warning("embedding model %s: %s; search ranks by words only", model.name, exc)
+            self.semantic = None
+            return scores
+        best, closest = max(scores.values(), default=1.0), float(cosines.max(initial=0.0)) or 1.0
+        mixed = {doc: (1 - share) * score / best for doc, score in scores.items()}
+        for doc in cosines.nonzero()[0].tolist():
+            mixed[doc] = mixed.get(doc, 0.0) + share * float(cosines[doc]) / closest
+        return mixed

@@ -1,0 +1,90 @@
+"""The entry point of a built server package: serve a frozen tree, without the `mcp-cli` command's imports."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+
+def main(tree_file: str | Path, argv: list[str] | None = None) -> None:
+    """`NAME` serves over stdio; `NAME --http [HOST:]PORT` over streamable HTTP (127.0.0.1 by default), and the
+    OpenAPI surface beside it (`--openapi [HOST:]PORT`: that alone), with the same Host/Origin allow-list,
+    bearer-token and scopes options as `mcp-cli serve`."""
+    from ..engine.runtime import Runtime
+    from ..tree import Tree
+    from .mcp_server import serve
+
+    tree = Tree.load(tree_file)
+    parser = argparse.ArgumentParser(prog=tree.name + "-mcp", description=f"Serve {tree.name} as one MCP tool.")
+    http_arguments(parser)
+    args = parser.parse_args(argv)
+    address, checks = http_checks(parser, args)
+    serve(Runtime(tree), http=address, guard=checks, stateless=args.stateless, surface=args.surface,
+          mcp=not args.openapi)  # fmt: skip
+
+
+def http_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of serving (over HTTP, and the surface), shared by built packages and `mcp-cli serve`."""
+    from .http_guard import HELP
+
+    parser.add_argument(
+        "--http",
+        metavar="HOST:PORT",
+        help="serve streamable HTTP at /mcp instead of stdio, and the OpenAPI surface "
+        "(GET /openapi.json, POST /run) beside it",
+    )
+    parser.add_argument(
+        "--openapi",
+        metavar="HOST:PORT",
+        help="serve only the OpenAPI surface (GET /openapi.json, POST /run), for "
+        "OpenAPI tool servers such as Open WebUI's",
+    )
+    parser.add_argument("--allow-host", metavar="HOST", action="append", default=[], help=HELP["allow_host"])
+    parser.add_argument("--allow-origin", metavar="ORIGIN", action="append", default=[], help=HELP["allow_origin"])
+    parser.add_argument("--token-env", metavar="NAME", help=HELP["token_env"])
+    parser.add_argument("--no-auth", action="store_true", help=HELP["no_auth"])
+    parser.add_argument("--scopes", metavar="FILE", help=HELP["scopes"])
+    parser.add_argument(
+        "--stateless",
+        action="store_true",
+        help="serve every HTTP request on its own, with no session, so that replicas can sit behind any load "
+        "balancer (no sticky sessions)",
+    )
+    parser.add_argument(
+        "--surface",
+        choices=("tool", "meta"),
+        default="tool",
+        help="tool: one tool taking argv (default); meta: search_tools, describe_tools and call_tool",
+    )
+
+
+def http_checks(parser: argparse.ArgumentParser, args: argparse.Namespace) -> tuple[tuple[str, int] | None, Any]:
+    """The HTTP address (None: stdio) and its guard; a bad address or a refused one exits with status 2."""
+    from .http_guard import Refused, guard
+
+    if args.http and args.openapi:
+        parser.error("give --http (which serves the OpenAPI surface beside /mcp) or --openapi (it alone), not both")
+    flag, value = ("--openapi", args.openapi) if args.openapi else ("--http", args.http)
+    try:
+        address = parse_address(value, flag) if value else None
+    except ValueError as exc:
+        parser.error(str(exc))
+    if args.stateless and not args.http:
+        parser.error("--stateless is for HTTP: give --http [HOST:]PORT too")
+    if args.surface != "tool" and args.openapi:
+        parser.error("--surface is for MCP clients; --openapi serves one operation: give --http for both")
+    try:
+        checks = guard(address, allow_hosts=args.allow_host, allow_origins=args.allow_origin,
+                       token_env=args.token_env, no_auth=args.no_auth, scopes_file=args.scopes)  # fmt: skip
+    except Refused as exc:
+        parser.exit(2, f"{parser.prog}: {exc}\n")
+    return address, checks
+
+
+def parse_address(value: str, flag: str) -> tuple[str, int]:
+    """`HOST:PORT` or `PORT` (host 127.0.0.1) for --http or --openapi."""
+    host, _, port = value.rpartition(":")
+    if not port.isdigit():
+        raise ValueError(f"{flag} expects HOST:PORT or PORT, got {value!r}")
+    return host.strip("[]") or "127.0.0.1", int(port)

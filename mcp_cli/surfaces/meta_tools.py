@@ -1,0 +1,177 @@
+"""The meta-tools surface (`serve --surface meta`): `search_tools`, `describe_tools` and `call_tool` over the same
+runtime, for clients that prefer to find, read and call commands as tools. A command is named by its path
+(`math add`). `call_tool` checks the arguments object against the command's JSON Schema, then runs the command as
+argv through `Runtime.call`, so that parsing, errors, caps, timeouts and the result envelope stay in one place."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from mcp import types
+
+from ..engine.help import rows
+from ..engine.runtime import Runtime
+from ..engine.schema import input_schema
+from ..entities import Context
+from ..errors import BadRequest, CallError, NotFound, close_to
+from ..result import Result, cap
+from ..search.ranking import SHOWN, Index
+from ..text import one_line
+from ..tree import Command, Param, Tree
+
+DESCRIBE_MAX = 20  # names one describe_tools call may ask for
+
+_NAME = {"type": "string", "description": "A command's path, as search_tools gives it (e.g. `issues list`)."}
+TOOLS: dict[str, tuple[str, dict[str, Any], bool]] = {  # name: description, input schema, read-only
+    "search_tools": (
+        "Find commands by what they do. Returns the best matches, each with its path and a one-line summary; "
+        "then describe_tools for their arguments.",
+        {"type": "object", "properties": {
+            "query": {"type": "string", "description": "What to do, in a few words."},
+            "limit": {"type": "integer", "minimum": 1, "maximum": 50, "description": "How many commands to "
+                      f"return; default: the strong matches (at least half the best score), up to {SHOWN}."}},
+         "required": ["query"], "additionalProperties": False},
+        True,
+    ),
+    "describe_tools": (
+        "The JSON Schema of each named command's arguments, with its description.",
+        {"type": "object", "properties": {
+            "names": {"type": "array", "items": _NAME, "minItems": 1, "maxItems": DESCRIBE_MAX}},
+         "required": ["names"], "additionalProperties": False},
+        True,
+    ),
+    "call_tool": (
+        "Run a command with an arguments object that fits its schema (see describe_tools).",
+        {"type": "object", "properties": {
+            "name": _NAME,
+            "arguments": {"type": "object", "description": "The command's arguments.", "default": {}}},
+         "required": ["name"], "additionalProperties": False},
+        False,
+    ),
+}  # fmt: skip
+
+
+def tools() -> list[types.Tool]:
+    """The three tools, as `tools/list` gives them."""
+    return [
+        types.Tool(name=name, description=text, input_schema=schema,
+                   annotations=types.ToolAnnotations(read_only_hint=True) if read_only else None)
+        for name, (text, schema, read_only) in TOOLS.items()
+    ]  # fmt: skip
+
+
+def instructions(tree: Tree) -> str:
+    """The server's instructions: what the tree is, and how the three tools go together."""
+    what = one_line(tree.root.summary, 200) or f"The {tree.name} commands."
+    return f"{what} Find a command with search_tools, read its arguments with describe_tools, run it with call_tool."
+
+
+class Meta:
+    """Answers the three tools from `runtime` (whose tree may be replaced while serving)."""
+
+    def __init__(self, runtime: Runtime) -> None:
+        self.runtime = runtime
+        self._index: tuple[Tree, Index] | None = None  # the tree it indexes, and the index
+
+    async def call(
+        self, name: str, arguments: dict[str, Any] | None, cwd: str | None = None, context: Context | None = None
+    ) -> Result:
+        """The result of one meta tool call; a bad name or bad arguments as an error result, never a raise.
+        `context` is the caller's session context: search ranks by it, and calls add to it."""
+        arguments = arguments or {}
+        try:
+            if name not in TOOLS:
+                raise NotFound(f"no tool named {name!r}; the tools are {', '.join(TOOLS)}.", close_to(name, [*TOOLS]))
+            check(TOOLS[name][1], arguments, f"arguments of {name}")
+            if name == "search_tools":
+                prefer = context.domains() if context is not None else []
+                return self._search(arguments["query"], arguments.get("limit"), prefer)
+            if name == "describe_tools":
+                return self._describe(arguments["names"])
+            path, cmd = self.command(arguments["name"])
+            values = arguments.get("arguments", {})
+            check(input_schema(cmd), values, f"arguments of `{path}`")
+            tokens = {"argv": [*path.split(), *argv(cmd, values)]}
+            return await self.runtime.call_tool(tokens, cwd, context)  # checks tokens
+        except CallError as exc:
+            return self.runtime.failure(exc, None)
+
+    def command(self, name: str) -> tuple[str, Command]:
+        """The path and command a name gives; NotFound with close paths when there is none."""
+        inv = self.runtime.invocation(name.split())
+        if isinstance(inv.node, Command) and not inv.rest:
+            return " ".join(n.name for n in inv.walked[1:]), inv.node
+        paths = [" ".join(p) for p, node in self.runtime.tree.walk() if isinstance(node, Command)]
+        raise NotFound(f"no command `{name}`; find one with search_tools.", close_to(name, paths))
+
+    def _search(self, query: str, limit: int | None, prefer: list[str]) -> Result:
+        tree = self.runtime.tree
+        if self._index is None or self._index[0] is not tree:
+            self._index = (tree, Index(tree))
+        hits = self._index[1].search(query, limit, prefer)
+        if not hits:
+            return Result(ok=True, path="search_tools", output=f"No command matches {query!r}.\n")
+        lines = rows([(path, node) for _, path, node in hits], widest=40)
+        return self._answer("search_tools", "\n".join(lines + ["", "Describe them with describe_tools."]) + "\n")
+
+    def _describe(self, names: list[str]) -> Result:
+        described = []
+        for name in names:
+            path, cmd = self.command(name)
+            described.append({"name": path, "description": cmd.description or cmd.summary,
+                              "inputSchema": input_schema(cmd)})  # fmt: skip
+        return self._answer("describe_tools", json.dumps(described, ensure_ascii=False) + "\n")
+
+    def _answer(self, tool: str, output: str) -> Result:
+        return Result(ok=True, path=tool, output=cap(output, self.runtime.tree.settings.max_output))
+
+
+def check(schema: dict[str, Any], value: Any, where: str) -> None:
+    """BadRequest naming the first field of `value` that does not fit `schema` (a broken schema checks nothing)."""
+    import jsonschema
+    from referencing.exceptions import Unresolvable
+
+    try:
+        cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+        error = jsonschema.exceptions.best_match(cls(schema).iter_errors(value))
+    except (jsonschema.SchemaError, jsonschema.exceptions.UnknownType, Unresolvable):
+        return  # an upstream's broken schema is the upstream's to enforce
+    if error is not None:
+        field = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)
+        at = f"`{field[1:]}`" if field else "the object"
+        raise BadRequest(f"invalid {where}: {at}: {error.message}.")
+
+
+def argv(cmd: Command, values: dict[str, Any]) -> list[str]:
+    """The tokens after a command's path that give it `values` (an object that fits its `input_schema`):
+    `--json` for an upstream tool; for other commands, an option per value (`--flag=VALUE`, so that no value is
+    read as an option), then the positionals (after `--` when one starts with a dash)."""
+    if cmd.schema is not None:
+        return ["--json", json.dumps(values, ensure_ascii=False)] if values else []
+    if cmd.passthrough:
+        return [str(v) for v in values.get("args", [])]
+    options: list[str] = []
+    positionals: list[str] = []
+    for p in cmd.params:
+        if p.name not in values:
+            continue
+        value = values[p.name]
+        if p.positional:
+            positionals += [_token(p, v) for v in (value if isinstance(value, list) else [value])]
+        elif p.action in ("store_true", "store_false"):
+            options += [p.flags[0]] if value == (p.action == "store_true") else []
+        elif p.action == "negatable":
+            long = next(f for f in p.flags if f.startswith("--"))
+            options.append(long if value else "--no-" + long[2:])
+        elif p.action == "count":
+            options += [p.flags[0]] * value
+        else:
+            options += [f"{p.flags[0]}={_token(p, v)}" for v in (value if p.action == "append" else [value])]
+    dashes = ["--"] if any(t.startswith("-") for t in positionals) else []
+    return options + dashes + positionals
+
+
+def _token(p: Param, value: Any) -> str:
+    """A value as argv text: strings as they are (unless the param reads JSON), anything else as JSON."""
+    return value if isinstance(value, str) and p.type != "json" else json.dumps(value, ensure_ascii=False)

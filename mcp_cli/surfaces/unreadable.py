@@ -1,0 +1,145 @@
+"""Answers for messages the SDK cannot read: invalid JSON, lone surrogates, nesting beyond its parser's limit,
+JSON that is not JSON-RPC. The SDK drops them, leaving the caller waiting for ever; here a request still gets
+an answer saying what was wrong (a tool call a `bad_request` result, anything else JSON-RPC error -32700)."""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from typing import Any
+
+import anyio
+from mcp import types
+from mcp.shared.message import SessionMessage
+
+from ..result import Result, has_surrogate
+
+log = logging.getLogger("mcp_cli")
+
+PARSE_ERROR, INVALID_REQUEST = -32700, -32600
+SCAN_LIMIT = 65536  # characters of a broken message searched for its id and method (they come first)
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+_COLON = re.compile(r"\s*:\s*")
+_STRUCTURE = re.compile(r'["{}\[\]]')
+
+
+class Answering:
+    """The transport's read stream, with unreadable messages answered on `write` instead of passed on."""
+
+    def __init__(self, read: Any, write: Any, tree_name: str) -> None:
+        self.read, self.write, self.tree_name = read, write, tree_name
+
+    @property
+    def last_context(self) -> Any:  # the SDK restores each message's contextvars from its read stream
+        return getattr(self.read, "last_context", None)
+
+    async def receive(self) -> Any:
+        while True:
+            item = await self.read.receive()
+            if not isinstance(item, Exception):
+                return item
+            try:
+                answer = reply(item, self.tree_name)
+            except Exception:  # never let an odd message end the session
+                log.exception("could not answer an unreadable message")
+                continue
+            if answer is not None:
+                await self.write.send(SessionMessage(answer))
+
+    def __aiter__(self) -> Answering:
+        return self
+
+    async def __anext__(self) -> Any:
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def aclose(self) -> None:
+        await self.read.aclose()
+
+    async def __aenter__(self) -> Answering:
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        await self.aclose()
+
+
+def reply(exc: Exception, tree_name: str) -> types.JSONRPCResponse | types.JSONRPCError | None:
+    """The answer to an unreadable message, or None where none is due: a notification or a reply (nobody
+    waits for an answer), or a message whose whole cannot be recovered from the error."""
+    errors = exc.errors() if callable(getattr(exc, "errors", None)) else []  # pydantic's ValidationError
+    raw = next((e for e in errors if e["type"] == "json_invalid" and isinstance(e.get("input"), str)), None)
+    # a member's missing field, or a wrong type of the whole, carries the whole message as its input
+    whole = [e for e in errors if e["type"] == "missing" or len(e["loc"]) < 2]
+    if raw is not None:
+        message, code = _message(raw["input"]), PARSE_ERROR
+        if message and has_surrogate(json.dumps(message, ensure_ascii=False)):
+            why = "holds a lone surrogate (half of a UTF-16 pair), which is not text; send the text as UTF-8"
+        elif "recursion limit" in raw["msg"]:
+            why = "nests JSON too deeply for the server to read; flatten it"
+        else:
+            why = f"is not valid JSON: {raw['msg'].removeprefix('Invalid JSON: ')}"
+    elif whole:
+        found = whole[0].get("input")
+        message, code = (found if isinstance(found, dict) else {}), INVALID_REQUEST
+        as_request = [e for e in errors if e["loc"][:1] == ("JSONRPCRequest",) and len(e["loc"]) > 1]
+        detail = f"{'.'.join(map(str, as_request[0]['loc'][1:]))}: {as_request[0]['msg']}" if as_request else ""
+        why = f"is not a valid MCP request ({detail})" if message else "is not a JSON-RPC message (a JSON object)"
+    else:
+        return None
+    method, request_id = message.get("method"), message.get("id")
+    if message and ("id" not in message or method is None):
+        return None
+    if not isinstance(request_id, (str, int)) or isinstance(request_id, bool) or has_surrogate(str(request_id)):
+        request_id = None  # JSON-RPC: an error whose request cannot be named carries a null id
+    text = f"Error: the request {why}."
+    if method == "tools/call":
+        result = Result(ok=False, path=tree_name, error="bad_request", message=text)
+        body = types.CallToolResult(
+            content=[types.TextContent(type="text", text=result.text())],
+            structured_content=result.structured(),
+            is_error=True,
+        )
+        return types.JSONRPCResponse(
+            jsonrpc="2.0", id=request_id, result=body.model_dump(by_alias=True, exclude_none=True, mode="json")
+        )
+    return types.JSONRPCError(jsonrpc="2.0", id=request_id, error=types.ErrorData(code=code, message=text))
+
+
+def _message(text: str) -> dict[str, Any]:
+    """The message's members as far as they can be read: all of them, or the scalar top-level ones of JSON
+    cut short or nested too deeply to parse whole ({} when none)."""
+    try:
+        parsed = json.loads(text)
+    except (ValueError, RecursionError):
+        return _top_level(text[:SCAN_LIMIT])
+    return parsed if isinstance(parsed, dict) else {}
+
+
+def _top_level(text: str) -> dict[str, Any]:
+    found: dict[str, Any] = {}
+    depth, i, decoder = 0, 0, json.JSONDecoder()
+    while (mark := _STRUCTURE.search(text, i)) is not None:
+        i = mark.start()
+        if text[i] != '"':
+            depth += 1 if text[i] in "{[" else -1
+            i += 1
+            continue
+        string = _STRING.match(text, i)
+        if string is None:
+            break
+        i = string.end()
+        colon = _COLON.match(text, i)
+        if depth != 1 or colon is None:
+            continue
+        try:
+            key = json.loads(string.group())
+            value, end = decoder.raw_decode(text, colon.end())
+        except (ValueError, RecursionError):
+            continue
+        if not isinstance(value, (dict, list)):
+            found[key] = value
+        i = end
+    return found
