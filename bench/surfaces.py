@@ -21,8 +21,7 @@ from typing import Any
 import anyio
 
 from mcp_cli.cli import tokens
-from mcp_cli.surfaces import mcp_server as server
-from mcp_cli.surfaces import meta_tools, openapi
+from mcp_cli.surfaces import meta_tools, openapi, tool
 
 from .corpora import Corpus
 from .economy import Paths
@@ -39,7 +38,7 @@ class Surfaces:
         listed = [t.model_dump(by_alias=True, exclude_none=True, mode="json") for t in meta_tools.tools()]
         runtime = self.paths.runtime
         self.up = {"static": self.paths.up["static"], "MCP tool": self.paths.one_tool + tokens.count(
-                   server.instructions(runtime)), "meta-tools": tokens.count(tokens.tool_json(listed))
+                   tool.instructions(runtime)), "meta-tools": tokens.count(tokens.tool_json(listed))
                    + tokens.count(meta_tools.instructions(runtime.tree)), "OpenAPI": tokens.count(
                    _json(openapi.document(runtime, "http://127.0.0.1:8000")))}  # fmt: skip
         self.up["MCP tool via search"] = self.up["MCP tool"]

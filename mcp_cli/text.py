@@ -9,6 +9,7 @@ import re
 from collections.abc import Iterator
 
 WIDTH = 100
+SUMMARY = 70  # characters of a summary on a listing's or search's row
 # An acronym (with digits and a plural `s`: EC2, PRs), a capitalised or lowercase word (with digits: s3, v2),
 # a lone capital.
 _WORD = re.compile(r"[A-Z]{2,}[0-9]*s?(?![a-z])|[A-Z]?[a-z0-9]+|[A-Z]")
@@ -113,3 +114,8 @@ def columns(rows: list[tuple[str, str]], indent: int = 2, widest: int = 26) -> l
         else:
             out.append(" " * indent + name.ljust(width) + "  " + text)
     return out
+
+
+def rows(named: list[tuple[str, str]], widest: int = 26) -> list[str]:
+    """One row per entry of a listing or of search: its name, and its summary on one line."""
+    return columns([(name, one_line(summary, SUMMARY)) for name, summary in named], widest=widest)

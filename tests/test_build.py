@@ -10,9 +10,9 @@ import venv
 from pathlib import Path
 
 import pytest
-from mcp_cli.generators import vendor
 
 from mcp_cli.compat import toml_loads
+from mcp_cli.generators import vendor
 
 from .conftest import NODE_BIN, ROOT, served, text
 
@@ -121,7 +121,8 @@ def test_build_output_is_complete_and_deterministic(tmp_path):
     assert project["tool"]["setuptools"]["packages"] == [
         "argtool_mcp",
         "argtool_mcp._runtime",
-        *(f"argtool_mcp._runtime.{p}" for p in ("engine", "handlers", "search", "sources", "sources.skill", "surfaces")),
+        *(f"argtool_mcp._runtime.{p}" for p in ("engine", "handlers", "search", "sources", "sources.skill")),
+        "argtool_mcp._runtime.surfaces",
     ]
 
 
@@ -175,7 +176,8 @@ def test_the_runtime_closure_follows_lazy_imports_and_refuses_build_only_ones(tm
         vendor.collect(root)
     (root / "helpers.py").write_text("try:\n    import left_pad\nexcept ImportError:\n    left_pad = None\n")
     assert "left_pad" not in " ".join(vendor.collect(root).requirements)  # an optional import (an extra's)
-    assert "search/embeddings.py" in real.files and not any(r.startswith(("numpy", "wordllama")) for r in real.requirements)
+    assert "search/embeddings.py" in real.files
+    assert not any(r.startswith(("numpy", "wordllama")) for r in real.requirements)
 
 
 def test_build_refuses_to_overwrite_a_foreign_folder(tmp_path):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from ..text import WIDTH, clip, columns, first_sentence, one_line, sentence, spellings
+from ..text import WIDTH, clip, columns, first_sentence, one_line, rows, sentence, spellings
 from ..tree import Command, Group, Node, Param, Topic
 from ..types import VALUE_TYPES
 from .schema import JSON_ALL
@@ -13,7 +13,6 @@ from .schema import JSON_ALL
 if TYPE_CHECKING:  # markdown-it is imported on the first document read, not at every start
     from . import markdown
 
-SUMMARY = 70  # characters of a summary on a listing's or search's row
 
 _HINTS = (
     ("readOnlyHint", "read-only"),
@@ -38,14 +37,9 @@ def title(prog: str, about: str) -> str:
     return f"{prog} - {about}" if about else prog
 
 
-def rows(named: list[tuple[str, Node]], widest: int = 26) -> list[str]:
-    """One row per node, a listing's or search's: the name it is given, and its summary on one line."""
-    return columns([(name, one_line(node.summary, SUMMARY)) for name, node in named], widest=widest)
-
-
 def _listing(heading: str, nodes: list[Node], budget: int) -> list[str]:
     """A heading and one row per node; over `budget` characters, names only, wrapped, with a pointer."""
-    lines = [f"{heading}:"] + rows([(n.name, n) for n in nodes])
+    lines = [f"{heading}:"] + rows([(n.name, n.summary) for n in nodes])
     if sum(len(line) + 1 for line in lines) <= budget:
         return lines
     names, row, out = [n.name for n in nodes], "", [f"{heading} ({len(nodes)}, summaries left out to fit):"]

@@ -1,7 +1,7 @@
 """The serving runtime a built package carries, so that it installs from the package registries alone.
 
-The modules are found, not listed: starting from `mcp_cli/surfaces/launcher.py`, every relative import in the syntax tree
-(lazy ones inside functions too) is followed, with the `__init__.py` of each package on the way. They are copied
+The modules are found, not listed: starting from `mcp_cli/surfaces/launcher.py`, every relative import in the syntax
+tree (lazy ones inside functions too) is followed, with the `__init__.py` of each package on the way. They are copied
 byte for byte. Their imports from outside mcp_cli and the standard library become the package's dependencies,
 with the version ranges mcp-cli itself declares; an import inside `try: ... except ImportError` is optional (an
 extra's) and becomes none.

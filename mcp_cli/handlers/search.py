@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from ..engine.help import rows
 from ..result import Result
 from ..search.ranking import Index
+from ..text import rows
 from ..tree import Tree
 from .base import Call
 
@@ -29,6 +29,6 @@ class SearchHandler:
         hits = self._index.search(query, None if limit is None else max(1, int(limit)), prefer)
         if not hits:
             return Result(ok=True, output=f"No command matches {query!r}. Run `{self.tree.name} --help` to browse.\n")
-        lines = rows([(path, node) for _, path, node in hits], widest=40)
+        lines = rows([(path, node.summary) for _, path, node in hits], widest=40)
         footer = f"Run `{self.tree.name} <path> --help` for usage."
         return Result(ok=True, output="\n".join(lines + ["", footer]) + "\n")

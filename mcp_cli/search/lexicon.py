@@ -1,10 +1,23 @@
-"""The general vocabulary `search` reads queries with: stop words, phrases, verbs by operation, noun synonyms.
+"""The general vocabulary `search` reads queries with: stop words, phrases, verbs by operation, noun synonyms; and the
+verbs tool names are made with, which grouping reads them by too.
 
 Plain tables of everyday software and office words, written from no particular server: one row per entry,
 `word: expansion words`, rows separated by `;`. Words are stemmed when they are read (`search.stem`).
 """
 
 from __future__ import annotations
+
+# The verbs tool names are made with (`list_issues`, `create_issue`), as one word each
+NAME_VERBS = set(
+    "get list create update delete remove add set search find read write run start stop edit move fetch show "
+    "describe merge close open new make check request submit cancel assign unassign approve reject enable disable "
+    "upload download send post put patch query lookup view watch unwatch star unstar fork copy rename archive "
+    "restore reopen lock unlock resolve dismiss rerun retry mark manage execute invoke call load save export import "
+    "sync publish subscribe unsubscribe follow unfollow pin unpin tag untag label unlabel comment reply react "
+    "upsert insert replace clear reset refresh build deploy trigger schedule generate convert parse validate "
+    "count batch bulk acknowledge inspect invite mute unmute test scan apply plan destroy scale restart "
+    "rollback explain translate navigate click fill toggle purge".split()
+)
 
 # Words that say nothing about which command is meant ("show me", "can you", "I want to", "what's").
 STOP = set("""

@@ -20,10 +20,10 @@ from functools import cache
 from typing import Any
 
 from ..entities import acts_in
-from ..sources.grouping import VERBS
 from ..text import words
 from ..tree import Command, Tree
 from . import embeddings, lexicon
+from .lexicon import NAME_VERBS
 
 log = logging.getLogger("mcp_cli")
 
@@ -82,7 +82,7 @@ def _operations() -> dict[str, list[str]]:
     for op, verbs in lexicon.table(lexicon.VERBS).items():
         for verb in verbs:
             ops.setdefault(stem(verb), []).append("@" + op)
-    for verb in VERBS:
+    for verb in NAME_VERBS:
         ops.setdefault(stem(verb), ["@" + stem(verb)])
     return ops
 

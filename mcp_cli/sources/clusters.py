@@ -21,6 +21,7 @@ from collections.abc import Iterable, Iterator
 from heapq import heapify, heappop, heappush
 from itertools import count
 
+from ..search.lexicon import NAME_VERBS
 from ..text import kebab, words
 from ..tree import Command, Group, Node, Tree
 from . import grouping
@@ -68,7 +69,7 @@ def _names(group: Group) -> list[str]:
     says something (`postgres_list_tables` -> postgres), then its things."""
     tools = _tools(group)
     prefix = grouping.shared_prefix(tools).rstrip("-")
-    own = [prefix] if prefix and prefix not in grouping.VERBS and not says_nothing(prefix) else []
+    own = [prefix] if prefix and prefix not in NAME_VERBS and not says_nothing(prefix) else []
     return own + [kebab(t) for t in topics(group)]
 
 
@@ -165,7 +166,7 @@ def _stem(keys: list[str]) -> str:
             break
         stem.append(column[0])
     name = "-".join(stem)
-    return name if stem and stem[0] not in grouping.VERBS and not says_nothing(name) else ""
+    return name if stem and stem[0] not in NAME_VERBS and not says_nothing(name) else ""
 
 
 def _named(profiles: list[tuple[Counter[str], dict[str, str]]]) -> tuple[str, list[str]]:

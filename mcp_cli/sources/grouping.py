@@ -10,18 +10,9 @@ from __future__ import annotations
 
 from collections import Counter
 
+from ..search.lexicon import NAME_VERBS
 from ..text import words
 
-VERBS = set(
-    "get list create update delete remove add set search find read write run start stop edit move fetch show "
-    "describe merge close open new make check request submit cancel assign unassign approve reject enable disable "
-    "upload download send post put patch query lookup view watch unwatch star unstar fork copy rename archive "
-    "restore reopen lock unlock resolve dismiss rerun retry mark manage execute invoke call load save export import "
-    "sync publish subscribe unsubscribe follow unfollow pin unpin tag untag label unlabel comment reply react "
-    "upsert insert replace clear reset refresh build deploy trigger schedule generate convert parse validate "
-    "count batch bulk acknowledge inspect invite mute unmute test scan apply plan destroy scale restart "
-    "rollback explain translate navigate click fill toggle purge".split()
-)
 COUNTED = set("list create delete add remove".split())  # verbs of things one can count: their names are plural
 _FILLER = set("by for of to from in on with and the a an all my".split())
 
@@ -50,15 +41,15 @@ def agent_verb(word: str) -> str:
         return ""
     stem = word[:-2]
     doubled = stem[:-1] if len(stem) > 2 and stem[-1] == stem[-2] else ""
-    return next((v for v in (stem, doubled, word[:-1], stem + "e") if v in VERBS), "")
+    return next((v for v in (stem, doubled, word[:-1], stem + "e") if v in NAME_VERBS), "")
 
 
 def _verb_at(ws: list[str]) -> int:
     """Where a name's verb is: its first word if that is one (`list_pull_requests`), else its last (`issues_list`,
     or an agent noun after a noun: `trial_getter`), else -1."""
-    if ws and ws[0] in VERBS:
+    if ws and ws[0] in NAME_VERBS:
         return 0
-    return len(ws) - 1 if ws and (ws[-1] in VERBS or len(ws) > 1 and agent_verb(ws[-1])) else -1
+    return len(ws) - 1 if ws and (ws[-1] in NAME_VERBS or len(ws) > 1 and agent_verb(ws[-1])) else -1
 
 
 def _stems(ws: list[str]) -> list[str]:
@@ -190,7 +181,7 @@ def nouns_of(names: list[str]) -> dict[str, list[str]]:
 
 def _owned(ws: list[str]) -> bool:
     """Whether a name's words may start with whose it is: a word that is no verb, then a verb (`github_create`)."""
-    return len(ws) > 1 and ws[0] not in VERBS and ws[1] in VERBS
+    return len(ws) > 1 and ws[0] not in NAME_VERBS and ws[1] in NAME_VERBS
 
 
 def split(names: list[str], preset: dict[str, list[str]] | None = None) -> tuple[Groups, list[str]]:

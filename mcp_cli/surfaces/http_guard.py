@@ -9,7 +9,7 @@ import json
 import logging
 import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,7 +33,7 @@ HELP = {
 }
 
 
-class Refused(ValueError):
+class Unsafe(ValueError):
     """Settings a server will not listen with; the message names the fix."""
 
 
@@ -55,17 +55,15 @@ class Guard:
             return TransportSecuritySettings(enable_dns_rebinding_protection=False)
         return TransportSecuritySettings(allowed_hosts=self.hosts, allowed_origins=self.origins)
 
-    def wrap(self, app: Any, runtime: Any) -> Any:
+    def wrap(self, app: Any, views: Mapping[bytes, Any] | None = None) -> Any:
         """`app` behind, outermost first: the Host and Origin check on every route (421, 403); CORS for the accepted
         Origins, so that browser apps there may read the answers (a preflight carries no token); the bearer check
-        (401) of the token, or of each scope's token, which gives a request its scope's view of `runtime`."""
+        (401) of the token, or of each scope's token (`views`: its digest -> the view it gives a request)."""
         from starlette.middleware.cors import CORSMiddleware
 
         inner = app
-        if self.scopes:
-            from .scopes import views
-
-            inner = BearerAuth(app, views(self.scopes, runtime))
+        if views is not None:
+            inner = BearerAuth(app, views)
         elif self.token:
             inner = BearerAuth(app, {hashlib.sha256(self.token.encode()).digest(): None})
         ports = [re.escape(o[:-2]) + r":\d+" for o in self.origins if o.endswith(":*")]
@@ -87,45 +85,38 @@ def guard(
     allow_origins: Iterable[str] = (),
     token_env: str | None = None,
     no_auth: bool = False,
-    scopes_file: str | None = None,
+    scopes: Sequence[Any] = (),
     environ: Mapping[str, str] = os.environ,
 ) -> Guard | None:
-    """The guard for serving at `http` (None for stdio, where these options mean nothing); Refused if unsafe. With
-    `scopes_file`, its scopes' tokens are the only ones accepted (see `scopes.load`)."""
+    """The guard for serving at `http` (None for stdio, where these options mean nothing); Unsafe if unsafe. With
+    `scopes` (of a scopes file, see `scopes.load`), their tokens are the only ones accepted."""
     allow_hosts, allow_origins = list(allow_hosts or ()), list(allow_origins or ())
     if http is None:
-        if scopes_file:
-            raise Refused(
-                "--scopes goes with --http or --openapi: over stdio there are no bearer tokens to tell clients apart"
+        if allow_hosts or allow_origins or token_env or no_auth or scopes:
+            raise Unsafe(
+                "--allow-host, --allow-origin, --token-env, --no-auth and --scopes go with --http or --openapi"
             )
-        if allow_hosts or allow_origins or token_env or no_auth:
-            raise Refused("--allow-host, --allow-origin, --token-env and --no-auth go with --http or --openapi")
         return None
     host, port = http
     local, anywhere = _kind(host)
-    scopes: tuple[Any, ...] = ()
-    if scopes_file:
-        if token_env or no_auth:
-            raise Refused("--scopes gives each client its token: drop " + ("--token-env" if token_env else "--no-auth"))
-        from . import scopes as scoping
-
-        scopes = tuple(scoping.load(scopes_file, environ))
+    if scopes and (token_env or no_auth):
+        raise Unsafe("--scopes gives each client its token: drop " + ("--token-env" if token_env else "--no-auth"))
     token = None if scopes else _token(token_env, no_auth, environ)
     where = f"{bracketed(host)}:{port}"
     if not local and token is None and not no_auth and not scopes:
-        raise Refused(
+        raise Unsafe(
             f"refusing to serve {where} without a token: set {TOKEN_ENV} (clients send 'Authorization: Bearer "
             "<token>'), or pass --no-auth to let anyone who reaches it in"
         )
     if anywhere and not allow_hosts:
-        raise Refused(
+        raise Unsafe(
             f"{where} listens on every address: name the Host clients use with --allow-host HOST (repeatable), "
             "or accept any Host with --allow-host '*'"
         )
     hosts, origins = _allowed(where, local, anywhere, allow_hosts, allow_origins)
     if no_auth and not local:
         log.warning("serving %s with no token (--no-auth): anyone who reaches it can run the tree", where)
-    return Guard(hosts, origins, token, scopes)
+    return Guard(hosts, origins, token, tuple(scopes))
 
 
 def _allowed(
@@ -143,7 +134,7 @@ def _allowed(
         origins += [f"{scheme}://{h}" for h in named for scheme in ("http", "https")]
     for origin in allow_origins:
         if not origin.startswith(("http://", "https://")) or origin.count("/") != 2:
-            raise Refused(f"--allow-origin expects SCHEME://HOST[:PORT], e.g. https://app.example.com; got {origin!r}")
+            raise Unsafe(f"--allow-origin expects SCHEME://HOST[:PORT], e.g. https://app.example.com; got {origin!r}")
         origins.append(origin)
     return hosts, origins
 
@@ -161,13 +152,13 @@ def _kind(host: str) -> tuple[bool, bool]:
 
 def _token(token_env: str | None, no_auth: bool, environ: Mapping[str, str]) -> str | None:
     if no_auth and token_env:
-        raise Refused("--no-auth and --token-env contradict each other: keep one")
+        raise Unsafe("--no-auth and --token-env contradict each other: keep one")
     name = token_env or TOKEN_ENV
     token = environ.get(name, "").strip() or None
     if token_env and token is None:
-        raise Refused(f"--token-env {name}: the environment variable {name} is not set (or empty)")
+        raise Unsafe(f"--token-env {name}: the environment variable {name} is not set (or empty)")
     if no_auth and token is not None:
-        raise Refused(f"--no-auth, but {name} is set: unset it, or drop --no-auth to require the token")
+        raise Unsafe(f"--no-auth, but {name} is set: unset it, or drop --no-auth to require the token")
     return token
 
 
@@ -183,7 +174,7 @@ def _host_patterns(value: str) -> list[str]:
     has_port = ":" in value and not value.endswith("]")
     name, _, port = value.rpartition(":") if has_port else (value, "", "")
     if "/" in value or not name.strip("[]") or (has_port and not port.isdigit()):
-        raise Refused(f"--allow-host expects HOST or HOST:PORT (or '*'), got {value!r}")
+        raise Unsafe(f"--allow-host expects HOST or HOST:PORT (or '*'), got {value!r}")
     return [value] if has_port else [value, f"{value}:*"]
 
 

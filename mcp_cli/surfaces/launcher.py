@@ -61,7 +61,8 @@ def http_arguments(parser: argparse.ArgumentParser) -> None:
 
 def http_checks(parser: argparse.ArgumentParser, args: argparse.Namespace) -> tuple[tuple[str, int] | None, Any]:
     """The HTTP address (None: stdio) and its guard; a bad address or a refused one exits with status 2."""
-    from .http_guard import Refused, guard
+    from . import scopes
+    from .http_guard import Unsafe, guard
 
     if args.http and args.openapi:
         parser.error("give --http (which serves the OpenAPI surface beside /mcp) or --openapi (it alone), not both")
@@ -75,9 +76,13 @@ def http_checks(parser: argparse.ArgumentParser, args: argparse.Namespace) -> tu
     if args.surface != "tool" and args.openapi:
         parser.error("--surface is for MCP clients; --openapi serves one operation: give --http for both")
     try:
+        if args.scopes and address is None:
+            raise Unsafe("--scopes goes with --http or --openapi: over stdio there are no bearer tokens to tell "
+                         "clients apart")  # fmt: skip
+        loaded = scopes.load(args.scopes) if args.scopes else ()
         checks = guard(address, allow_hosts=args.allow_host, allow_origins=args.allow_origin,
-                       token_env=args.token_env, no_auth=args.no_auth, scopes_file=args.scopes)  # fmt: skip
-    except Refused as exc:
+                       token_env=args.token_env, no_auth=args.no_auth, scopes=loaded)  # fmt: skip
+    except Unsafe as exc:
         parser.exit(2, f"{parser.prog}: {exc}\n")
     return address, checks
 

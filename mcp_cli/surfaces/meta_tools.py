@@ -10,14 +10,13 @@ from typing import Any
 
 from mcp import types
 
-from ..engine.help import rows
 from ..engine.runtime import Runtime
 from ..engine.schema import input_schema
 from ..entities import Context
 from ..errors import BadRequest, CallError, NotFound, close_to
 from ..result import Result, cap
 from ..search.ranking import SHOWN, Index
-from ..text import one_line
+from ..text import one_line, rows
 from ..tree import Command, Param, Tree
 
 DESCRIBE_MAX = 20  # names one describe_tools call may ask for
@@ -112,7 +111,7 @@ class Meta:
         hits = self._index[1].search(query, limit, prefer)
         if not hits:
             return Result(ok=True, path="search_tools", output=f"No command matches {query!r}.\n")
-        lines = rows([(path, node) for _, path, node in hits], widest=40)
+        lines = rows([(path, node.summary) for _, path, node in hits], widest=40)
         return self._answer("search_tools", "\n".join(lines + ["", "Describe them with describe_tools."]) + "\n")
 
     def _describe(self, names: list[str]) -> Result:

@@ -20,8 +20,7 @@ from .. import __version__
 from ..engine.runtime import Runtime
 from ..result import SCHEMA
 from ..text import one_line
-from . import mcp_server as server
-from . import scopes
+from . import scopes, tool
 
 DOCUMENT, RUN = "/openapi.json", "/run"
 MAX_BODY = DEFAULT_MAX_REQUEST_BODY_SIZE  # bytes of a /run body, as the SDK allows a message to /mcp
@@ -46,8 +45,8 @@ def document(runtime: Runtime, url: str, bearer: bool = False) -> dict[str, Any]
         "paths": {RUN: {"post": {
             "operationId": "run",
             "summary": f"Run a {tree.name} command (argv or command); start with --help.",
-            "description": server.description(runtime),
-            "requestBody": {"required": True, "content": {"application/json": {"schema": server.INPUT_SCHEMA}}},
+            "description": tool.description(runtime),
+            "requestBody": {"required": True, "content": {"application/json": {"schema": tool.INPUT_SCHEMA}}},
             "responses": responses,
         }}},
         "components": components,
@@ -74,9 +73,9 @@ def routes(runtime: Runtime, bearer: bool = False) -> list[Route]:
         try:
             arguments = json.loads(await request.body())
         except (ValueError, RecursionError) as exc:  # not UTF-8, not JSON, or nested past the parser's depth
-            result = server.invalid(chosen, f"the request body is not JSON ({exc})")
+            result = tool.invalid(chosen, f"the request body is not JSON ({exc})")
         else:
-            result = await server.run(chosen, arguments)
+            result = await tool.run(chosen, arguments)
         return JSONResponse(result.structured(), status_code=400 if result.error == "bad_request" else 200)
 
     return [

@@ -33,7 +33,7 @@ from ..engine.runtime import Runtime
 from ..errors import close_to
 from ..text import named
 from ..tree import Command, Group, Node, Tree, server_depth
-from .http_guard import ACCESS, Refused
+from .http_guard import ACCESS, Unsafe
 
 log = logging.getLogger("mcp_cli")
 KEYS = ("name", "token_env", "token_sha256", "paths", "read_only")
@@ -51,27 +51,27 @@ class Scope:
 
 
 def load(file: str | Path, environ: Mapping[str, str] = os.environ) -> list[Scope]:
-    """The scopes of a file; Refused with a one-line message naming the file, the scope and what to change."""
+    """The scopes of a file; Unsafe with a one-line message naming the file, the scope and what to change."""
     from ..compat import toml_loads
 
     where = f"--scopes {file}"
     try:
         data = toml_loads(Path(file).read_text(encoding="utf-8"))
     except OSError as exc:
-        raise Refused(f"{where}: cannot read it ({exc.strerror})") from None
+        raise Unsafe(f"{where}: cannot read it ({exc.strerror})") from None
     except ValueError as exc:  # not TOML, or not UTF-8
-        raise Refused(f"{where}: not a TOML file ({exc})") from None
+        raise Unsafe(f"{where}: not a TOML file ({exc})") from None
     extra = sorted(set(data) - {"scope"})
     if extra:
-        raise Refused(f"{where}: unknown key {extra[0]!r}; the file holds [[scope]] tables only")
+        raise Unsafe(f"{where}: unknown key {extra[0]!r}; the file holds [[scope]] tables only")
     tables = data.get("scope")
     if not isinstance(tables, list) or not tables:
-        raise Refused(f'{where}: no [[scope]] tables; give each client one with token_env = "NAME" and paths = [...]')
+        raise Unsafe(f'{where}: no [[scope]] tables; give each client one with token_env = "NAME" and paths = [...]')
     scopes = [_scope(f"{where}: scope {i}", f"scope {i}", table, environ) for i, table in enumerate(tables, 1)]
     seen: dict[bytes, str] = {}
     for scope in scopes:
         if scope.digest in seen:
-            raise Refused(f"{where}: scopes {seen[scope.digest]!r} and {scope.name!r} have the same token; give "
+            raise Unsafe(f"{where}: scopes {seen[scope.digest]!r} and {scope.name!r} have the same token; give "
                           "each its own")  # fmt: skip
         seen[scope.digest] = scope.name
     return scopes
@@ -80,37 +80,37 @@ def load(file: str | Path, environ: Mapping[str, str] = os.environ) -> list[Scop
 def _scope(where: str, name: str, table: Any, environ: Mapping[str, str]) -> Scope:
     """One [[scope]] table; `where` names it in messages, `name` is its name when it gives none."""
     if not isinstance(table, dict):
-        raise Refused(f"{where}: must be a table ([[scope]]) of token_env or token_sha256, paths and read_only")
+        raise Unsafe(f"{where}: must be a table ([[scope]]) of token_env or token_sha256, paths and read_only")
     name = table.get("name", name)
     if "name" in table:
         if not isinstance(name, str) or not name.strip():
-            raise Refused(f"{where}: `name` must be a non-empty string")
+            raise Unsafe(f"{where}: `name` must be a non-empty string")
         where = f"{where} ({name})"
     for key in table:
         if key not in KEYS:
             near = close_to(key, KEYS)
             hint = f"did you mean {near[0]!r}?" if near else f"the keys are {', '.join(KEYS)}"
-            raise Refused(f"{where}: unknown key {key!r}; {hint}")
+            raise Unsafe(f"{where}: unknown key {key!r}; {hint}")
     if ("token_env" in table) == ("token_sha256" in table):
-        raise Refused(f'{where}: give the token as exactly one of token_env = "NAME" or token_sha256 = "<hex>"')
+        raise Unsafe(f'{where}: give the token as exactly one of token_env = "NAME" or token_sha256 = "<hex>"')
     if "token_env" in table:
         variable = table["token_env"]
         token = environ.get(variable, "").strip() if isinstance(variable, str) else ""
         if not token:
-            raise Refused(f"{where}: token_env {variable!r}: the environment variable is not set (or empty)")
+            raise Unsafe(f"{where}: token_env {variable!r}: the environment variable is not set (or empty)")
         digest = hashlib.sha256(token.encode()).digest()
     else:
         hexdigest = table["token_sha256"]
         if not isinstance(hexdigest, str) or not _HEX.fullmatch(hexdigest):
-            raise Refused(f"{where}: token_sha256 must be 64 hex digits, the SHA-256 of the token "
+            raise Unsafe(f"{where}: token_sha256 must be 64 hex digits, the SHA-256 of the token "
                           "(printf %s \"$TOKEN\" | sha256sum)")  # fmt: skip
         digest = bytes.fromhex(hexdigest)
     paths = table.get("paths")
     if not isinstance(paths, list) or not paths or not all(isinstance(p, str) and p.strip() for p in paths):
-        raise Refused(f'{where}: `paths` must be a non-empty list of patterns, e.g. paths = ["github *"]')
+        raise Unsafe(f'{where}: `paths` must be a non-empty list of patterns, e.g. paths = ["github *"]')
     read_only = table.get("read_only", False)
     if not isinstance(read_only, bool):
-        raise Refused(f"{where}: `read_only` must be true or false")
+        raise Unsafe(f"{where}: `read_only` must be true or false")
     return Scope(name, digest, tuple(" ".join(p.split()) for p in paths), read_only)
 
 

@@ -1,0 +1,89 @@
+"""The one tool's contract, the same on every surface (MCP, OpenAPI): its input schema, what a call with arguments that
+do not fit it answers, the tool's description and the server's instructions."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ..engine.runtime import Runtime
+from ..entities import Context
+from ..result import Result
+from ..text import clip, named, one_line
+from ..tree import Group
+
+INPUT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "argv": {
+            "type": "array",
+            "items": {"type": "string"},
+            "description": "Tokens after the tool name.",
+        },
+        "command": {"type": "string", "description": "Or one string, split like a POSIX shell."},
+    },
+    "additionalProperties": False,
+}
+
+
+def malformed(arguments: Any) -> str:
+    """What is wrong with tool arguments that do not fit INPUT_SCHEMA, or "" when they fit (checked by hand:
+    jsonschema would cost more than the rest of a trivial call)."""
+    if not isinstance(arguments, dict):
+        return "the arguments must be an object"
+    unknown = sorted(set(arguments) - set(INPUT_SCHEMA["properties"]))
+    if unknown:
+        return f"unknown field(s) {', '.join(map(repr, unknown))}; the fields are `argv` and `command`"
+    argv, command = arguments.get("argv"), arguments.get("command")  # null: not given (as models send unused fields)
+    if argv is not None and not (isinstance(argv, list) and all(isinstance(t, str) for t in argv)):
+        return f"`argv` must be a list of strings, not {json.dumps(argv)[:80]}"
+    if command is not None and not isinstance(command, str):
+        return f"`command` must be a string, not {json.dumps(command)[:80]}"
+    return ""
+
+
+def invalid(runtime: Runtime, problem: str) -> Result:
+    """The bad_request result for tool arguments that are not what INPUT_SCHEMA asks for."""
+    text = (
+        f"Error: invalid tool arguments: {problem}. "
+        'Give {"argv": ["--help"]} (a list of strings) or {"command": "--help"} (one string).'
+    )
+    return Result(ok=False, path=runtime.tree.name, error="bad_request", message=text)
+
+
+async def run(runtime: Runtime, arguments: Any, cwd: str | None = None, context: Context | None = None) -> Result:
+    """A call of the one tool, from any surface, in a session's `context`: arguments that do not fit INPUT_SCHEMA
+    are a bad_request."""
+    problem = malformed(arguments)
+    return invalid(runtime, problem) if problem else await runtime.call_tool(arguments, cwd, context)
+
+
+NAMED = 12  # domain names in the tool description
+SUMMARY_BUDGET = 1024  # characters of the root summary in the tool description (a skill's description at most)
+
+
+def description(runtime: Runtime) -> str:
+    """Root summary (a skill's whole description, up to SUMMARY_BUDGET), the domain names, and the instruction to
+    start with --help (a domain's, when there are domains: an agent that knows its domain skips the root; a lone
+    domain is named there only)."""
+    root = runtime.tree.root
+    search = root.child("search")
+    groups = [n.name for n in root.children if isinstance(n, Group)]
+    others = [n.name for n in root.children if not isinstance(n, Group) and n is not search]
+    parts = [clip(root.summary, SUMMARY_BUDGET) if root.summary else f"The {root.name} command line."]
+    if len(groups) > 1:  # a lone domain is named by the instruction
+        parts.append(f"Domains: {named(groups, NAMED)}.")
+    if others:
+        parts.append("Commands: " + ", ".join(others[:NAMED]) + ".")
+    domain = groups[0] if len(groups) == 1 else "DOMAIN"
+    first = (f"`{domain} --help`" + (" (`--help` for all)" if len(groups) > NAMED else "")) if groups else "--help"
+    first += " or `search WORDS`" if search is not None else ""
+    return " ".join(parts) + f" Run {first} first."
+
+
+def instructions(runtime: Runtime) -> str:
+    """The server's instructions: what the tree is and where to start (the tool's description says the rest:
+    clients put both in the model's context)."""
+    name = runtime.tree.name
+    what = one_line(runtime.tree.root.summary, 160) or f"The {name} command line."
+    return f"{what} One tool, `{name}`, runs it: start with `{name} --help`."
