@@ -15,17 +15,27 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
-from . import context, corpora, crowded, economy, install, quality, reliability, runtime, scale, skill, surfaces, wrap
+from . import (
+    context,
+    corpora,
+    crowded,
+    economy,
+    install,
+    mark,
+    quality,
+    reliability,
+    runtime,
+    scale,
+    skill,
+    surfaces,
+    wrap,
+)
 
 HERE = Path(__file__).resolve().parent
 STRATEGIES = ("static", "meta-tools", "search-tool", "mcp-cli", "exported skill")
 PATHS = ("meta-tools", "search-tool", "mcp-cli", "mcp-cli via search", "exported skill")
 ROOT_HELP = {"crowded-70": 400, "synthetic-10000": 500}  # root help tokens, at most (issue 14)
 FASTMCP = {"recall@1": 0.745, "recall@5": 0.876, "mrr": 0.805}  # quoted from the project brief, not re-measured
-
-
-def mark(ok: bool) -> str:
-    return "pass" if ok else "MISSED"
 
 
 def ratio_table(rows: list[dict]) -> list[str]:

@@ -34,6 +34,8 @@ import anyio
 
 from mcp_cli.errors import KINDS
 
+from . import mark
+
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"
 AWKWARD = FIXTURES / "upstreams" / "awkward.py"
@@ -384,8 +386,6 @@ def verdicts(results: dict[str, Any]) -> dict[str, bool]:
 
 def report(results: dict[str, Any]) -> tuple[list[str], list[str]]:
     """(markdown lines, target lines with pass/MISSED) for `run`'s results."""
-    from .__main__ import mark
-
     argv, faults, http, bad = results["argv"], results["faults"], results["http"], results["malformed"]
     keys = ("calls", "answered", "not enveloped", "internal", "tracebacks", "server deaths")
     lines = ["### Generated argv", "", "| tree | " + " | ".join(keys) + " | calls/s |", "|---|" + "---|" * 7]

@@ -2,9 +2,12 @@
 
 The modules are found, not listed: starting from `mcp_cli/surfaces/launcher.py`, every relative import in the syntax
 tree (lazy ones inside functions too) is followed, with the `__init__.py` of each package on the way. They are copied
-byte for byte. Their imports from outside mcp_cli and the standard library become the package's dependencies,
-with the version ranges mcp-cli itself declares; an import inside `try: ... except ImportError` is optional (an
-extra's) and becomes none.
+byte for byte, but for the copy's own `__init__.py`, which holds the version of mcp-cli it came from (mcp_cli's
+re-exports the public API, which serving does not need).
+
+Their imports from outside mcp_cli and the standard library become the package's dependencies, with the version
+ranges mcp-cli itself declares; an import inside `try: ... except ImportError` is optional (an extra's) and becomes
+none.
 """
 
 from __future__ import annotations
@@ -51,11 +54,19 @@ def collect(root: Path | None = None) -> Runtime:
 
 
 def copy(runtime: Runtime, dest: Path) -> None:
-    """Copy the runtime's files, byte for byte, into `dest`."""
+    """Copy the runtime's files, byte for byte, into `dest`; its `__init__.py` says which mcp-cli it is."""
     for rel in runtime.files:
         target = dest / rel
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes((runtime.root / rel).read_bytes())
+        target.write_bytes(stamp() if rel == "__init__.py" else (runtime.root / rel).read_bytes())
+
+
+def stamp() -> bytes:
+    """The copy's `__init__.py`: the version of mcp-cli whose runtime it is."""
+    version = mcp_cli.__version__
+    return (
+        f'"""The serving runtime of mcp-cli {version}, copied by its build."""\n\n__version__ = "{version}"\n'.encode()
+    )
 
 
 def _file(root: Path, module: str) -> Path:
@@ -83,7 +94,9 @@ def _closure(root: Path) -> tuple[set[str], dict[str, str]]:
         if not _exists(root, module):
             raise VendorError(f"the serving runtime imports mcp_cli.{module}, which does not exist")
         seen.add(module)
-        parts = module.split(".") if module else []
+        if not module:  # mcp_cli's own __init__ is not copied (see `copy`)
+            continue
+        parts = module.split(".")
         todo.extend(".".join(parts[:i]) for i in range(len(parts)))  # the packages it lives in
         path = _file(root, module)
         package = parts if path.name == "__init__.py" else parts[:-1]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -10,16 +11,19 @@ from typing import Any
 def main(tree_file: str | Path, argv: list[str] | None = None) -> None:
     """`NAME` serves over stdio; `NAME --http [HOST:]PORT` over streamable HTTP (127.0.0.1 by default), and the
     OpenAPI surface beside it (`--openapi [HOST:]PORT`: that alone), with the same Host/Origin allow-list,
-    bearer-token and scopes options as `mcp-cli serve`."""
+    bearer-token and scopes options as `mcp-cli serve`. It says on stderr which mcp-cli's runtime it carries."""
+    from .. import __version__
     from ..engine.runtime import Runtime
     from ..tree import Tree
     from .mcp_server import serve
 
     tree = Tree.load(tree_file)
     parser = argparse.ArgumentParser(prog=tree.name + "-mcp", description=f"Serve {tree.name} as one MCP tool.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s, mcp-cli runtime {__version__}")
     http_arguments(parser)
     args = parser.parse_args(argv)
     address, checks = http_checks(parser, args)
+    print(f"{parser.prog}: mcp-cli runtime {__version__}", file=sys.stderr)
     serve(Runtime(tree), http=address, guard=checks, stateless=args.stateless, surface=args.surface,
           mcp=not args.openapi)  # fmt: skip
 
