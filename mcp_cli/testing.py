@@ -53,7 +53,8 @@ def invoke(
     upstreams: dict[str, Any] | None = None,
 ) -> Result:
     """Run `argv` (a list, or one string split like a shell) against `tree` in this process and return the
-    result envelope. `cwd` is where the caller works; `upstreams` maps server names to in-process servers."""
+    result envelope, as `mcp-cli run` would (`@FILE` arguments are read). `cwd` is where the caller works;
+    `upstreams` maps server names to in-process servers."""
     return anyio.run(ainvoke, tree, argv, cwd, upstreams)
 
 
@@ -72,7 +73,7 @@ async def ainvoke(
         tree = replace(tree, upstreams={**tree.upstreams, **{n: {"server": s} for n, s in upstreams.items()}})
     arguments = {"command": argv} if isinstance(argv, str) else {"argv": list(argv)}
     async with Runtime(tree) as runtime:
-        return await runtime.call_tool(arguments, None if cwd is None else str(cwd))
+        return await runtime.call_tool(arguments, None if cwd is None else str(cwd), local_files=True)
 
 
 @asynccontextmanager

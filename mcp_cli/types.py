@@ -9,6 +9,7 @@ import math
 import os
 import stat
 from collections.abc import Callable
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
@@ -63,21 +64,17 @@ def json_value(text: str) -> Any:
     return loads(at_file(text[1:], "JSON").decode("utf-8", errors="replace"))
 
 
-_files = {"readable": True}  # whether `@FILE` is read: not for HTTP clients, whose files are not this machine's
-
-
-def remote_callers() -> None:
-    """From now on `@FILE` names no file: the callers are HTTP clients (`mcp-cli serve --http/--openapi`), whose
-    paths would read this machine's files for them."""
-    _files["readable"] = False
+# Whether `@FILE` names a file of this machine: a call's surface decides (stdio and `mcp-cli run`: yes; HTTP and
+# OpenAPI, whose callers' files are not this machine's: no), and the runtime sets it from the call's invocation.
+LOCAL_FILES: ContextVar[bool] = ContextVar("mcp_cli_local_files", default=False)
 
 
 def at_file(path: str, what: str) -> bytes:
     """The bytes of the file an `@FILE` argument names: a regular file of at most JSON_FILE_LIMIT bytes (never a
     device, FIFO or folder, which could block or flood the server). Raises ValueError saying what is wrong."""
-    if not _files["readable"]:
-        raise ValueError(f"@{path}: files are not read for HTTP clients (they would be the server's); give the {what} "
-                         "itself")  # fmt: skip
+    if not LOCAL_FILES.get():
+        raise ValueError(f"@{path}: files are read only for callers on this machine (stdio, `mcp-cli run`), not over "
+                         f"HTTP (they would be the server's); give the {what} itself")  # fmt: skip
     try:
         info = os.stat(path)
         if not stat.S_ISREG(info.st_mode):

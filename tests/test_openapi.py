@@ -12,11 +12,12 @@ import pytest
 from mcp import Client
 from openapi_spec_validator import OpenAPIV31SpecValidator, validate
 
-from .conftest import DEMO, ROOT, text
+from .conftest import DEMO, ROOT, free_port, text, wait_for_port
 from .test_http_security import LAUNCHER, TOKEN, environment, server
 
 SERVE = [sys.executable, "-m", "mcp_cli", "serve"]
 ARGTOOL = ROOT / "tests" / "fixtures" / "skills" / "argtool"
+AWKWARD = ROOT / "tests" / "fixtures" / "upstreams" / "awkward.py"
 
 
 @contextmanager
@@ -193,7 +194,7 @@ def test_a_wrapped_mcp_server_over_openapi(tmp_path):
         secret = tmp_path / "secret.json"  # a file of the server's machine, which an HTTP client must not read
         secret.write_text(json.dumps({"timezone": "sk-live-SECRET"}))
         refused = envelope(run(base, {"argv": ["time", "get-current-time", "--json", f"@{secret}"]}), document)
-        assert refused["error"] == "usage" and "files are not read for HTTP clients" in refused["message"]
+        assert refused["error"] == "usage" and "files are read only for callers on this machine" in refused["message"]
         assert "SECRET" not in json.dumps(refused)
 
 
@@ -220,3 +221,51 @@ def test_options_that_do_not_go_with_openapi_are_refused(command, args, says):
     done = subprocess.run([*command, str(DEMO), *args], cwd=ROOT, env=environment(), capture_output=True, text=True)
     assert done.returncode == 2 and done.stdout == ""
     assert says in done.stderr and "Traceback" not in done.stderr
+
+
+LIBRARY_APP = """
+import sys, uvicorn
+from mcp_cli import Runtime, load
+from mcp_cli.surfaces import mcp_server, openapi
+runtime = Runtime(load(sys.argv[1]))
+app = openapi.app(runtime) if sys.argv[2] == "openapi" else mcp_server.build(runtime).streamable_http_app()
+uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[3]), log_level="warning")
+"""
+
+
+@contextmanager
+def library_app(config, kind: str):
+    """The OpenAPI or MCP app built from the public API as a library user would (no `serve`), served by uvicorn."""
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-c", LIBRARY_APP, str(config), kind, str(port)], cwd=ROOT,
+                            env=environment(MCP_CLI_CACHE_DIR=str(config.parent / "cache")))  # fmt: skip
+    try:
+        wait_for_port(port, proc)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("kind", ["openapi", "mcp"])
+async def test_apps_built_as_a_library_read_no_file_for_their_http_clients(tmp_path, kind):
+    """Whether `@FILE` is read is the surface's to say, per call: an HTTP app never reads the server's files, however
+    it was built; the same tree over stdio still does (test_wrap_schema)."""
+    config = tmp_path / "awk.json"
+    config.write_text(json.dumps({"mcpServers": {"awkward": {"command": sys.executable, "args": [str(AWKWARD)]}}}))
+    secret = tmp_path / "secret.json"
+    secret.write_text(json.dumps({"query": "sk-live-SECRET"}))
+    argv = ["awkward", "echo-args", "--json", f"@{secret}"]
+    with library_app(config, kind) as base:
+        if kind == "openapi":
+            answer = httpx2.post(f"{base}/run", json={"argv": argv}, timeout=120).json()
+            ok, said = answer["ok"], json.dumps(answer)
+        else:
+            async with Client(f"{base}/mcp") as client:
+                result = await client.call_tool("awk", {"argv": argv})
+                ok, said = not result.is_error, text(result) + json.dumps(result.structured_content)
+                plain = await client.call_tool("awk", {"argv": ["awkward", "echo-args", "--query", "q"]})
+                assert not plain.is_error and json.loads(text(plain)) == {"query": "q"}  # the app does serve
+    assert not ok and "files are read only for callers on this machine" in said
+    assert "SECRET" not in said

@@ -3,7 +3,7 @@
 import pytest
 
 from mcp_cli.sources.skill.folder import load
-from mcp_cli.surfaces.mcp_server import SUMMARY_BUDGET
+from mcp_cli.surfaces.tool import SUMMARY_BUDGET
 from mcp_cli.text import clip
 
 from .conftest import served

@@ -149,7 +149,7 @@ def run(
 
     async def once() -> Result:
         async with Runtime(loaded) as runtime:
-            return await runtime.call(tokens)
+            return await runtime.call(tokens, local_files=True)
 
     result = anyio.run(once)
     output = result.output

@@ -17,6 +17,7 @@ from ..handlers import Call, Handler, Kind
 from ..handlers.processes import kill_all
 from ..result import Result, cap, has_surrogate, wire_text
 from ..tree import Command, Group, Node, Topic, Tree
+from ..types import LOCAL_FILES
 from . import help as helptext
 from . import parser as argparser
 from . import schema, topics
@@ -30,13 +31,15 @@ RETRY_DELAY, RETRY_MAX = 15.0, 600.0  # seconds before asking a source for its u
 @dataclass
 class Invocation:
     """One call on its way: the tree, the nodes walked from the root, the tokens left, where the caller works, the
-    caller's session context. Errors carry it, and the help shown with them is rendered from it only when they are."""
+    caller's session context, whether its `@FILE` arguments name files of this machine (its surface says: see
+    `types.LOCAL_FILES`). Errors carry it, and the help shown with them is rendered from it only when they are."""
 
     tree: Tree
     walked: list[Node]
     rest: list[str] = field(default_factory=list)
     cwd: str | None = None
     context: Context | None = None
+    local_files: bool = False
 
     @property
     def node(self) -> Node:
@@ -132,16 +135,21 @@ class Runtime:
         kill_all()
 
     async def call_tool(
-        self, arguments: dict[str, Any] | None, cwd: str | None = None, context: Context | None = None
+        self,
+        arguments: dict[str, Any] | None,
+        cwd: str | None = None,
+        context: Context | None = None,
+        local_files: bool = False,
     ) -> Result:
         """A call from the MCP tool: exactly one of `argv` (list of strings) or `command` (one string).
         `cwd` is where the caller works (commands that run processes run there); `context` is the caller's session
-        context, which a call that reaches a command adds the entities it names to."""
+        context, which a call that reaches a command adds the entities it names to; `local_files`: the caller is on
+        this machine, so `@FILE` arguments are read (never for an HTTP client)."""
         try:
             tokens = self.tokens_of(arguments or {})
         except CallError as exc:
             return self.failure(exc, None)
-        return await self.call(tokens, cwd, context)
+        return await self.call(tokens, cwd, context, local_files)
 
     def tokens_of(self, arguments: dict[str, Any]) -> list[str]:
         argv, command = arguments.get("argv"), arguments.get("command")
@@ -173,7 +181,9 @@ class Runtime:
                 raise unsplittable(command)
         return tokens
 
-    def invocation(self, tokens: list[str], cwd: str | None = None, context: Context | None = None) -> Invocation:
+    def invocation(
+        self, tokens: list[str], cwd: str | None = None, context: Context | None = None, local_files: bool = False
+    ) -> Invocation:
         """Walk groups by name as far as the tokens go."""
         walked: list[Node] = [self.tree.root]
         i = 0
@@ -183,10 +193,20 @@ class Runtime:
                 break
             walked.append(child)
             i += 1
-        return Invocation(self.tree, walked, tokens[i:], cwd, context)
+        return Invocation(self.tree, walked, tokens[i:], cwd, context, local_files)
 
-    async def call(self, tokens: list[str], cwd: str | None = None, context: Context | None = None) -> Result:
-        inv = self.invocation(tokens, cwd, context)
+    async def call(
+        self, tokens: list[str], cwd: str | None = None, context: Context | None = None, local_files: bool = False
+    ) -> Result:
+        """The result of one call (see `call_tool`); never raises for what a caller sent."""
+        inv = self.invocation(tokens, cwd, context, local_files)
+        reading = LOCAL_FILES.set(local_files)
+        try:
+            return await self._call(inv)
+        finally:
+            LOCAL_FILES.reset(reading)
+
+    async def _call(self, inv: Invocation) -> Result:
         try:
             result = await self._dispatch(inv)
         except CallError as exc:

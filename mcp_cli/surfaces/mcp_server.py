@@ -21,7 +21,6 @@ from ..engine.runtime import Runtime
 from ..entities import Contexts
 from ..handlers.processes import exit_process
 from ..result import Result
-from ..types import remote_callers
 from . import http_guard, scopes
 from .tool import INPUT_SCHEMA, description, instructions, run
 from .unreadable import Answering
@@ -94,11 +93,13 @@ class Roots:
         self._known.pop(self._connection(ctx), None)
 
 
-def build(runtime: Runtime, surface: str = "tool", scoped: bool = False) -> Server:
+def build(runtime: Runtime, surface: str = "tool", scoped: bool = False, local_files: bool = False) -> Server:
     """A low-level Server that drives `runtime` through exactly one tool, or with `surface="meta"` through the
-    meta-tools (see `meta_tools`). `scoped`: each HTTP request sees its client's part of the tree
-    (`scopes.runtime_for`), and remembers its context apart from other scopes'; what every client gets alike (the
-    instructions) shows only what every scope has, and a skill's files are not served as resources."""
+    meta-tools (see `meta_tools`). `local_files`: its clients are on this machine (stdio), so `@FILE` arguments are
+    read; never for HTTP clients, whose paths would name the server's files. `scoped`: each HTTP request sees its
+    client's part of the tree (`scopes.runtime_for`), and remembers its context apart from other scopes'; what every
+    client gets alike (the instructions) shows only what every scope has, and a skill's files are not served as
+    resources."""
     if surface == "meta":
         from . import meta_tools
     roots = Roots()
@@ -108,7 +109,7 @@ def build(runtime: Runtime, surface: str = "tool", scoped: bool = False) -> Serv
         """The runtime a request may use, with what is kept for it: the meta-tools' index, the sessions' contexts."""
         rt = scopes.runtime_for(getattr(ctx.request, "scope", None), runtime)
         if rt not in kept:
-            kept[rt] = (meta_tools.Meta(rt) if surface == "meta" else None, Contexts())
+            kept[rt] = (meta_tools.Meta(rt, local_files) if surface == "meta" else None, Contexts())
         return rt, *kept[rt]
 
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
@@ -124,7 +125,7 @@ def build(runtime: Runtime, surface: str = "tool", scoped: bool = False) -> Serv
         if params.name != rt.tree.name:
             text = f"Error: no tool named {params.name!r}; this server has one tool, {rt.tree.name!r}."
             return {**_COMPLETE, "content": [{"type": "text", "text": text}], "isError": True}
-        return to_mcp(await run(rt, params.arguments or {}, await roots.cwd(ctx), context))
+        return to_mcp(await run(rt, params.arguments or {}, await roots.cwd(ctx), context, local_files))
 
     @contextlib.asynccontextmanager
     async def lifespan(_: Server) -> AsyncIterator[dict]:
@@ -153,7 +154,7 @@ def build(runtime: Runtime, surface: str = "tool", scoped: bool = False) -> Serv
 async def serve_stdio(runtime: Runtime, surface: str = "tool") -> None:
     from .stdio import stdio_streams
 
-    server = build(runtime, surface)
+    server = build(runtime, surface, local_files=True)
     async with stdio_streams() as (read, write):
         await server.run(Answering(read, write, runtime.tree.name), write, server.create_initialization_options())
 
@@ -234,7 +235,6 @@ def serve(
     logging.basicConfig(level=logging.WARNING, format="%(name)s: %(message)s")  # stderr
     logging.getLogger("mcp_cli").setLevel(logging.INFO)  # where it listens, and why it stops
     if http:
-        remote_callers()
         anyio.run(_until_stopped, runtime, serve_http, *http, guard, stateless, surface, mcp)
     else:
         anyio.run(_until_stopped, runtime, serve_stdio, surface)

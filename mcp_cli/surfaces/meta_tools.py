@@ -67,10 +67,12 @@ def instructions(tree: Tree) -> str:
 
 
 class Meta:
-    """Answers the three tools from `runtime` (whose tree may be replaced while serving)."""
+    """Answers the three tools from `runtime` (whose tree may be replaced while serving); `local_files`: the callers
+    are on this machine, so `@FILE` arguments are read (see `Runtime.call_tool`)."""
 
-    def __init__(self, runtime: Runtime) -> None:
+    def __init__(self, runtime: Runtime, local_files: bool = False) -> None:
         self.runtime = runtime
+        self.local_files = local_files
         self._index: tuple[Tree, Index] | None = None  # the tree it indexes, and the index
 
     async def call(
@@ -92,7 +94,7 @@ class Meta:
             values = arguments.get("arguments", {})
             check(input_schema(cmd), values, f"arguments of `{path}`")
             tokens = {"argv": [*path.split(), *argv(cmd, values)]}
-            return await self.runtime.call_tool(tokens, cwd, context)  # checks tokens
+            return await self.runtime.call_tool(tokens, cwd, context, self.local_files)  # checks tokens
         except CallError as exc:
             return self.runtime.failure(exc, None)
 

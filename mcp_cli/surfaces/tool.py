@@ -51,11 +51,13 @@ def invalid(runtime: Runtime, problem: str) -> Result:
     return Result(ok=False, path=runtime.tree.name, error="bad_request", message=text)
 
 
-async def run(runtime: Runtime, arguments: Any, cwd: str | None = None, context: Context | None = None) -> Result:
-    """A call of the one tool, from any surface, in a session's `context`: arguments that do not fit INPUT_SCHEMA
-    are a bad_request."""
+async def run(
+    runtime: Runtime, arguments: Any, cwd: str | None = None, context: Context | None = None, local_files: bool = False
+) -> Result:
+    """A call of the one tool, from any surface, in a session's `context` (`local_files`: see `Runtime.call_tool`):
+    arguments that do not fit INPUT_SCHEMA are a bad_request."""
     problem = malformed(arguments)
-    return invalid(runtime, problem) if problem else await runtime.call_tool(arguments, cwd, context)
+    return invalid(runtime, problem) if problem else await runtime.call_tool(arguments, cwd, context, local_files)
 
 
 NAMED = 12  # domain names in the tool description
