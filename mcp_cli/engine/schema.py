@@ -327,7 +327,8 @@ def validate(check: Checker, args: dict[str, Any], flags: dict[str, str]) -> Non
     err = errors[0]
     path = [str(p) for p in err.path if not isinstance(p, int)]
     if err.validator == "required":
-        missing = err.message.split("'")[1] if "'" in err.message else ""
+        given = err.instance if isinstance(err.instance, dict) else {}
+        missing = next((str(n) for n in err.validator_value if n not in given), "")
         flag = _flag(flags, path + [missing]) if missing else "an option"
         raise UsageError(f"missing required option {flag} (or give it inside --json).")
     if err.validator == "additionalProperties":

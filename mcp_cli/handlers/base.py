@@ -7,15 +7,13 @@ from typing import Any, Protocol
 
 from ..entities import Context
 from ..result import Result
-from ..tree import Command, Tree
+from ..tree import Tree
 
 
 @dataclass
 class Call:
-    """One parsed call: the command, its path (`pdf text extract`), parsed values and the raw tokens after it."""
+    """One parsed call: the command's path (`pdf text extract`), parsed values and the raw tokens after it."""
 
-    tree: Tree
-    command: Command
     path: str
     values: dict[str, Any]
     tokens: list[str]

@@ -91,7 +91,6 @@ class Upstream:
     def __init__(self, name: str, config: dict[str, Any], tg: TaskGroup) -> None:
         self.name, self.config, self.tg = name, config, tg
         self.client: Any = None
-        self.news = ""  # what happened to the previous session, told with the next call
         self._lock = anyio.Lock()
         self._stop: anyio.Event | None = None
         self._done: anyio.Event | None = None
@@ -171,7 +170,6 @@ class Upstream:
 
     async def call(self, tool: str, arguments: dict[str, Any], timeout: float, path: str) -> Any:
         """Call a tool; a crash or a hang is reported, and a dead session is replaced on the next call."""
-        news, self.news = self.news, ""
         client = await self.session()
         try:
             with anyio.fail_after(timeout):
@@ -194,7 +192,6 @@ class Upstream:
                 f"`{path}`: upstream server `{self.name}` stopped during the call ({describe(exc)})"
                 + (f"; its stderr ends with:\n{tail}\n" if tail else "; ")
                 + "it restarts on the next call."
-                + (f" Earlier: {news}" if news else "")
             ) from None
 
 

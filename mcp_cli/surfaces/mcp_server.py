@@ -7,6 +7,7 @@ import logging
 import signal
 import warnings
 import weakref
+from collections import OrderedDict
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,7 @@ from mcp.server.lowlevel import Server
 
 from .. import __version__
 from ..engine.runtime import Runtime
-from ..entities import Contexts
+from ..entities import KEYED, Contexts
 from ..handlers.processes import exit_process
 from ..result import Result
 from . import http_guard, scopes
@@ -54,19 +55,24 @@ class Roots:
     `notifications/roots/list_changed`). None when the client offers no roots: the server's own folder."""
 
     def __init__(self) -> None:
-        self._known: weakref.WeakKeyDictionary[Any, str | None] = weakref.WeakKeyDictionary()
+        self._known: OrderedDict[str, str | None] = OrderedDict()  # by session, the least recently asked first
 
     @staticmethod
-    def _connection(ctx: Any) -> Any:
-        """What a session's requests share: the SDK makes a ServerSession per request, around the connection's."""
-        return ctx.session._connection
+    def _session(ctx: Any) -> str | None:
+        """What a session's requests share: stdio's one client, an HTTP session's id; None for a request on its own
+        (stateless HTTP), which is asked each time."""
+        return "stdio" if ctx.request is None else ctx.request.headers.get("mcp-session-id")
 
     async def cwd(self, ctx: Any) -> str | None:
         """The folder for a call, asked on the back-channel of the call's own request."""
-        connection = self._connection(ctx)
-        if connection not in self._known:
-            self._known[connection] = await self._ask(ctx)
-        return self._known[connection]
+        session = self._session(ctx)
+        if session is None:
+            return await self._ask(ctx)
+        if session not in self._known:
+            self._known[session] = await self._ask(ctx)
+            if len(self._known) > KEYED:
+                self._known.popitem(last=False)
+        return self._known[session]
 
     async def _ask(self, ctx: Any) -> str | None:
         from mcp.shared.message import ServerMessageMetadata
@@ -90,7 +96,7 @@ class Roots:
         return None
 
     async def changed(self, ctx: Any, params: Any) -> None:
-        self._known.pop(self._connection(ctx), None)
+        self._known.pop(self._session(ctx) or "", None)
 
 
 def build(runtime: Runtime, surface: str = "tool", scoped: bool = False, local_files: bool = False) -> Server:

@@ -27,7 +27,6 @@ class SkillMeta:
     description: str
     body: str
     path: Path
-    extra: dict[str, Any] = field(default_factory=dict)
     frontmatter: dict[str, Any] = field(default_factory=dict)  # every field as written, as JSON values
 
 
@@ -118,8 +117,7 @@ def read(skill_dir: Path) -> tuple[SkillMeta, list[str]]:
             f"{rel}: unknown frontmatter field(s) {', '.join(map(str, unknown))} ignored "
             f"(the spec has {', '.join(FIELDS)})"
         )
-    extra = {k: v for k, v in data.items() if k in FIELDS[2:]}
-    return SkillMeta(name, description, text[m.end() :], path, extra, _json(data)), warnings
+    return SkillMeta(name, description, text[m.end() :], path, _json(data)), warnings
 
 
 def _json(value: Any) -> Any:
