@@ -29,13 +29,27 @@ def test_known_strings():
     assert {text: tokens.count(text) for text in KNOWN} == KNOWN
 
 
-def test_unpacks_the_ranks_offline_into_a_fresh_cache(tmp_path):
-    code = "from mcp_cli import tokens; print(tokens.count('Comprehensive PDF toolkit'))"
-    env = {"PATH": "/usr/bin:/bin", "TIKTOKEN_CACHE_DIR": str(tmp_path), "HOME": str(tmp_path)}
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+def test_counts_offline_writing_nothing_and_changing_no_environment(tmp_path):
+    code = ("import os; from mcp_cli.cli import tokens; before = dict(os.environ); "
+            "print(tokens.count('Comprehensive PDF toolkit'), os.environ == before)")  # fmt: skip
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(tmp_path),
+        "XDG_CACHE_HOME": str(tmp_path / "cache"),
+        "TMPDIR": str(tmp_path),
+    }
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=ROOT, timeout=120)
     assert out.returncode == 0, out.stderr
-    assert int(out.stdout) == tokens.count("Comprehensive PDF toolkit")
-    assert (tmp_path / "fb374d419588a4632f3f557e76b4b70aebbca790").stat().st_size == 3613922
+    assert out.stdout.split() == [str(tokens.count("Comprehensive PDF toolkit")), "True"]
+    assert not list(tmp_path.iterdir())  # no cache, no temporary file
+
+
+def test_without_tiktoken_the_tokens_command_says_which_extra_to_install():
+    code = "import sys; sys.modules['tiktoken'] = None; from mcp_cli.__main__ import main; main()"
+    out = subprocess.run([sys.executable, "-c", code, "tokens", str(DEMO)], capture_output=True, text=True, cwd=ROOT,
+                         timeout=120)  # fmt: skip
+    assert out.returncode == 1 and "pip install 'mcp-cli-tree[tokens]'" in out.stderr
+    assert "Traceback" not in out.stderr and out.stdout == ""
 
 
 async def listed(tree: Tree) -> dict:

@@ -241,6 +241,11 @@ def tokens(
     """Tokens an agent reads up front (static tool list vs one tool) and per level of help (o200k_base)."""
     from . import tokens as tok
 
+    try:
+        tok.encoding()
+    except tok.MissingExtra as exc:
+        typer.echo(f"mcp-cli: tokens: {exc}", err=True)
+        raise typer.Exit(1) from None
     typer.echo(tok.render(tok.report(_load(source, progress=True, **options))), nl=False)
 
 

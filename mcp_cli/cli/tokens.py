@@ -1,15 +1,17 @@
 """Token counts (o200k_base, offline) of what an agent reads: a static tool list vs the one tool and its help.
 
-The o200k_base ranks ship gzipped in `mcp_cli/data/`; on first use they are unpacked into tiktoken's cache
-folder under the name tiktoken itself looks for, so tiktoken loads (and hash-checks) them without a network.
+The encoding is built with tiktoken's public `Encoding` from the o200k_base ranks that ship gzipped in
+`mcp_cli/data/` (hash-checked), so nothing is downloaded, cached or set in the environment. tiktoken comes with the
+`tokens` extra (`pip install 'mcp-cli-tree[tokens]'`), for `mcp-cli tokens` and the benchmarks only.
 """
 
 from __future__ import annotations
 
+import base64
 import functools
 import gzip
+import hashlib
 import json
-import os
 import statistics
 from pathlib import Path
 from typing import Any
@@ -17,25 +19,37 @@ from typing import Any
 from ..engine.schema import input_schema
 from ..tree import Command, Group, Tree
 
-_CACHE_KEY = "fb374d419588a4632f3f557e76b4b70aebbca790"  # tiktoken's cache name for o200k_base
-_DATA = Path(__file__).resolve().parent / "data" / "o200k_base.tiktoken.gz"
+RANKS = Path(__file__).resolve().parent.parent / "data" / "o200k_base.tiktoken.gz"
+RANKS_SHA256 = "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d"  # tiktoken's, of the unpacked file
+# o200k_base's pre-tokenizer and special tokens, as tiktoken_ext.openai_public defines them.
+PATTERN = "|".join([
+    r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+    r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+    r"""\p{N}{1,3}""",
+    r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
+    r"""\s*[\r\n]+""",
+    r"""\s+(?!\S)""",
+    r"""\s+""",
+])  # fmt: skip
+SPECIAL = {"<|endoftext|>": 199999, "<|endofprompt|>": 200018}
+
+
+class MissingExtra(ImportError):
+    """tiktoken is not installed; the message says how to install it."""
 
 
 @functools.cache
 def encoding() -> Any:
-    import tiktoken
-
-    from ..sources.discovery import cache_dir
-
-    folder = Path(os.environ.get("TIKTOKEN_CACHE_DIR") or cache_dir() / "tiktoken")
-    target = folder / _CACHE_KEY
-    if not target.is_file():
-        folder.mkdir(parents=True, exist_ok=True)
-        tmp = target.with_suffix(".tmp")
-        tmp.write_bytes(gzip.decompress(_DATA.read_bytes()))
-        tmp.replace(target)
-    os.environ.setdefault("TIKTOKEN_CACHE_DIR", str(folder))
-    return tiktoken.get_encoding("o200k_base")
+    """o200k_base, from the shipped ranks; MissingExtra without tiktoken."""
+    try:
+        import tiktoken
+    except ImportError:
+        raise MissingExtra("token counts need tiktoken: pip install 'mcp-cli-tree[tokens]'") from None
+    data = gzip.decompress(RANKS.read_bytes())
+    if hashlib.sha256(data).hexdigest() != RANKS_SHA256:
+        raise ValueError(f"{RANKS}: not the o200k_base ranks (its SHA-256 differs); reinstall mcp-cli")
+    ranks = {base64.b64decode(token): int(rank) for token, rank in (line.split() for line in data.splitlines())}
+    return tiktoken.Encoding(name="o200k_base", pat_str=PATTERN, mergeable_ranks=ranks, special_tokens=SPECIAL)
 
 
 def count(text: str) -> int:
