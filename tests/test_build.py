@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+import mcp_cli
 from mcp_cli.compat import toml_loads
 from mcp_cli.generators import vendor
 
@@ -102,6 +103,8 @@ def test_build_output_is_complete_and_deterministic(tmp_path):
     assert b"claude mcp add argtool -- argtool-mcp" in files["README.md"]
     # The runtime is copied byte for byte, and only what serving needs: not the build command, sources or tokens.
     runtime = {rel.removeprefix("argtool_mcp/_runtime/"): data for rel, data in files.items() if "/_runtime/" in rel}
+    stamp = runtime.pop("__init__.py").decode()  # the copy says which mcp-cli it is
+    assert f'__version__ = "{mcp_cli.__version__}"' in stamp and "import" not in stamp
     assert runtime == {rel: (ROOT / "mcp_cli" / rel).read_bytes() for rel in runtime}
     assert not {"cli/app.py", "cli/tokens.py", "__main__.py", "sources/loader.py"} & runtime.keys()
     project = toml_loads(files["pyproject.toml"].decode())

@@ -57,10 +57,9 @@ def test_help_is_deterministic_across_round_trips():
 # Prints a source's tree JSON, then the help of every group and command in it.
 SNAPSHOT = """
 import sys
-from mcp_cli import sources
+from mcp_cli import Command, Group, load
 from mcp_cli.testing import invoke
-from mcp_cli.tree import Command, Group
-tree = sources.load(sys.argv[1])
+tree = load(sys.argv[1])
 print(tree.to_json())
 for path, node in [([], tree.root), *tree.walk()]:
     if isinstance(node, (Group, Command)):

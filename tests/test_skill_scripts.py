@@ -29,7 +29,7 @@ def paths(tree) -> list[str]:
 async def run(skill: str, *argv: str, cwd: Path | None = None):
     tree, _ = load(FIXTURES / skill)
     async with Runtime(tree) as runtime:
-        return await runtime.call(list(argv), str(cwd) if cwd else None)
+        return await runtime.call(list(argv), str(cwd) if cwd else None, local_files=True)
 
 
 def without_uv() -> str:
