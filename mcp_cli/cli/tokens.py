@@ -18,7 +18,7 @@ from ..engine.schema import input_schema
 from ..tree import Command, Group, Tree
 
 _CACHE_KEY = "fb374d419588a4632f3f557e76b4b70aebbca790"  # tiktoken's cache name for o200k_base
-_DATA = Path(__file__).resolve().parent / "data" / "o200k_base.tiktoken.gz"
+_DATA = Path(__file__).resolve().parent.parent / "data" / "o200k_base.tiktoken.gz"  # mcp_cli/data
 
 
 @functools.cache
