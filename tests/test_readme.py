@@ -1,0 +1,490 @@
+"""README.md's examples, run (README: Development and tests).
+
+Every line of every `bash` block runs as written, with bash, in a temporary folder that holds copies of `skills/`
+and `examples/` and the configuration files the README shows (`.mcp.json`, `~/.claude.json`,
+`~/.codex/config.toml`), with HOME and the tool-list cache in that folder too, and `mcp-cli` and `python` on PATH
+meaning this checkout's. A line that serves is started, spoken to by a real client (MCP over stdio or streamable
+HTTP, and the OpenAPI surface) and stopped. The lines of a block run in order, like a shell session. Also run: the
+`python` blocks (a block starting `# NAME.py` is saved as that file for the others to use), the `pdf ...` walk at
+the top and every `pdf ...` call in the text (through `mcp_cli.testing.invoke`). The config blocks are loaded, the
+section links checked, and the Layout table held to the package's modules and their imports.
+
+What the test changes is in REWRITES, what it cannot run in NOT_RUN, each with its reason. A new example needs an
+entry in EXPECT saying what it must print: an edited one fails until its entry follows.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import anyio
+import grimp
+import httpx2
+import pytest
+from mcp import Client, StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+
+from mcp_cli.testing import invoke, text
+
+from .conftest import NODE_BIN, ROOT, free_port, wait_for_port
+
+README = ROOT / "README.md"
+
+NOT_RUN = {
+    "bash .ci/run": "it installs the test dependencies and runs this suite, this test included",
+}
+REWRITES = [  # (what the README says, what the test runs, why)
+    (
+        "pip install -e . -r skills/pdf/requirements.txt && ",
+        "",
+        "installing: the suite runs where mcp-cli and the skill's requirements are installed already",
+    ),
+    ("192.168.1.5", "127.0.0.1", "an address of the reader's network; with MCP_CLI_TOKEN set, loopback asks the same"),
+    ("8000", "{port}", "a free port"),
+]
+
+
+@dataclass
+class Run:
+    """A command that must end with `status` and print `out` (stdout or stderr), leaving `files` behind, each
+    holding its text."""
+
+    out: str
+    status: int = 0
+    files: dict[str, str] = field(default_factory=dict)
+    own_cache: bool = False  # run on a copy of the tool-list cache (the line empties it)
+
+
+@dataclass
+class Serve:
+    """A server: its one tool's root help (`--help`, over each surface it serves) must hold `out`."""
+
+    out: str
+
+
+@dataclass
+class Export:
+    """`export NAME=$(...)`: the variable holds a value for the rest of its block."""
+
+
+EXPECT: dict[str, Run | Serve | Export] = {
+    # Quick start
+    "pip install -e . -r skills/pdf/requirements.txt && python examples/walkthrough.py": Run("Did you mean `extract`?"),
+    # Use it
+    "mcp-cli run skills/pdf -- --help": Run("Domains:"),
+    'mcp-cli run skills/pdf -- documents create --out a.pdf --text "Hello, PDF"': Run(
+        "wrote a.pdf", files={"a.pdf": "%PDF"}
+    ),
+    "mcp-cli run skills/pdf -- text extract a.pdf": Run("Hello, PDF"),
+    "mcp-cli serve skills/pdf": Serve("Extract text content from PDFs."),
+    "mcp-cli build skills/pdf": Run("built pdf-mcp/", files={"pdf-mcp/pyproject.toml": 'name = "pdf-mcp"'}),
+    "mcp-cli serve ~/.claude.json": Serve("memory"),
+    "mcp-cli serve .mcp.json --http 127.0.0.1:8000": Serve("memory"),
+    "mcp-cli serve .mcp.json --openapi 8000": Serve("memory"),
+    "mcp-cli wrap ~/.codex/config.toml -o my-tools": Run("built my-tools/", files={"my-tools/pyproject.toml": ""}),
+    "mcp-cli inspect .mcp.json": Run("mcp time get-current-time"),
+    "mcp-cli run .mcp.json -- search what time is it": Run("time get-current-time"),
+    "mcp-cli tokens .mcp.json": Run("up front, one mcp-cli tool"),
+    "mcp-cli add claude-code skills/pdf": Run("pdf: registered", files={"~/.claude.json": '"time"'}),  # kept
+    "mcp-cli export .mcp.json -o ~/.claude/skills/team-tools": Run(
+        "exported skill 'team-tools'", files={"~/.claude/skills/team-tools/SKILL.md": "name: team-tools"}
+    ),
+    "mcp-cli cache": Run("tool lists are kept 24 h"),
+    "mcp-cli cache --clear": Run("deleted 2 cached file(s)", own_cache=True),
+    # Trees as JSON or Python
+    "mcp-cli run examples/demo/demo.json -- math add 2 40": Run("42"),
+    "mcp-cli run examples/demo/demo.json -- files list examples/demo": Run("demo.json"),
+    "mcp-cli run examples/demo/demo.json -- math ad": Run("Did you mean `add`?", status=2),
+    "mcp-cli run hello:tree -- greet Ada --shout": Run("HELLO, ADA!"),
+    "mcp-cli serve hello:tree": Serve("greet"),
+    # Serving over HTTP, OpenAPI surface
+    "export MCP_CLI_TOKEN=$(python -c 'import secrets; print(secrets.token_urlsafe(32))')": Export(),
+    "mcp-cli serve .mcp.json --http 192.168.1.5:8000 --allow-host mcp.example.com": Serve("memory"),
+    "mcp-cli serve .mcp.json --openapi 192.168.1.5:8000": Serve("memory"),
+}
+
+
+# -- reading the README ------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Block:
+    info: str  # the fence's language: bash, python, json, ...; "" for none
+    body: str
+    line: int  # of the opening fence, 1-based
+
+
+def parse(readme: str) -> tuple[list[Block], str]:
+    """The fenced blocks, and the text outside them."""
+    blocks, prose, lines = [], [], readme.splitlines()
+    i = 0
+    while i < len(lines):
+        if lines[i].startswith("```"):
+            end = lines.index("```", i + 1)
+            blocks.append(Block(lines[i][3:].strip(), "\n".join(lines[i + 1 : end]) + "\n", i + 1))
+            i = end + 1
+        else:
+            prose.append(lines[i])
+            i += 1
+    return blocks, "\n".join(prose)
+
+
+BLOCKS, PROSE = parse(README.read_text(encoding="utf-8"))
+
+
+def command(line: str) -> str:
+    """A line without its trailing comment."""
+    return re.sub(r"(^|\s+)#(\s.*)?$", "", line).strip()
+
+
+def of(info: str, holding: str = "") -> list[Block]:
+    return [b for b in BLOCKS if b.info == info and holding in b.body]
+
+
+def walks() -> list[Block]:
+    """Blocks without a language whose every line is a `pdf ...` call: the walk at the top."""
+    return [b for b in BLOCKS if not b.info and all(line.startswith("pdf ") for line in b.body.splitlines())]
+
+
+def named(block: Block) -> str | None:
+    """`hello.py` for a python block that starts `# hello.py`: a file the examples use."""
+    first = block.body.splitlines()[0]
+    found = re.fullmatch(r"# (\w+\.py)", first)
+    return found.group(1) if found else None
+
+
+def test_every_block_is_of_a_kind_this_test_knows():
+    known = {"bash", "python", "json", "toml", "yaml", "text"}
+    unknown = [(b.line, b.info) for b in BLOCKS if b.info not in known and b not in walks()]
+    assert not unknown, f"README blocks this test does not know what to do with (line, language): {unknown}"
+
+
+def test_every_bash_line_is_run_or_says_why_not():
+    lines = [command(line) for b in of("bash") for line in b.body.splitlines() if command(line)]
+    missing = [line for line in lines if line not in EXPECT and line not in NOT_RUN]
+    assert not missing, f"README examples without an expectation in EXPECT (or a reason in NOT_RUN): {missing}"
+    stale = [line for line in [*EXPECT, *NOT_RUN] if line not in lines]
+    assert not stale, f"EXPECT or NOT_RUN names lines the README no longer has: {stale}"
+
+
+# -- the folder the examples run in -------------------------------------------------------------------------------
+
+
+def local(servers: dict) -> dict:
+    """The README's servers, started from what the test dependencies installed: `npx -y PACKAGE` and `uvx PACKAGE`
+    would fetch them from the package registries."""
+    out = {}
+    for name, entry in servers.items():
+        args = [a for a in entry.get("args", []) if a != "-y"]
+        if entry["command"] == "npx":  # tests/node holds the reference servers (npm ci --prefix tests/node)
+            binary = NODE_BIN / f"mcp-{args[0].rsplit('/', 1)[-1]}"
+            assert binary.exists(), f"{binary}: run `npm ci --prefix tests/node` (or .ci/run)"
+            entry = {**entry, "command": str(binary), "args": args[1:]}
+        elif entry["command"] == "uvx":  # mcp-server-time is a test extra
+            entry = {**entry, "command": args[0], "args": args[1:]}
+        out[name] = entry
+    return out
+
+
+class Workspace:
+    def __init__(self, folder: Path) -> None:
+        self.folder, self.home, self.cache = folder, folder / "home", folder / "cache"
+        for name in ("skills", "examples"):
+            shutil.copytree(ROOT / name, folder / name, ignore=shutil.ignore_patterns("__pycache__"))
+        bin_dir = folder / "bin"
+        bin_dir.mkdir()
+        script = Path(sys.executable).parent / "mcp-cli"  # the installed command, else `python -m mcp_cli`
+        if script.exists():
+            (bin_dir / "mcp-cli").symlink_to(script)
+        else:
+            (bin_dir / "mcp-cli").write_text(f'#!/bin/sh\nexec "{sys.executable}" -m mcp_cli "$@"\n')
+            (bin_dir / "mcp-cli").chmod(0o755)
+        (bin_dir / "python").symlink_to(sys.executable)
+        path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)
+        self.env = {
+            **os.environ,
+            "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
+            "HOME": str(self.home),
+            "MCP_CLI_CACHE_DIR": str(self.cache),
+            "PYTHONPATH": path,  # this checkout's mcp_cli, wherever the example runs
+        }
+        self.env.pop("MCP_CLI_TOKEN", None)
+        (mcp_json,) = of("json", '"mcpServers"')
+        servers = local(json.loads(mcp_json.body)["mcpServers"])
+        (folder / ".mcp.json").write_text(json.dumps({"mcpServers": servers}, indent=2))
+        self.home.mkdir()
+        (self.home / ".claude.json").write_text(json.dumps({"mcpServers": servers}, indent=2))
+        from mcp_cli.compat import toml_loads
+
+        (codex,) = of("toml", "[mcp_servers.")
+        tables = local(toml_loads(codex.body)["mcp_servers"])
+        (self.home / ".codex").mkdir()
+        (self.home / ".codex" / "config.toml").write_text(
+            "".join(
+                f"[mcp_servers.{n}]\n" + "".join(f"{k} = {json.dumps(v)}\n" for k, v in e.items()) + "\n"
+                for n, e in tables.items()
+            )
+        )
+        for block in of("python"):
+            if named(block):
+                (folder / named(block)).write_text(block.body)
+        report = invoke(folder / "skills" / "pdf", ["documents", "create", "--out", "report.pdf", "--text-file",
+                                                    str(self.pages())], cwd=folder)  # fmt: skip
+        assert report.ok, report.text()
+        # Tool lists asked for once, with time to answer on a loaded machine; every example after reads the cache.
+        warm = self.sh("mcp-cli inspect .mcp.json --startup-timeout 120", timeout=300)
+        assert warm.returncode == 0 and "time get-current-time" in warm.stdout, warm.stderr
+
+    def pages(self) -> Path:
+        """A text long enough for a few pages."""
+        notes = self.folder / "notes.txt"
+        notes.write_text("".join(f"Report line {i}, one of many.\n" for i in range(150)))
+        return notes
+
+    def sh(self, line: str, env: dict | None = None, timeout: float = 180) -> subprocess.CompletedProcess:
+        return subprocess.run(["bash", "-c", line], cwd=self.folder, env=env or self.env, capture_output=True,
+                              text=True, timeout=timeout)  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def ws(tmp_path_factory) -> Workspace:
+    return Workspace(tmp_path_factory.mktemp("readme"))
+
+
+def rewrite(line: str, port: int) -> str:
+    for said, runs, _why in REWRITES:
+        line = line.replace(said, runs.format(port=port))
+    return line
+
+
+# -- running the examples -----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("block", of("bash"), ids=lambda b: f"README.md:{b.line}")
+def test_bash_block(ws, block):
+    env = dict(ws.env)
+    for said in block.body.splitlines():
+        line = command(said)
+        if not line or line in NOT_RUN:
+            continue
+        expect, port = EXPECT[line], free_port()
+        runs = rewrite(line, port)
+        where = f"README.md:{block.line}: {line}" + (f"\n(run as: {runs})" if runs != line else "")
+        if isinstance(expect, Export):
+            name = re.match(r"export (\w+)=", line).group(1)
+            value = ws.sh(f'{runs}; printf %s "${name}"', env).stdout
+            assert len(value) >= 32, where
+            env[name] = value
+        elif isinstance(expect, Serve):
+            serve(ws, runs, port, env, expect.out, where)
+        else:
+            run(ws, runs, env, expect, where)
+
+
+def run(ws: Workspace, line: str, env: dict, expect: Run, where: str) -> None:
+    if expect.own_cache:
+        copy = ws.folder / "cache-copy"
+        shutil.rmtree(copy, ignore_errors=True)
+        shutil.copytree(ws.cache, copy)
+        env = {**env, "MCP_CLI_CACHE_DIR": str(copy)}
+    done = ws.sh(line, env)
+    said = done.stdout + done.stderr
+    assert (done.returncode, expect.out in said, "Traceback" in said) == (expect.status, True, False), (
+        f"{where}\n{said}"
+    )
+    for name, holds in expect.files.items():
+        path = ws.home / name.removeprefix("~/") if name.startswith("~/") else ws.folder / name
+        assert path.exists() and holds in path.read_text(errors="replace"), f"{where}: {name} does not hold {holds!r}"
+
+
+def serve(ws: Workspace, line: str, port: int, env: dict, out: str, where: str) -> None:
+    argv = shlex.split(line)
+    if "--http" not in argv and "--openapi" not in argv:
+        anyio.run(stdio, ws, line, env, out, where)
+        return
+    token = env.get("MCP_CLI_TOKEN")
+    log = ws.folder / f"serve-{port}.log"
+    with open(log, "w") as err:
+        proc = subprocess.Popen(["bash", "-c", f"exec {line}"], cwd=ws.folder, env=env, stdout=err, stderr=err)
+    try:
+        wait_for_port(port, proc, seconds=120)
+        base = f"http://127.0.0.1:{port}"
+        auth = {"Authorization": f"Bearer {token}"} if token else {}
+        if token:
+            assert httpx2.get(f"{base}/openapi.json", timeout=30).status_code == 401, where
+        document = httpx2.get(f"{base}/openapi.json", headers=auth, timeout=30)
+        assert document.status_code == 200 and "/run" in document.json()["paths"], where
+        for host in [argv[i + 1] for i, a in enumerate(argv) if a == "--allow-host"]:
+            assert httpx2.get(f"{base}/openapi.json", headers={**auth, "Host": host}, timeout=30).status_code == 200
+        ran = httpx2.post(f"{base}/run", json={"argv": ["--help"]}, headers=auth, timeout=60).json()
+        assert ran["ok"] and out in ran["output"], f"{where}\n{ran}"
+        if "--http" in argv:
+            anyio.run(streamable, f"{base}/mcp", auth, out, where)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    assert "Traceback" not in log.read_text(), f"{where}\n{log.read_text()}"
+
+
+async def stdio(ws: Workspace, line: str, env: dict, out: str, where: str) -> None:
+    server = StdioServerParameters(command="bash", args=["-c", f"exec {line}"], cwd=str(ws.folder), env=env)
+    async with Client(server) as client:
+        await helps(client, out, where)
+
+
+async def streamable(url: str, auth: dict, out: str, where: str) -> None:
+    async with httpx2.AsyncClient(headers=auth, timeout=60) as http:
+        async with Client(streamable_http_client(url, http_client=http)) as client:
+            await helps(client, out, where)
+
+
+async def helps(client, out: str, where: str) -> None:
+    (tool,) = (await client.list_tools()).tools
+    result = await client.call_tool(tool.name, {"argv": ["--help"]})
+    assert not result.is_error and out in text(result), f"{where}\n{text(result)}"
+
+
+@pytest.mark.parametrize("line", [line for b in walks() for line in b.body.splitlines()])
+def test_the_walk_at_the_top(ws, line):
+    argv = shlex.split(line.split("->")[0])[1:]
+    result = invoke(ws.folder / "skills" / "pdf", argv, cwd=ws.folder)
+    assert result.ok and result.output.strip(), result.text()
+    assert "Usage:" in result.output if "--help" in argv else "Report line 0," in result.output
+
+
+PDF_CALLS = re.findall(r"`pdf ([^`]+)`", PROSE)
+
+
+@pytest.mark.parametrize("call", PDF_CALLS)
+def test_pdf_calls_in_the_text(ws, call):
+    result = invoke(ws.folder / "skills" / "pdf", shlex.split(call), cwd=ws.folder)
+    assert result.ok and result.output.strip(), f"`pdf {call}`: {result.text()}"
+
+
+def test_pdf_calls_in_the_text_are_found():
+    assert "docs forms giving-values" in PDF_CALLS and len(PDF_CALLS) >= 3
+
+
+@pytest.mark.parametrize("block", [b for b in of("python") if not named(b)], ids=lambda b: f"README.md:{b.line}")
+def test_python_block(ws, block):
+    script = ws.folder / f"readme_{block.line}.py"
+    script.write_text(block.body)
+    done = subprocess.run([sys.executable, str(script)], cwd=ws.folder, env=ws.env, capture_output=True, text=True,
+                          timeout=300)  # fmt: skip
+    assert done.returncode == 0, f"README.md:{block.line}\n{done.stdout}{done.stderr}"
+
+
+# -- the configuration files shown --------------------------------------------------------------------------------
+
+
+def test_the_scopes_file_loads(tmp_path):
+    from mcp_cli.surfaces import scopes
+
+    (block,) = of("toml", "[[scope]]")
+    (tmp_path / "scopes.toml").write_text(block.body)
+    loaded = scopes.load(tmp_path / "scopes.toml", {"TEAM_A_TOKEN": "a token of team a"})
+    assert [(s.name, s.paths, s.read_only) for s in loaded] == [
+        ("team-a", ("github *", "jira issues *"), False),
+        ("auditors", ("*",), True),
+    ]
+
+
+def test_the_manifest_is_read_without_warnings(tmp_path):
+    from mcp_cli.sources.skill import manifest
+
+    (block,) = of("yaml", "steps:")
+    (tmp_path / "mcp-cli.yaml").write_text(block.body)
+    warnings: list[str] = []
+    read = manifest.read(tmp_path, warnings)
+    assert (set(read), warnings) == (set(manifest.KEYS), [])
+
+
+# -- links and the contents list ----------------------------------------------------------------------------------
+
+
+def slug(heading: str) -> str:
+    """GitHub's anchor for a heading."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+HEADINGS = re.findall(r"^(#{2,4}) (.+)$", PROSE, re.M)
+
+
+def test_every_link_to_a_section_names_one():
+    anchors = {slug(title) for _, title in HEADINGS}
+    links = re.findall(r"\]\(#([^)]+)\)", PROSE)
+    assert links and not [link for link in links if link not in anchors]
+
+
+def test_the_contents_list_every_section():
+    contents = PROSE.split("## Contents\n", 1)[1].split("\n## ", 1)[0]
+    listed = re.findall(r"\]\(#([^)]+)\)", contents)
+    sections = [slug(title) for level, title in HEADINGS if level == "##" and title != "Contents"]
+    after = sections[sections.index("use-it") :]  # what comes before the list is above the reader already
+    assert [s for s in listed if s in sections] == after
+
+
+# -- the Layout table ---------------------------------------------------------------------------------------------
+
+
+def layout() -> list[tuple[str, str]]:
+    """(layer, module) for each row of the Layout table, in order; a bold row opens a layer."""
+    table = PROSE.split("## Layout\n", 1)[1].split("\n## ", 1)[0]
+    rows, layer = [], ""
+    for first in re.findall(r"^\| ([^|]+?) \|", table, re.M):
+        if first.startswith("**"):
+            layer = first.strip("*")
+        elif first.startswith("`"):
+            rows.append((layer, first.strip("`")))
+    return rows
+
+
+def modules() -> set[str]:
+    """The package's modules, as paths under mcp_cli/; an `__init__.py` that holds only its docstring is left out."""
+    found = set()
+    for path in (ROOT / "mcp_cli").rglob("*.py"):
+        body = ast.parse(path.read_text(encoding="utf-8")).body
+        code = [s for s in body if not isinstance(s, ast.Expr) and not (isinstance(s, ast.ImportFrom) and
+                                                                        s.module == "__future__")]  # fmt: skip
+        if path.name != "__init__.py" or code:
+            found.add(path.relative_to(ROOT / "mcp_cli").as_posix())
+    return found
+
+
+def dotted(module: str) -> str:
+    """`engine/runtime.py` -> mcp_cli.engine.runtime; `handlers/__init__.py` -> mcp_cli.handlers."""
+    parts = module.removesuffix(".py").split("/")
+    return ".".join(["mcp_cli", *parts[: -1 if parts[-1] == "__init__" else None]])
+
+
+def test_the_layout_table_has_one_row_per_module():
+    listed = [module for _, module in layout()]
+    assert sorted(listed) == sorted(modules()), set(listed) ^ modules()
+
+
+def test_the_layout_table_lists_layers_bottom_up():
+    """A module imports only from rows of its own layer or of a layer listed above it; in the top level, from rows
+    above its own."""
+    rows = layout()
+    layers = list(dict.fromkeys(layer for layer, _ in rows))
+    where = {dotted(m): (layers.index(layer), i) for i, (layer, m) in enumerate(rows)}
+    top = layers.index("the tree and its vocabulary")
+    graph = grimp.build_graph("mcp_cli", exclude_type_checking_imports=True)
+    wrong = []
+    for module, (layer, row) in where.items():
+        for imported in graph.find_modules_directly_imported_by(module):
+            if imported not in where or imported == "mcp_cli":
+                continue  # a package whose __init__ holds only its docstring; the root's names are imported lazily
+            other_layer, other_row = where[imported]
+            if other_layer > layer or (layer == other_layer == top and other_row > row):
+                wrong.append(f"{module} imports {imported}")
+    assert not wrong, wrong
