@@ -75,8 +75,8 @@ def _normalise(where: str, raw: Any, warnings: list[str]) -> tuple[dict[str, Any
         return None
     if raw.get("disabled") is True or raw.get("enabled") is False:
         return None
-    options = raw.get("mcp-cli") if isinstance(raw.get("mcp-cli"), dict) else {}
-    options = dict(options)
+    own = raw.get("mcp-cli")
+    options = dict(own) if isinstance(own, dict) else {}
     if raw.get("enabled_tools"):
         options["tools"] = list(options.get("tools") or []) + list(raw["enabled_tools"])
     if raw.get("disabled_tools"):
