@@ -95,7 +95,7 @@ def reply(exc: Exception, tree_name: str) -> types.JSONRPCResponse | types.JSONR
     if not isinstance(request_id, (str, int)) or isinstance(request_id, bool) or has_surrogate(str(request_id)):
         request_id = None  # JSON-RPC: an error whose request cannot be named carries a null id
     text = f"Error: the request {why}."
-    if method == "tools/call":
+    if method == "tools/call" and request_id is not None:  # a result goes to a request it can name
         result = Result(ok=False, path=tree_name, error="bad_request", message=text)
         body = types.CallToolResult(
             content=[types.TextContent(type="text", text=result.text())],
