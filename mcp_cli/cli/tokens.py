@@ -12,17 +12,20 @@ import json
 import os
 import statistics
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..engine.schema import input_schema
 from ..tree import Command, Group, Tree
+
+if TYPE_CHECKING:
+    from tiktoken import Encoding
 
 _CACHE_KEY = "fb374d419588a4632f3f557e76b4b70aebbca790"  # tiktoken's cache name for o200k_base
 _DATA = Path(__file__).resolve().parent / "data" / "o200k_base.tiktoken.gz"
 
 
 @functools.cache
-def encoding() -> Any:
+def encoding() -> Encoding:
     import tiktoken
 
     from ..sources.discovery import cache_dir
