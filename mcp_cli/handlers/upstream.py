@@ -14,6 +14,7 @@ import os
 import re
 import tempfile
 import warnings
+from types import TracebackType
 from typing import TYPE_CHECKING, Any, TextIO
 
 import anyio
@@ -215,11 +216,13 @@ class Upstreams:
         await self._tg.__aenter__()
         return self
 
-    async def __aexit__(self, *exc: Any) -> None:
+    async def __aexit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, traceback: TracebackType | None
+    ) -> None:
         await self.close()
         assert self._tg is not None
         self._tg.cancel_scope.cancel()
-        await self._tg.__aexit__(*exc)
+        await self._tg.__aexit__(kind, exc, traceback)
 
     async def close(self) -> None:
         """Stop every started server, all at once (callable from any task)."""

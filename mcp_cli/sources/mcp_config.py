@@ -47,7 +47,7 @@ class Server:
         return not any(fnmatch.fnmatchcase(n, p) for n in names for p in exclude)
 
 
-def _entries(path: Path, data: Any) -> list[tuple[str, Any]]:
+def _entries(path: Path, data: object) -> list[tuple[str, Any]]:
     """(name, raw entry) pairs from any supported file layout."""
     if not isinstance(data, dict):
         raise SourceError(f"{path}: expected a JSON object or TOML table at the top")
@@ -190,7 +190,7 @@ def looks_like_config(path: Path) -> bool:
     return isinstance(head, dict) and any(k in head for k in CONFIG_KEYS)
 
 
-def unknown_keys(data: Any) -> str | None:
+def unknown_keys(data: object) -> str | None:
     """What is wrong with a JSON object that is neither a config nor a tree, or None when it is one of them:
     `unknown top-level key 'mcpservers' (did you mean 'mcpServers'?)`."""
     if not isinstance(data, dict) or "format" in data or any(k in data for k in CONFIG_KEYS):

@@ -68,7 +68,7 @@ class _Subparsers:
     parser: _Parser
 
 
-def _help_text(text: str, default: Any, choices: Any) -> str:
+def _help_text(text: str, default: object, choices: object) -> str:
     if "%(" not in text:
         return text
     shown = ", ".join(map(str, choices)) if isinstance(choices, list) else ""

@@ -120,7 +120,7 @@ def read(skill_dir: Path) -> tuple[SkillMeta, list[str]]:
     return SkillMeta(name, description, text[m.end() :], path, _json(data)), warnings
 
 
-def _json(value: Any) -> Any:
+def _json(value: object) -> Any:
     """A YAML value as JSON: mappings with string keys, lists; dates and other scalars YAML makes as text."""
     if isinstance(value, dict):
         return {str(k): _json(v) for k, v in value.items()}
