@@ -196,6 +196,7 @@ def build(
 
 def _package(tree: Tree, out: str | None, source_dir: Path | None) -> None:
     import shlex
+    from pathlib import Path
 
     from .. import generators
     from ..errors import SourceError
