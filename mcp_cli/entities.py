@@ -19,11 +19,14 @@ from __future__ import annotations
 import hashlib
 import re
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
 from .tree import Node, server_depth
+
+if TYPE_CHECKING:
+    from mcp.server import ServerRequestContext
 
 _TOKEN = r"[^\s/]{1,100}"
 _PATH = r"[\w.-]{1,100}(?:/[\w.-]{1,100}){1,4}"
@@ -73,7 +76,7 @@ def infer(names: list[str], declared: dict[str, str] | None = None) -> dict[str,
     return out
 
 
-def found(acts_on: dict[str, list[str]], values: dict[str, Any]) -> list[tuple[str, str]]:
+def found(acts_on: dict[str, list[str]], values: Mapping[str, object]) -> list[tuple[str, str]]:
     """(type, value) of each entity `values` hold, for a command that acts on `acts_on`."""
     out = []
     for kind, names in acts_on.items():
@@ -144,7 +147,7 @@ class Contexts:
         self._stdio = Context()
         self._keyed: OrderedDict[bytes, Context] = OrderedDict()
 
-    def of(self, ctx: Any, meta: Any) -> Context:
+    def of(self, ctx: ServerRequestContext, meta: object) -> Context:
         """The context of a request (`ctx`, the SDK's request context) with this `_meta`; a stateless HTTP request
         without a key gets a context of its own, which ends with it."""
         given = meta.get(META_KEY) if isinstance(meta, dict) else None

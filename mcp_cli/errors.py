@@ -55,7 +55,7 @@ def unsplittable(command: str) -> BadRequest:
     if not quote:
         return BadRequest(f"cannot split `command` like a shell: it ends with a backslash that escapes nothing; "
                           f"remove it, write \\\\ for a backslash, {instead}.")  # fmt: skip
-    word = re.search(r"\S*$", command[:at]).group() + re.match(r"\S*", command[at:]).group()  # type: ignore[union-attr]
+    word = re.findall(r"\S*$", command[:at])[0] + re.findall(r"^\S*", command[at:])[0]  # the quote's word
     other, name = ("'", "single") if quote == '"' else ('"', "double")
     return BadRequest(
         f"cannot split `command` like a shell: the {quote} at character {at + 1} (in `{word}`) opens a quote that "

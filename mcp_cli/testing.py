@@ -25,13 +25,20 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
 from .engine.runtime import Runtime
 from .result import Result
 from .tree import Group, Node, Tree
+
+if TYPE_CHECKING:
+    from mcp import Client
+    from mcp.server import MCPServer, Server
+    from mcp.types import CallToolResult, ContentBlock
+
+    InProcess = MCPServer | Server  # an SDK server object, reached over the in-memory transport
 
 __all__ = ["Reply", "ainvoke", "call", "invoke", "mock_upstream", "node", "ok", "served", "text", "wrap"]
 
@@ -50,7 +57,7 @@ def invoke(
     tree: Tree | str | Path,
     argv: list[str] | str,
     cwd: str | Path | None = None,
-    upstreams: dict[str, Any] | None = None,
+    upstreams: dict[str, InProcess] | None = None,
 ) -> Result:
     """Run `argv` (a list, or one string split like a shell) against `tree` in this process and return the
     result envelope, as `mcp-cli run` would (`@FILE` arguments are read). `cwd` is where the caller works;
@@ -62,7 +69,7 @@ async def ainvoke(
     tree: Tree | str | Path,
     argv: list[str] | str,
     cwd: str | Path | None = None,
-    upstreams: dict[str, Any] | None = None,
+    upstreams: dict[str, InProcess] | None = None,
 ) -> Result:
     """`invoke` for async code."""
     if not isinstance(tree, Tree):
@@ -79,7 +86,7 @@ async def ainvoke(
 @asynccontextmanager
 async def served(
     *args: str, cwd: str | Path | None = None, env: dict[str, str] | None = None, command: str = "", **options: Any
-) -> AsyncIterator[Any]:
+) -> AsyncIterator[Client]:
     """A real MCP client session (`mcp.Client`) over stdio to `python -m mcp_cli ARGS` (or to `command ARGS`),
     started in `cwd` with `env` added to this environment; `options` go to `mcp.Client` (`list_roots_callback`)."""
     from mcp import Client, StdioServerParameters
@@ -92,7 +99,7 @@ async def served(
         yield client
 
 
-def text(result: Any) -> str:
+def text(result: CallToolResult) -> str:
     """All text content of a CallToolResult, joined."""
     return "".join(c.text for c in result.content if c.type == "text")
 
@@ -105,26 +112,29 @@ class Reply:
     ok: bool
     text: str
     structured: dict[str, Any]
-    content: list[Any]
+    content: list[ContentBlock]
 
 
-async def call(client: Any, *argv: str | Path, command: str | None = None, tool: str | None = None) -> Reply:
+async def call(client: Client, *argv: str | Path, command: str | None = None, tool: str | None = None) -> Reply:
     """Call the served tree's tool with `argv` (or one `command` string). The tool is the server's own name
     (a tree's tool is named after its root) unless `tool` is given."""
-    name = tool or client.server_info.name
+    name = tool
+    if not name:
+        assert client.server_info is not None  # known once the session is initialised
+        name = client.server_info.name
     arguments = {"command": command} if command is not None else {"argv": [str(a) for a in argv]}
     result = await client.call_tool(name, arguments)
     return Reply(not result.is_error, text(result), result.structured_content or {}, list(result.content))
 
 
-async def ok(client: Any, *argv: str | Path, command: str | None = None, tool: str | None = None) -> str:
+async def ok(client: Client, *argv: str | Path, command: str | None = None, tool: str | None = None) -> str:
     """The text of a call that must succeed; AssertionError with that text if it failed."""
     reply = await call(client, *argv, command=command, tool=tool)
     assert reply.ok, reply.text
     return reply.text
 
 
-def mock_upstream(name: str, *tools: Callable[..., Any]) -> Any:
+def mock_upstream(name: str, *tools: Callable[..., Any]) -> MCPServer:
     """An SDK `MCPServer` named `name` whose tools are `tools` (each function's name, docstring and typed
     parameters make a tool and its input schema)."""
     from mcp.server.mcpserver import MCPServer
@@ -135,7 +145,7 @@ def mock_upstream(name: str, *tools: Callable[..., Any]) -> Any:
     return server
 
 
-async def wrap(servers: dict[str, Any], name: str = "mock") -> Tree:
+async def wrap(servers: dict[str, InProcess], name: str = "mock") -> Tree:
     """The tree `mcp-cli serve CONFIG` makes of these in-process servers (listed over the in-memory transport):
     a group per server, a command per tool, and `search`; its `mcp` handlers call the servers in-process."""
     from .sources import discovery, mcp_tools

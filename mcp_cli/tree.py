@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -129,7 +130,7 @@ class Group(_Named):
 
 
 Node = Group | Command | Topic
-_NODE_TYPES: dict[str, type] = {"group": Group, "command": Command, "topic": Topic}
+_NODE_TYPES: dict[str, type[Node]] = {"group": Group, "command": Command, "topic": Topic}
 
 
 @dataclass
@@ -155,8 +156,8 @@ class Tree:
     skill: dict[str, Any] | None = None
     base_dir: Path | None = field(default=None, compare=False, repr=False)
     file: Path | None = field(default=None, compare=False, repr=False)
-    # async () -> Tree: the tree again, for a source that could not read everything (not serialised)
-    rediscover: Any = field(default=None, compare=False, repr=False)
+    # the tree again, for a source that could not read everything (not serialised)
+    rediscover: Callable[[], Awaitable[Tree]] | None = field(default=None, compare=False, repr=False)
 
     @property
     def name(self) -> str:

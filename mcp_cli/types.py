@@ -11,7 +11,7 @@ import stat
 from collections.abc import Callable
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NoReturn, TypeVar
 
 
 def _integer(text: str) -> int:
@@ -34,11 +34,14 @@ def _finite(text: str) -> float:
     return value
 
 
-def _no_constant(name: str) -> Any:
+def _no_constant(name: str) -> NoReturn:
     raise ValueError(f"{name} is not a JSON number")
 
 
-def integral(value: Any) -> Any:
+_V = TypeVar("_V")
+
+
+def integral(value: _V) -> _V | int:
     """An integral float as an int (`100.0` -> 100): a `number` that is whole is sent as an integer, which every
     reader accepts (an upstream that checks for an integer refuses 100.0); anything else as it is."""
     return int(value) if isinstance(value, float) and value.is_integer() else value
@@ -142,7 +145,7 @@ VALUE_TYPES = {t.name: t for t in (
 TYPES = tuple(VALUE_TYPES)
 
 
-def of_schema(kind: Any) -> ValueType:
+def of_schema(kind: object) -> ValueType:
     """The value type that carries a JSON Schema type (objects and arrays as JSON; anything unknown as text)."""
     return next((t for t in VALUE_TYPES.values() if t.json == kind and t.name != "path"),
                 VALUE_TYPES["json" if kind in ("object", "array") else "string"])  # fmt: skip

@@ -179,6 +179,8 @@ def test_the_runtime_closure_follows_lazy_imports_and_refuses_build_only_ones(tm
         vendor.collect(root)
     (root / "helpers.py").write_text("try:\n    import left_pad\nexcept ImportError:\n    left_pad = None\n")
     assert "left_pad" not in " ".join(vendor.collect(root).requirements)  # an optional import (an extra's)
+    (root / "helpers.py").write_text("from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    import left_pad\n")
+    assert "left_pad" not in " ".join(vendor.collect(root).requirements)  # for type checkers only
     assert "search/embeddings.py" in real.files
     assert not any(r.startswith(("numpy", "wordllama")) for r in real.requirements)
 

@@ -331,6 +331,8 @@ def test_every_request_is_answered_with_a_documented_kind():
     assert raw.reply(14)["error"]["code"] == -32700
     raw.send('{"jsonrpc": "2.0", "id": "\\udc00", "method": "ping"}')  # an id JSON cannot carry back
     assert "lone surrogate" in raw.reply(None)["error"]["message"]
+    raw.send('{"jsonrpc": "2.0", "id": "\\udc00", "method": "tools/call", "params": {"name": "faults"}}')  # a call too
+    assert "lone surrogate" in raw.reply(None)["error"]["message"]  # no result: it could not name the request
     raw.send('{"jsonrpc": "1.0", "method": "notifications/x"}')  # a broken notification: nobody waits
     raw.send("[]")
     assert raw.reply(None)["error"]["code"] == -32600  # the first null-id answer is this one's, not the above's

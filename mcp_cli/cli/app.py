@@ -6,12 +6,18 @@ import functools
 import inspect as pyinspect
 import logging
 import sys
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from .. import __version__
 from . import serve as serving
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from ..tree import Tree
 
 app = typer.Typer(
     name="mcp-cli",
@@ -22,15 +28,21 @@ app = typer.Typer(
     rich_markup_mode=None,
 )
 
-# The options for MCP client configs, as typer options (see serving.CONFIG_OPTIONS): (parameter, type, option, key).
-CONFIG_OPTIONS: list[tuple[str, Any, Any, str]] = [
-    (param, {list: list[str] | None, str: str | None}.get(kind, kind),
-     typer.Option(default, flag, help=text, **({"metavar": metavar} if metavar else {})), key)
+
+def _annotation(kind: type) -> object:
+    """What typer reads an option of `kind` as: a list repeatable (and optional), text optional."""
+    return list[str] | None if kind is list else str | None if kind is str else kind
+
+
+# The options for MCP client configs, as typer options (see serving.CONFIG_OPTIONS): (parameter, annotation, option,
+# key).
+CONFIG_OPTIONS: list[tuple[str, object, object, str]] = [
+    (param, _annotation(kind), typer.Option(default, flag, help=text, metavar=metavar or None), key)
     for param, flag, metavar, kind, default, text, key in serving.CONFIG_OPTIONS
-]  # fmt: skip
+]
 
 
-def config_options(command: Any) -> Any:
+def config_options(command: Callable[..., None]) -> Callable[..., None]:
     """Give a command the options for MCP client configs (after its own parameters). The command takes them as
     one keyword argument, `options`: a dict of `sources.load` keyword arguments."""
     own = pyinspect.signature(command, eval_str=True)
@@ -40,17 +52,18 @@ def config_options(command: Any) -> Any:
     ]
 
     @functools.wraps(command)
-    def with_options(*args: Any, **kwargs: Any) -> Any:
+    def with_options(*args: object, **kwargs: object) -> None:
         options = {key: kwargs.pop(param) for param, _, _, key in CONFIG_OPTIONS}
-        return command(*args, options=options, **kwargs)
+        command(*args, options=options, **kwargs)
 
     params = [p for p in own.parameters.values() if p.name != "options"]
+    # what inspect (so typer) reads as the signature; typeshed declares no __signature__ on functions
     with_options.__signature__ = own.replace(parameters=[*params, *added])  # type: ignore[attr-defined]
     with_options.__annotations__ = {p.name: p.annotation for p in [*params, *added]}
     return with_options
 
 
-def _load(source: str, **options: Any):
+def _load(source: str, **options: Any) -> Tree:
     return serving.load(source, options)
 
 
@@ -105,7 +118,7 @@ def wrap(
     _package(tree, out, None)
 
 
-def _why_not_config(path) -> str:
+def _why_not_config(path: Path) -> str:
     import json
 
     from ..sources import mcp_config
@@ -181,7 +194,7 @@ def build(
     _package(_load(skill), out, Path(skill))
 
 
-def _package(tree, out, source_dir) -> None:
+def _package(tree: Tree, out: str | None, source_dir: Path | None) -> None:
     import shlex
     from pathlib import Path
 

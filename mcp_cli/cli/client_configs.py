@@ -101,7 +101,8 @@ def server_entry(source: str, name: str | None = None) -> tuple[str, dict[str, A
     path = path.resolve()
     if path.is_dir() and _built_package(path):
         script = _package_script(path)
-        installed = _beside_python(script) or (Path(shutil.which(script)).absolute() if shutil.which(script) else None)
+        on_path = shutil.which(script)
+        installed = _beside_python(script) or (Path(on_path).absolute() if on_path else None)
         if installed is None:
             raise RegistrationError(f"{path}: {script} is not installed; run `pip install {path}` first, then again")
         return name or script.removesuffix("-mcp"), {"command": str(installed), "args": []}
@@ -140,7 +141,7 @@ def _package_script(folder: Path) -> str:
         project = toml_loads((folder / "pyproject.toml").read_text(encoding="utf-8")).get("project", {})
     except (OSError, ValueError) as exc:
         raise RegistrationError(f"{folder}/pyproject.toml: cannot read: {exc}") from None
-    scripts = [s for s in project.get("scripts", {}) if s.endswith("-mcp")]
+    scripts: list[str] = [s for s in project.get("scripts", {}) if s.endswith("-mcp")]
     if not scripts:
         raise RegistrationError(f"{folder}/pyproject.toml: no NAME-mcp script in [project.scripts]")
     return scripts[0]
@@ -180,7 +181,7 @@ def register(client: str, name: str, entry: dict[str, Any], scope: str = "user")
     return Change(path, before, after, status)
 
 
-def _merge(old: Any, entry: dict[str, Any]) -> tuple[Any, str]:
+def _merge(old: object, entry: dict[str, Any]) -> tuple[dict[str, Any], str]:
     """The new entry and the status: an entry that already says the same is left alone; one with a command
     gets the new command and arguments (keeping its env and other keys); anything else is replaced."""
     if isinstance(old, dict) and all(old.get(k) == v for k, v in entry.items()):
@@ -222,7 +223,8 @@ def _edit_toml(path: Path, text: str, name: str, entry: dict[str, Any]) -> tuple
     if not isinstance(servers, dict):
         raise RegistrationError(f"{path}: mcp_servers is not a table")
     old = servers.get(name)
-    new, status = _merge(old.unwrap() if hasattr(old, "unwrap") else old, entry)
+    unwrap = getattr(old, "unwrap", None)  # a tomlkit item's plain value
+    new, status = _merge(unwrap() if unwrap is not None else old, entry)
     if status == "unchanged":
         return text, status
     if isinstance(old, dict) and "command" in old:

@@ -6,9 +6,12 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..surfaces import launcher
+
+if TYPE_CHECKING:
+    from ..tree import Tree
 
 TREE_HELP = (
     "A skill folder, an MCP client config (mcpServers JSON, ~/.claude.json, Codex config.toml), "
@@ -16,7 +19,7 @@ TREE_HELP = (
 )
 # The options for MCP client configs (ignored for other sources):
 # (parameter, flag, metavar, kind: str/int/float/bool/list, default, help, key of `sources.load`).
-CONFIG_OPTIONS: list[tuple[str, str, str, type, Any, str, str]] = [
+CONFIG_OPTIONS: list[tuple[str, str, str, type, object, str, str]] = [
     ("name", "--name", "NAME", str, None, "Tool (root) name for a config; default from the file name.", "name"),
     ("refresh", "--refresh", "", bool, False, "Ask the upstream servers for their tools again (skip the cache).",
      "refresh"),
@@ -61,7 +64,7 @@ def setup_logging() -> None:
     logging.getLogger("mcp_cli").setLevel(logging.INFO)
 
 
-def load(source: str, options: dict[str, Any]) -> Any:
+def load(source: str, options: dict[str, Any]) -> Tree:
     """The tree of a source, its handler references checked; a clear error and exit status 2 when it is broken."""
     from ..handlers import check
     from ..sources.loader import SourceError

@@ -14,10 +14,13 @@ import hashlib
 import json
 import statistics
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..engine.schema import input_schema
 from ..tree import Command, Group, Tree
+
+if TYPE_CHECKING:
+    from tiktoken import Encoding
 
 RANKS = Path(__file__).resolve().parent.parent / "data" / "o200k_base.tiktoken.gz"
 RANKS_SHA256 = "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d"  # tiktoken's, of the unpacked file
@@ -39,7 +42,7 @@ class MissingExtra(ImportError):
 
 
 @functools.cache
-def encoding() -> Any:
+def encoding() -> Encoding:
     """o200k_base, from the shipped ranks; MissingExtra without tiktoken."""
     try:
         import tiktoken

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ..text import WIDTH, clip, columns, first_sentence, one_line, rows, sentence, spellings
@@ -37,7 +38,7 @@ def title(prog: str, about: str) -> str:
     return f"{prog} - {about}" if about else prog
 
 
-def _listing(heading: str, nodes: list[Node], budget: int) -> list[str]:
+def _listing(heading: str, nodes: Sequence[Node], budget: int) -> list[str]:
     """A heading and one row per node; over `budget` characters, names only, wrapped, with a pointer."""
     lines = [f"{heading}:"] + rows([(n.name, n.summary) for n in nodes])
     if sum(len(line) + 1 for line in lines) <= budget:

@@ -12,6 +12,7 @@ import functools
 import re
 from dataclasses import dataclass, field
 from itertools import accumulate
+from typing import Any
 from urllib.parse import unquote
 
 from markdown_it import MarkdownIt
@@ -129,7 +130,7 @@ def parse(text: str) -> Document:
     """The structure of a markdown text (the last few are kept: a topic is read at each call)."""
     lines = re.sub(r"\r\n?", "\n", text).split("\n")
     skip = _front_matter(lines)
-    env: dict = {}
+    env: dict[str, Any] = {}
     tokens = _BLOCKS.parse("\n".join(lines[skip:]), env)
     starts, kept = set(), dict.fromkeys(range(1, skip), (0, skip))
     headings, linked, first_paragraph = [], [], ""

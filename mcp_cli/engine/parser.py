@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import Any, NoReturn
 
 from ..errors import UsageError, close_to
 from ..text import spellings
@@ -14,17 +14,17 @@ from ..types import VALUE_TYPES
 class _Parser(argparse.ArgumentParser):
     """An ArgumentParser that raises UsageError instead of printing and exiting."""
 
-    def error(self, message: str):  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         raise UsageError(message)
 
-    def exit(self, status: int = 0, message: str | None = None):  # type: ignore[override]
+    def exit(self, status: int = 0, message: str | None = None) -> NoReturn:
         raise UsageError((message or "invalid arguments").strip())
 
-    def _print_message(self, message: str, file: Any = None) -> None:
+    def _print_message(self, message: str, file: object = None) -> None:
         return None
 
 
-def _add(target: Any, p: Param, strict: bool) -> None:
+def _add(target: argparse._ActionsContainer, p: Param, strict: bool) -> None:
     kw: dict[str, Any] = {"default": argparse.SUPPRESS if p.default is None or not strict else p.default}
     if p.action in ("store", "append"):
         kw["type"] = VALUE_TYPES[p.type].convert
@@ -53,7 +53,7 @@ def build(prog: str, cmd: Command) -> argparse.ArgumentParser:
     For a schema-backed command, required options and defaults are left to the schema: `--json` may carry them,
     and the upstream applies its own defaults."""
     parser = _Parser(prog=prog, add_help=False, allow_abbrev=False)
-    groups = {}
+    groups: dict[str, argparse._ActionsContainer] = {}
     for ex in cmd.exclusive:
         group = parser.add_mutually_exclusive_group(required=ex.required)
         groups.update({name: group for name in ex.params})

@@ -6,7 +6,7 @@ import contextlib
 import logging
 import shlex
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
@@ -21,6 +21,9 @@ from ..types import LOCAL_FILES
 from . import help as helptext
 from . import parser as argparser
 from . import schema, topics
+
+if TYPE_CHECKING:
+    from argparse import ArgumentParser
 
 log = logging.getLogger("mcp_cli")
 HELP = ("-h", "--help")
@@ -70,7 +73,7 @@ class Invocation:
 class _Compiled:
     """What a command needs to run, made on its first call and kept: its parser, schema checker and handler."""
 
-    parser: Any
+    parser: ArgumentParser | None  # None for a passthrough command
     checker: schema.Checker | None
     handler: Handler
 
@@ -104,7 +107,7 @@ class Runtime:
             self._background.start_soon(self._rediscover)
         return self
 
-    async def __aexit__(self, *exc: Any) -> None:
+    async def __aexit__(self, *exc: object) -> None:
         self._background.cancel_scope.cancel()
         await self._stack.aclose()
 
@@ -152,21 +155,22 @@ class Runtime:
         return await self.call(tokens, cwd, context, local_files)
 
     def tokens_of(self, arguments: dict[str, Any]) -> list[str]:
-        argv, command = arguments.get("argv"), arguments.get("command")
+        argv: list[str] | None = arguments.get("argv")
+        command: str | None = arguments.get("command")
         name = self.tree.name
         example = f'Example: {{"argv": ["--help"]}} or {{"command": "--help"}}; start with `{name} --help`.'
         if argv is not None and command is not None:
             raise BadRequest(f"give either `argv` or `command`, not both. {example}")
-        if argv is None and command is None:
-            raise BadRequest(f"give `argv` (a list of strings) or `command` (one string). {example}")
-        unsplit = False
-        if command is not None:
+        unsplit = None  # the command, when it is not shell syntax
+        if argv is not None:
+            tokens = list(argv)
+        elif command is not None:
             try:
                 tokens = shlex.split(command, posix=True)
             except ValueError:  # `search What's open?` is words, not shell: split on spaces
-                tokens, unsplit = command.split(), True
+                tokens, unsplit = command.split(), command
         else:
-            tokens = list(argv)
+            raise BadRequest(f"give `argv` (a list of strings) or `command` (one string). {example}")
         for i, token in enumerate(tokens):
             if "\0" in token:
                 raise BadRequest(f"argv[{i}] holds a NUL character, which no command line can carry; remove it.")
@@ -175,10 +179,10 @@ class Runtime:
         # Agents often repeat the tool's own name ("pdf text extract"); drop it unless it names a child.
         if tokens and tokens[0] == name and self.tree.root.child(name) is None:
             tokens = tokens[1:]
-        if unsplit:
+        if unsplit is not None:
             node = self.invocation(tokens).node
             if not (isinstance(node, Command) and node.handler.get("kind") == "search"):
-                raise unsplittable(command)
+                raise unsplittable(unsplit)
         return tokens
 
     def invocation(
@@ -188,7 +192,7 @@ class Runtime:
         walked: list[Node] = [self.tree.root]
         i = 0
         while isinstance(walked[-1], Group) and i < len(tokens):
-            child = walked[-1].child(tokens[i])  # type: ignore[union-attr]
+            child = walked[-1].child(tokens[i])
             if child is None:
                 break
             walked.append(child)

@@ -10,16 +10,21 @@ included) are resolved. The result is validated against the schema, and errors a
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import UsageError
 from ..text import words
 from ..tree import Command, Param
 from ..types import VALUE_TYPES, integral, json_value, loads, of_schema
+
+if TYPE_CHECKING:
+    from jsonschema.protocols import Validator
 
 JSON_ALL = "@json"  # the dest of --json, never a property path
 RESERVED = {"help", "h", "json"}
@@ -39,7 +44,7 @@ class _Schema:
         uri = resource.id() or "urn:mcp-cli:schema"
         self._resolver = Registry().with_resource(uri, resource).resolver(uri)
 
-    def resolve(self, node: Any, seen: frozenset[str] = frozenset()) -> dict[str, Any]:
+    def resolve(self, node: object, seen: frozenset[str] = frozenset()) -> dict[str, Any]:
         """Follow `$ref`, merge `allOf`, and strip null from `anyOf`/`oneOf`/type lists (nullable)."""
         if not isinstance(node, dict):
             return {}
@@ -176,23 +181,21 @@ def _param(path: list[str], prop: dict[str, Any], required: bool, flags: list[st
     enum = prop.get("enum") if isinstance(prop.get("enum"), list) else None
     if "const" in prop:
         enum = [prop["const"]]
-    base = {"name": ".".join(path), "flags": flags, "help": help_text, "required": required}
+    param = functools.partial(Param, name=".".join(path), flags=flags, help=help_text, required=required)
     default = prop.get("default")
     if kind == "boolean":
-        return Param(type="boolean", action="negatable", default=default, **base)
+        return param(type="boolean", action="negatable", default=default)
     if kind in ("string", "integer", "number"):
         same_type = enum is not None and all(isinstance(v, (str if kind == "string" else (int, float))) for v in enum)
-        return Param(type=kind, choices=enum if same_type else None, default=default, **base)
+        return param(type=kind, choices=enum if same_type else None, default=default)
     if kind == "array":
-        return Param(type="string", action="append", metavar=_item_metavar(prop), **base)
-    return Param(
-        type="string", metavar="JSON", default=default if not isinstance(default, (dict, list)) else None, **base
-    )
+        return param(type="string", action="append", metavar=_item_metavar(prop))
+    return param(type="string", metavar="JSON", default=default if not isinstance(default, (dict, list)) else None)
 
 
 def _item_metavar(prop: dict[str, Any]) -> str:
-    items = prop.get("items") if isinstance(prop.get("items"), dict) else {}
-    return of_schema(items.get("type")).metavar
+    items = prop.get("items")
+    return of_schema(items.get("type") if isinstance(items, dict) else None).metavar
 
 
 def params(schema: dict[str, Any]) -> list[Param]:
@@ -202,7 +205,9 @@ def params(schema: dict[str, Any]) -> list[Param]:
 
     def visit(node: dict[str, Any], prefix: list[str], required_here: bool, depth: int) -> None:
         required = set(node.get("required", [])) if isinstance(node.get("required"), list) else set()
-        props = node.get("properties") if isinstance(node.get("properties"), dict) else {}
+        props = node.get("properties")
+        if not isinstance(props, dict):
+            props = {}
         for name, raw in props.items():
             prop = doc.resolve(raw)
             path = prefix + [str(name)]
@@ -300,7 +305,7 @@ class Checker:
     """A command's schema made ready once: its references resolvable, and its validator."""
 
     doc: _Schema
-    validator: Any
+    validator: Validator
 
 
 def checker(cmd: Command) -> Checker:
@@ -328,7 +333,8 @@ def validate(check: Checker, args: dict[str, Any], flags: dict[str, str]) -> Non
     path = [str(p) for p in err.path if not isinstance(p, int)]
     if err.validator == "required":
         given = err.instance if isinstance(err.instance, dict) else {}
-        missing = next((str(n) for n in err.validator_value if n not in given), "")
+        wanted = err.validator_value if isinstance(err.validator_value, Iterable) else ()
+        missing = next((str(n) for n in wanted if n not in given), "")
         flag = _flag(flags, path + [missing]) if missing else "an option"
         raise UsageError(f"missing required option {flag} (or give it inside --json).")
     if err.validator == "additionalProperties":

@@ -7,7 +7,7 @@ re-exports the public API, which serving does not need).
 
 Their imports from outside mcp_cli and the standard library become the package's dependencies, with the version
 ranges mcp-cli itself declares; an import inside `try: ... except ImportError` is optional (an extra's) and becomes
-none.
+none, as does one under `if TYPE_CHECKING:` (for type checkers only).
 """
 
 from __future__ import annotations
@@ -103,6 +103,8 @@ def _closure(root: Path) -> tuple[set[str], dict[str, str]]:
         tree = ast.parse(path.read_bytes(), filename=str(path))
         optional = {id(n) for t in ast.walk(tree) if isinstance(t, ast.Try) and _catches_import_error(t)
                     for s in t.body for n in ast.walk(s)}  # fmt: skip
+        optional |= {id(n) for t in ast.walk(tree) if isinstance(t, ast.If) and _type_checking(t.test)
+                     for s in t.body for n in ast.walk(s)}  # fmt: skip
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom) and node.level:
                 if node.level - 1 > len(package):
@@ -122,6 +124,13 @@ def _closure(root: Path) -> tuple[set[str], dict[str, str]]:
                     if top not in sys.stdlib_module_names and top != "__future__":
                         external.setdefault(top, f"mcp_cli.{module}" if module else "mcp_cli")
     return seen, external
+
+
+def _type_checking(test: ast.expr) -> bool:
+    """Whether an `if` is `if TYPE_CHECKING:`: the imports in its body are for type checkers, never run."""
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
 
 
 def _catches_import_error(node: ast.Try) -> bool:

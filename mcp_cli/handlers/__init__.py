@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from ..errors import SourceError
 from ..tree import Command, Tree
-from .base import Call, Handler, Kind
+from .base import Call, Handler, HandlerClass, Kind
 from .mcp import McpHandler, McpKind
 from .python import PythonHandler
 from .search import SearchHandler
 from .subprocess import SubprocessHandler
 
-KINDS: dict[str, tuple[type, type[Kind]]] = {
+KINDS: dict[str, tuple[HandlerClass, type[Kind]]] = {
     "python": (PythonHandler, Kind),
     "subprocess": (SubprocessHandler, Kind),
     "mcp": (McpHandler, McpKind),

@@ -25,13 +25,22 @@ class Handler(Protocol):
     async def run(self, call: Call) -> Result: ...
 
 
+class HandlerClass(Protocol):
+    """A kind's handler class: made from (reference, tree), with a static `check(reference)`."""
+
+    def __call__(self, ref: dict[str, Any], tree: Tree) -> Handler: ...
+
+    @staticmethod
+    def check(ref: dict[str, Any]) -> None: ...
+
+
 class Kind:
     """One kind of handler for a tree: checks references at load, makes handlers, and owns what its handlers
     share while a runtime serves (`start`; `stop` from any task; `aclose`). This base shares nothing. Runtimes over
     parts of the tree (a client's scope) share the kind: each makes its handlers for its own part."""
 
-    def __init__(self, handler: Any, tree: Tree) -> None:
-        self.handler = handler  # the handler class: (reference, tree) -> Handler, with a static `check(reference)`
+    def __init__(self, handler: HandlerClass, tree: Tree) -> None:
+        self.handler = handler
         self.tree = tree
 
     def make(self, ref: dict[str, Any], tree: Tree) -> Handler:
@@ -51,7 +60,7 @@ class Kind:
         await self.stop()
 
 
-def timeout_of(ref: dict, tree: Tree) -> float:
+def timeout_of(ref: dict[str, Any], tree: Tree) -> float:
     return float(ref.get("timeout", tree.settings.timeout))
 
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import HandlerError, UpstreamError
 from ..result import Result, cap
 from ..tree import Tree
-from .base import Call, Kind, check_timeout, need, timeout_of
+from .base import Call, HandlerClass, Kind, check_timeout, need, timeout_of
 
 if TYPE_CHECKING:
     from .upstream import Upstreams
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 def _as_text(item: dict[str, Any]) -> str:
     """A content item as text for terminals: text itself, a placeholder line for anything else."""
     if item.get("type") == "text":
-        return item["text"]
+        return str(item["text"])
     resource = item.get("resource") or {}
     where = resource.get("uri") or item.get("uri") or ""
     mime = item.get("mimeType") or resource.get("mimeType") or ""
@@ -32,7 +32,7 @@ class McpKind(Kind):
     """The `mcp` kind: its handlers share the pool of upstream server sessions, opened with the runtime when the
     tree has upstream servers (or may gain them: a source that could not list everything yet)."""
 
-    def __init__(self, handler: Any, tree: Tree) -> None:
+    def __init__(self, handler: HandlerClass, tree: Tree) -> None:
         super().__init__(handler, tree)
         self.pool: Upstreams | None = None
 
@@ -61,7 +61,7 @@ class McpKind(Kind):
 
 
 class McpHandler:
-    def __init__(self, ref: dict, tree: Tree, pool: Upstreams | None = None) -> None:
+    def __init__(self, ref: dict[str, Any], tree: Tree, pool: Upstreams | None = None) -> None:
         self.check(ref)
         self.server, self.tool, self.pool = ref["server"], ref["tool"], pool
         self.timeout = float(ref.get("timeout") or tree.upstreams.get(self.server, {}).get("timeout") or 0) or (

@@ -15,7 +15,8 @@ import inspect
 import io
 import json
 import sys
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TextIO
 
 import anyio
 import anyio.to_thread
@@ -32,7 +33,7 @@ _capture: contextvars.ContextVar[io.StringIO | None] = contextvars.ContextVar("m
 class _Stdout(io.TextIOBase):
     """sys.stdout stand-in: writes go to the current call's buffer, or to the real stream outside calls."""
 
-    def __init__(self, real: Any) -> None:
+    def __init__(self, real: TextIO) -> None:
         self.real = real
 
     def write(self, text: str) -> int:
@@ -55,12 +56,12 @@ def load(target: str, tree: Tree) -> Any:
     return obj
 
 
-def ref(func: Any, **options: Any) -> dict[str, Any]:
+def ref(func: Callable[..., object], **options: Any) -> dict[str, Any]:
     """A handler reference for a module-level callable: `Command(..., handler=ref(my_func))`."""
     return {"kind": "python", "target": f"{func.__module__}:{func.__qualname__}", **options}
 
 
-def _to_result(value: Any, printed: str) -> Result:
+def _to_result(value: object, printed: str) -> Result:
     """The handler's value as a Result. Lone surrogates (undecodable file names) become U+FFFD; data nested
     deeper than JSON arguments may be is left as text only, as the wire could not carry it."""
     if isinstance(value, Result):
@@ -80,7 +81,7 @@ def _to_result(value: Any, printed: str) -> Result:
 
 
 class PythonHandler:
-    def __init__(self, ref: dict, tree: Tree) -> None:
+    def __init__(self, ref: dict[str, Any], tree: Tree) -> None:
         self.check(ref)
         self.target: str = ref["target"]
         self.timeout = timeout_of(ref, tree)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..result import Result
 from ..search.ranking import Index
 from ..text import rows
@@ -12,12 +14,12 @@ from .base import Call
 class SearchHandler:
     """The handler of a tree's `search` command; the index is built on first use."""
 
-    def __init__(self, ref: dict, tree: Tree) -> None:
+    def __init__(self, ref: dict[str, Any], tree: Tree) -> None:
         self.tree = tree
         self._index: Index | None = None
 
     @staticmethod
-    def check(ref: dict) -> None:
+    def check(ref: dict[str, Any]) -> None:
         """Nothing to check: the command searches its own tree."""
 
     async def run(self, call: Call) -> Result:

@@ -27,7 +27,9 @@ import re
 import shutil
 import subprocess
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import anyio
 from anyio.abc import ByteReceiveStream, ByteSendStream, Process
@@ -44,17 +46,24 @@ _HELD = 1.0  # seconds to finish reading a command's output once it has exited
 STDIN_FLAG = "--stdin"  # the option of a command that reads its standard input (reference: "stdin": true)
 
 
-async def _drain(stream: ByteReceiveStream | None, keep: int, sink: list, tail: bool = False) -> None:
-    """Read a stream to its end, keeping its first `keep` bytes (its last, with `tail`);
-    sink = [bytearray, total bytes seen]."""
+@dataclass
+class _Kept:
+    """What was read of a stream: the bytes kept, and how many it gave in all."""
+
+    data: bytearray = field(default_factory=bytearray)
+    seen: int = 0
+
+
+async def _drain(stream: ByteReceiveStream | None, keep: int, sink: _Kept, tail: bool = False) -> None:
+    """Read a stream to its end, keeping its first `keep` bytes (its last, with `tail`) in `sink`."""
     if stream is None:
         return
     async for chunk in stream:
-        sink[1] += len(chunk)
+        sink.seen += len(chunk)
         if tail:
-            sink[0] = (sink[0] + chunk)[-keep:]
-        elif (room := keep - len(sink[0])) > 0:
-            sink[0] += chunk[:room]
+            sink.data = (sink.data + chunk)[-keep:]
+        elif (room := keep - len(sink.data)) > 0:
+            sink.data += chunk[:room]
 
 
 async def _feed(stream: ByteSendStream | None, data: bytes) -> None:
@@ -89,8 +98,10 @@ def _installed(requirement: str) -> bool:
     from importlib import metadata  # only for scripts with inline dependencies: not at every start
 
     name = re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", requirement)
+    if name is None:
+        return False
     try:
-        return bool(name) and bool(metadata.version(name.group(1)))
+        return bool(metadata.version(name.group(1)))
     except metadata.PackageNotFoundError:
         return False
 
@@ -106,7 +117,7 @@ SAFE_ENV = ("PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "LC_
             "REQUESTS_CA_BUNDLE")  # fmt: skip
 
 
-def _environment(ref: dict, base: str) -> dict[str, str]:
+def _environment(ref: dict[str, Any], base: str) -> dict[str, str]:
     """The safe part of this process's environment and the variables `inherit` names (patterns allowed), with the
     reference's `env` on top; a PYTHONPATH there goes before the inherited one."""
     patterns = [*SAFE_ENV, *ref.get("inherit", [])]
@@ -118,7 +129,7 @@ def _environment(ref: dict, base: str) -> dict[str, str]:
 
 
 class SubprocessHandler:
-    def __init__(self, ref: dict, tree: Tree) -> None:
+    def __init__(self, ref: dict[str, Any], tree: Tree) -> None:
         self.check(ref)
         command = ref["command"]
         base = str(tree.base_dir or Path.cwd())
@@ -142,7 +153,7 @@ class SubprocessHandler:
                 self.missing = [d for d in ref["dependencies"] if not _installed(d)]
 
     @staticmethod
-    def check(ref: dict) -> None:
+    def check(ref: dict[str, Any]) -> None:
         need(ref, "command", list, "the program and its arguments, a list")
         may(ref, "command", list, "a list of strings", str)
         may(ref, "cwd", str, "a folder, relative to the tree's")
@@ -160,7 +171,9 @@ class SubprocessHandler:
         if "--" in tokens:
             at = tokens.index("--")
             tokens, rest = tokens[:at], tokens[at:]
-        stdin, moved, kept = None, [[] for _ in self.before], []
+        stdin: str | None = None
+        moved: list[list[str]] = [[] for _ in self.before]
+        kept: list[str] = []
         while tokens:
             token = tokens.pop(0)
             flag, eq, _ = token.partition("=")
@@ -205,7 +218,7 @@ class SubprocessHandler:
                 f"PATH; install uv (pip install uv) or the packages (pip install {quoted})"
             )
         argv, data = self._arrange(call)
-        out, err = [bytearray(), 0], [bytearray(), 0]
+        out, err = _Kept(), _Kept()
         try:
             proc = await anyio.open_process(
                 argv,
@@ -245,11 +258,11 @@ class SubprocessHandler:
                 with anyio.CancelScope(shield=True):
                     await proc.wait()
             await proc.aclose()
-        stdout = out[0].decode("utf-8", errors="replace")
-        stderr = err[0].decode("utf-8", errors="replace")
-        if err[1] > _STDERR_TAIL:
+        stdout = out.data.decode("utf-8", errors="replace")
+        stderr = err.data.decode("utf-8", errors="replace")
+        if err.seen > _STDERR_TAIL:
             stderr = (
-                f"[stderr cut: its last {_STDERR_TAIL:,} characters of {err[1]:,} bytes]\n" + stderr[-_STDERR_TAIL:]
+                f"[stderr cut: its last {_STDERR_TAIL:,} characters of {err.seen:,} bytes]\n" + stderr[-_STDERR_TAIL:]
             )
         if held:
             note = "[mcp-cli: it exited, but what it left running kept its output open, and was stopped]"
@@ -261,9 +274,10 @@ class SubprocessHandler:
                 "input, or raise its timeout (`timeout:` in a skill's mcp-cli.yaml, else the tree's settings)."
             )
             return Result(ok=False, output=stdout, error=HandlerTimeout.kind, message=message, stderr=stderr,
-                          omitted=out[1] - len(out[0]))  # fmt: skip
+                          omitted=out.seen - len(out.data))  # fmt: skip
         code = proc.returncode
-        result = Result(ok=code == 0, output=stdout, exit_code=code, stderr=stderr, omitted=out[1] - len(out[0]))
+        assert code is not None  # it has exited, or was killed and waited for
+        result = Result(ok=code == 0, output=stdout, exit_code=code, stderr=stderr, omitted=out.seen - len(out.data))
         if code != 0:
             signal_note = f" (killed by signal {-code})" if code < 0 else ""
             result.error = ExitStatus.kind

@@ -14,13 +14,18 @@ import os
 import re
 import tempfile
 import warnings
-from typing import Any
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, TextIO
 
 import anyio
 from anyio.abc import TaskGroup
 
 from ..errors import HandlerError, HandlerTimeout
 from .processes import guarded
+
+if TYPE_CHECKING:
+    from mcp import Client
+    from mcp.types import CallToolResult
 
 log = logging.getLogger("mcp_cli")
 START_TIMEOUT = 60.0
@@ -39,7 +44,7 @@ def expand(value: Any) -> Any:
     return value
 
 
-def transport(config: dict[str, Any], errlog: Any) -> Any:
+def transport(config: dict[str, Any], errlog: TextIO) -> Any:
     """The client transport for a server config (stdio with stderr to `errlog`, streamable HTTP, or SSE); an
     in-process server object under `server` (`mcp_cli.testing`) is connected over the SDK's in-memory transport."""
     if "server" in config:
@@ -51,7 +56,10 @@ def transport(config: dict[str, Any], errlog: Any) -> Any:
             from mcp.client.sse import sse_client
 
             return sse_client(config["url"], headers=headers)
-        from mcp.client.streamable_http import create_mcp_http_client, streamable_http_client
+        from mcp.client.streamable_http import (  # type: ignore[attr-defined]  # the SDK's own import, not re-exported
+            create_mcp_http_client,
+            streamable_http_client,
+        )
 
         return streamable_http_client(config["url"], http_client=create_mcp_http_client(headers=headers))
     from mcp import StdioServerParameters
@@ -79,8 +87,8 @@ logging.getLogger("mcp.client.stdio").addFilter(_OneLine())
 
 def describe(exc: BaseException) -> str:
     """One line for an exception, looking inside exception groups."""
-    while getattr(exc, "exceptions", None):  # an exception group: tell its first member
-        exc = exc.exceptions[0]
+    while members := getattr(exc, "exceptions", None):  # an exception group: tell its first member
+        exc = members[0]
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
@@ -90,7 +98,7 @@ class Upstream:
 
     def __init__(self, name: str, config: dict[str, Any], tg: TaskGroup) -> None:
         self.name, self.config, self.tg = name, config, tg
-        self.client: Any = None
+        self.client: Client | None = None
         self._lock = anyio.Lock()
         self._stop: anyio.Event | None = None
         self._done: anyio.Event | None = None
@@ -104,16 +112,15 @@ class Upstream:
         except (OSError, ValueError):
             return ""
 
-    async def session(self) -> Any:
+    async def session(self) -> Client:
         """The live client session, started if there is none."""
-        if self.client is not None:
-            return self.client
-        async with self._lock:
-            if self.client is None:
-                await self._start()
+        if self.client is None:
+            async with self._lock:
+                if self.client is None:  # not started by another call meanwhile
+                    return await self._start()
         return self.client
 
-    async def _start(self) -> None:
+    async def _start(self) -> Client:
         from mcp import Client
 
         ready, stop, done = anyio.Event(), anyio.Event(), anyio.Event()
@@ -147,6 +154,7 @@ class Upstream:
                 + (f"\nIts stderr ends with:\n{tail}" if tail else "")
                 + "\nCheck its command and arguments in the configuration; the next call tries again."
             )
+        return self.client
 
     async def close(self) -> None:
         if self._stop is not None:
@@ -168,7 +176,7 @@ class Upstream:
                 return False
         return False
 
-    async def call(self, tool: str, arguments: dict[str, Any], timeout: float, path: str) -> Any:
+    async def call(self, tool: str, arguments: dict[str, Any], timeout: float, path: str) -> CallToolResult:
         """Call a tool; a crash or a hang is reported, and a dead session is replaced on the next call."""
         client = await self.session()
         try:
@@ -208,11 +216,13 @@ class Upstreams:
         await self._tg.__aenter__()
         return self
 
-    async def __aexit__(self, *exc: Any) -> None:
+    async def __aexit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, traceback: TracebackType | None
+    ) -> None:
         await self.close()
         assert self._tg is not None
         self._tg.cancel_scope.cancel()
-        await self._tg.__aexit__(*exc)
+        await self._tg.__aexit__(kind, exc, traceback)
 
     async def close(self) -> None:
         """Stop every started server, all at once (callable from any task)."""

@@ -17,7 +17,11 @@ import os
 from collections.abc import Callable, Sequence
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
 
 log = logging.getLogger("mcp_cli")
 
@@ -34,10 +38,10 @@ class Unusable(Exception):
 class Model:
     """An embedding model: unit vectors (a numpy array, one row per text) for texts."""
 
-    def __init__(self, name: str, embed: Callable[[list[str]], Any]) -> None:
+    def __init__(self, name: str, embed: Callable[[list[str]], npt.ArrayLike]) -> None:
         self.name, self._embed = name, embed
 
-    def vectors(self, texts: Sequence[str]) -> Any:
+    def vectors(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
         try:
             import numpy as np
         except ImportError:
@@ -50,7 +54,8 @@ class Model:
         except Exception as exc:
             raise Unusable(f"{type(exc).__name__}: {exc}") from None
         norms = np.linalg.norm(matrix, axis=1, keepdims=True)
-        return matrix / np.where(norms == 0, 1, norms)
+        matrix /= np.where(norms == 0, 1, norms)  # in place: a new array, kept float32
+        return matrix
 
 
 @cache

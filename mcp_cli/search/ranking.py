@@ -17,13 +17,17 @@ import unicodedata
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Protocol
 
 from ..entities import acts_in
 from ..text import words
 from ..tree import Command, Tree
 from . import embeddings, lexicon
 from .lexicon import NAME_VERBS
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
 
 log = logging.getLogger("mcp_cli")
 
@@ -52,11 +56,16 @@ def stem(word: str) -> str:
     return _stemmer().stemWord(word)
 
 
+class _Stemmer(Protocol):  # snowballstemmer's, which is untyped
+    def stemWord(self, word: str) -> str: ...
+
+
 @cache
-def _stemmer():
+def _stemmer() -> _Stemmer:
     import snowballstemmer  # about 15 ms: loaded by the first search, not at start-up
 
-    return snowballstemmer.stemmer("english")
+    english: _Stemmer = snowballstemmer.stemmer("english")
+    return english
 
 
 def tokens(text: str) -> list[str]:
@@ -146,7 +155,8 @@ class Index:
     def __init__(self, tree: Tree, semantic: tuple[embeddings.Model, float] | None = None) -> None:
         """`semantic`: an embedding model and the share of the score it decides (default: as configured)."""
         self.semantic = semantic or embeddings.configured()
-        self.vectors: Any = None  # the commands' unit vectors in the model, computed at the first search
+        # the commands' unit vectors in the model, computed at the first search
+        self.vectors: npt.NDArray[np.float32] | None = None
         self.docs: list[tuple[str, Command]] = []
         self.postings: dict[str, list[tuple[int, float]]] = defaultdict(list)
         lengths: list[float] = []
@@ -193,7 +203,7 @@ class Index:
                 norm = tf * (K1 + 1) / (tf + K1 * (1 - B + B * self.lengths[doc] / self.avg))
                 scores[doc] += weight * idf * norm
         if self.semantic and weights and self.docs:  # not only stop words: the model may find what no word does
-            scores = self._mixed(query, scores)
+            scores = self._mixed(query, scores, *self.semantic)
         for doc in scores:
             if acts_in(self.docs[doc][0], prefer):
                 scores[doc] *= CONTEXT_BOOST
@@ -202,10 +212,9 @@ class Index:
             ranked = [(doc, score) for doc, score in ranked if score >= STRONG * ranked[0][1]]
         return [(score, self.docs[doc][0], self.docs[doc][1]) for doc, score in ranked]
 
-    def _mixed(self, query: str, scores: dict[int, float]) -> dict[int, float]:
+    def _mixed(self, query: str, scores: dict[int, float], model: embeddings.Model, share: float) -> dict[int, float]:
         """BM25 `scores` over their best, mixed with the model's cosines over theirs (any command the model finds
         close joins); the words' scores alone when the model fails (said once: search goes on by words)."""
-        model, share = self.semantic  # type: ignore[misc]
         try:
             if self.vectors is None:
                 self.vectors = model.vectors([f"{path}: {cmd.summary} {cmd.description[:300]}" for path, cmd in

@@ -148,7 +148,7 @@ def cluster(nodes: list[Node]) -> list[Node]:
             name=name,
             description=f"MCP servers whose tools act on {name}.",
             summary=_summary([m.name for m in members], things),
-            children=members,
+            children=[*members],  # a list of nodes
         )
     rename(lone, [g.name for g in made.values()])
     for g in lone:

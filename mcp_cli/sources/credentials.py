@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import copy
 import re
+from collections.abc import Callable
 from typing import Any
 
 from ..text import words
@@ -104,6 +105,9 @@ class _Variables:
         return name
 
 
+Replace = Callable[[str, str, str, str], str]  # (server, where, preferred variable, secret) -> its `${VAR}`
+
+
 def externalise(upstreams: dict[str, dict[str, Any]]) -> tuple[dict[str, dict[str, Any]], list[str]]:
     """Upstream configs with every literal secret replaced by a `${VAR}` reference, and one warning per
     replacement naming the server, the key and the variable to set."""
@@ -138,15 +142,15 @@ def externalise(upstreams: dict[str, dict[str, Any]]) -> tuple[dict[str, dict[st
     return out, warnings
 
 
-def _secret(key: str, value: Any) -> bool:
+def _secret(key: str, value: object) -> bool:
     if not isinstance(value, str) or _REFERENCE.search(value):
         return False
     return (names_a_credential(key) and not _plain(value)) or looks_like_secret(value)
 
 
-def _header(server: str, key: str, value: Any, replace: Any, where: str) -> Any:
+def _header(server: str, key: str, value: object, replace: Replace, where: str) -> object:
     """`Authorization: Bearer abc` -> `Bearer ${SERVER_AUTHORIZATION}`: the scheme stays, the credential goes."""
-    if not _secret(key, value):
+    if not isinstance(value, str) or not _secret(key, value):
         return value
     var = _variable(server, key)
     scheme = _SCHEME.match(value.strip())
@@ -155,7 +159,7 @@ def _header(server: str, key: str, value: Any, replace: Any, where: str) -> Any:
     return replace(server, where, var, value)
 
 
-def _url(server: str, url: str, replace: Any) -> str:
+def _url(server: str, url: str, replace: Replace) -> str:
     """A password in `scheme://user:password@host` and credential query parameters (`?api_key=...`)."""
     if _REFERENCE.search(url):
         return url
@@ -172,7 +176,7 @@ def _url(server: str, url: str, replace: Any) -> str:
     return _QUERY.sub(param, url)
 
 
-def _args(server: str, args: list[Any], replace: Any) -> list[Any]:
+def _args(server: str, args: list[Any], replace: Replace) -> list[Any]:
     """`--api-key VALUE`, `--token=VALUE`, `--header 'Authorization: Bearer VALUE'`, and a value in a known token
     format wherever it is."""
     out: list[Any] = []

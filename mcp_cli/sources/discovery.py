@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import Future
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 import anyio
 import platformdirs
@@ -35,7 +35,18 @@ RETRY_BUDGET = 60.0  # the same, when retried in the background while serving
 FAILED_TTL = 60.0  # how long a failure is remembered
 TTL = 24 * 3600.0  # how long a tool list is kept
 
-Listing = dict[str, Any]  # {"server": {name, version, instructions}, "tools": [tool dicts]}
+
+class ServerInfo(TypedDict):
+    name: str
+    version: str
+    instructions: str
+
+
+class Listing(TypedDict):
+    """A server's tool list, as cached: the server, and each tool as the JSON of an MCP `Tool`."""
+
+    server: ServerInfo
+    tools: list[dict[str, Any]]
 
 
 class Unavailable(Exception):
@@ -124,7 +135,8 @@ async def _listing(server: Server, refresh: bool, ttl: float, budget: float) -> 
     path, failed = _cache_file(server.config), _failure_file(server.config)
     if not refresh and path.is_file() and time.time() - path.stat().st_mtime < ttl:
         try:
-            return json.loads(path.read_text(encoding="utf-8"))
+            cached: Listing = json.loads(path.read_text(encoding="utf-8"))
+            return cached
         except (OSError, ValueError):
             pass
     timeout = float(server.config.get("startup_timeout") or budget)
@@ -225,11 +237,13 @@ def listings_now(
 ) -> tuple[dict[str, Listing], dict[str, str]]:
     """`listings` from synchronous code. They run on a thread of their own, which returns as soon as every
     server is decided: servers that ran out of time are stopped there while the caller goes on."""
-    decision: Future = Future()
+    decision: Future[tuple[dict[str, Listing], dict[str, str]]] = Future()
+
+    def decided(found: dict[str, Listing], failed: dict[str, str]) -> None:
+        decision.set_result((found, failed))
 
     def work() -> None:
         try:
-            decided = lambda *r: decision.set_result(r)  # noqa: E731
             anyio.run(functools.partial(listings, servers, refresh, budget=budget, progress=progress, decided=decided))
         except BaseException as exc:  # handed to the caller
             if not decision.done():

@@ -190,8 +190,8 @@ def split(names: list[str], preset: dict[str, list[str]] | None = None) -> tuple
     taken = {t for ts in (preset or {}).values() for t in ts}
     split_words = nouns_of(names)
     found, left = cover({n: _nouns(ws) for n, ws in split_words.items()}, [n for n in names if n not in taken])
-    for noun, members in found.items():
-        groups.setdefault(_spelled(noun, [split_words[n] for n in members]), []).extend((n, "") for n in members)
+    for noun, tools in found.items():
+        groups.setdefault(_spelled(noun, [split_words[n] for n in tools]), []).extend((n, "") for n in tools)
     for group, members in groups.items():
         group_words = set(group.split("-")) | {singular(w) for w in group.split("-")}
         shorts: dict[str, str] = {}

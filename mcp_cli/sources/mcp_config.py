@@ -47,7 +47,7 @@ class Server:
         return not any(fnmatch.fnmatchcase(n, p) for n in names for p in exclude)
 
 
-def _entries(path: Path, data: Any) -> list[tuple[str, Any]]:
+def _entries(path: Path, data: object) -> list[tuple[str, Any]]:
     """(name, raw entry) pairs from any supported file layout."""
     if not isinstance(data, dict):
         raise SourceError(f"{path}: expected a JSON object or TOML table at the top")
@@ -75,8 +75,8 @@ def _normalise(where: str, raw: Any, warnings: list[str]) -> tuple[dict[str, Any
         return None
     if raw.get("disabled") is True or raw.get("enabled") is False:
         return None
-    options = raw.get("mcp-cli") if isinstance(raw.get("mcp-cli"), dict) else {}
-    options = dict(options)
+    own = raw.get("mcp-cli")
+    options = dict(own) if isinstance(own, dict) else {}
     if raw.get("enabled_tools"):
         options["tools"] = list(options.get("tools") or []) + list(raw["enabled_tools"])
     if raw.get("disabled_tools"):
@@ -190,7 +190,7 @@ def looks_like_config(path: Path) -> bool:
     return isinstance(head, dict) and any(k in head for k in CONFIG_KEYS)
 
 
-def unknown_keys(data: Any) -> str | None:
+def unknown_keys(data: object) -> str | None:
     """What is wrong with a JSON object that is neither a config nor a tree, or None when it is one of them:
     `unknown top-level key 'mcpservers' (did you mean 'mcpServers'?)`."""
     if not isinstance(data, dict) or "format" in data or any(k in data for k in CONFIG_KEYS):

@@ -10,6 +10,7 @@ A server that could not list its tools is an empty group that says why.
 from __future__ import annotations
 
 import fnmatch
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -30,9 +31,15 @@ SEARCH_HANDLER = {"kind": "search"}
 def command(server: str, tool: dict[str, Any], name: str = "", declared: dict[str, str] | None = None) -> Command:
     """A command for one upstream tool: options from its input schema, its annotations kept for help, the entity
     types it acts on from its property names (and the server's `declared` ones, see `entities.infer`)."""
-    input_schema = tool.get("inputSchema") if isinstance(tool.get("inputSchema"), dict) else {"type": "object"}
-    properties = input_schema.get("properties") if isinstance(input_schema.get("properties"), dict) else {}
-    annotations = tool.get("annotations") if isinstance(tool.get("annotations"), dict) else {}
+    input_schema = tool.get("inputSchema")
+    if not isinstance(input_schema, dict):
+        input_schema = {"type": "object"}
+    properties = input_schema.get("properties")
+    if not isinstance(properties, dict):
+        properties = {}
+    annotations = tool.get("annotations")
+    if not isinstance(annotations, dict):
+        annotations = {}
     title = tool.get("title") or annotations.get("title") or ""
     description = str(tool.get("description") or title or "").strip()
     cmd_name = name or kebab(tool["name"])
@@ -50,11 +57,13 @@ def command(server: str, tool: dict[str, Any], name: str = "", declared: dict[st
 
 
 def _toolset(tool: dict[str, Any]) -> str:
-    meta = tool.get("_meta") if isinstance(tool.get("_meta"), dict) else {}
+    meta = tool.get("_meta")
+    if not isinstance(meta, dict):
+        meta = {}
     return str(tool.get("_toolset") or meta.get("toolset") or "")
 
 
-def server_group(server: Server, listing: dict[str, Any], tools: list[dict[str, Any]], threshold: int) -> Group:
+def server_group(server: Server, listing: discovery.Listing, tools: list[dict[str, Any]], threshold: int) -> Group:
     """One server's group: its tools as commands, split into subgroups when there are more than `threshold`."""
     info = listing.get("server", {})
     group = Group(name=kebab(server.name), description=first_sentence(info.get("instructions") or "", 300))
@@ -83,7 +92,7 @@ def server_group(server: Server, listing: dict[str, Any], tools: list[dict[str, 
     return group
 
 
-def _names(nodes: list[Node], shown: int = 4) -> str:
+def _names(nodes: Sequence[Node], shown: int = 4) -> str:
     """`list, create, get, update, ...`: the first few names (all of a small group, so an agent can go straight to
     one)."""
     return ", ".join(n.name for n in nodes[:shown]) + (", ..." if len(nodes) > shown else ".")
@@ -131,7 +140,7 @@ def unavailable_group(server: Server, why: str) -> Group:
 def build(
     name: str,
     servers: list[Server],
-    found: dict[str, Any],
+    found: dict[str, discovery.Listing],
     threshold: int = THRESHOLD,
     tools: list[str] | None = None,
     exclude_tools: list[str] | None = None,
@@ -193,7 +202,7 @@ def _servers(path: str | Path, options: dict[str, Any]) -> tuple[list[Server], l
 def _tree(
     path: str | Path,
     servers: list[Server],
-    found: dict[str, Any],
+    found: dict[str, discovery.Listing],
     failed: dict[str, str],
     warnings: list[str],
     options: dict[str, Any],

@@ -11,7 +11,13 @@ import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from mcp.server.transport_security import TransportSecuritySettings
+    from starlette.types import ASGIApp, Receive, Scope, Send
+
+    from .scopes import Scope as TokenScope
 
 log = logging.getLogger("mcp_cli")
 
@@ -45,9 +51,9 @@ class Guard:
     hosts: list[str] | None
     origins: list[str]
     token: str | None
-    scopes: tuple[Any, ...] = ()
+    scopes: tuple[TokenScope, ...] = ()
 
-    def security(self) -> Any:
+    def security(self) -> TransportSecuritySettings:
         """The SDK's Host/Origin check (DNS-rebinding protection) for these lists."""
         from mcp.server.transport_security import TransportSecuritySettings
 
@@ -55,13 +61,13 @@ class Guard:
             return TransportSecuritySettings(enable_dns_rebinding_protection=False)
         return TransportSecuritySettings(allowed_hosts=self.hosts, allowed_origins=self.origins)
 
-    def wrap(self, app: Any, views: Mapping[bytes, Any] | None = None) -> Any:
+    def wrap(self, app: ASGIApp, views: Mapping[bytes, object] | None = None) -> ASGIApp:
         """`app` behind, outermost first: the Host and Origin check on every route (421, 403); CORS for the accepted
         Origins, so that browser apps there may read the answers (a preflight carries no token); the bearer check
         (401) of the token, or of each scope's token (`views`: its digest -> the view it gives a request)."""
         from starlette.middleware.cors import CORSMiddleware
 
-        inner = app
+        inner: ASGIApp = app
         if views is not None:
             inner = BearerAuth(app, views)
         elif self.token:
@@ -85,7 +91,7 @@ def guard(
     allow_origins: Iterable[str] = (),
     token_env: str | None = None,
     no_auth: bool = False,
-    scopes: Sequence[Any] = (),
+    scopes: Sequence[TokenScope] = (),
     environ: Mapping[str, str] = os.environ,
 ) -> Guard | None:
     """The guard for serving at `http` (None for stdio, where these options mean nothing); Unsafe if unsafe. With
@@ -182,13 +188,13 @@ class HostCheck:
     """ASGI middleware: the SDK's Host/Origin check with the guard's lists, for every route (the SDK's own check
     covers only /mcp)."""
 
-    def __init__(self, app: Any, settings: Any) -> None:
+    def __init__(self, app: ASGIApp, settings: TransportSecuritySettings) -> None:
         from mcp.server.transport_security import TransportSecurityMiddleware
 
         self.app = app
         self._check = TransportSecurityMiddleware(settings)
 
-    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
             from starlette.requests import Request
 
@@ -205,11 +211,11 @@ class BearerAuth:
     request's ASGI scope under ACCESS. Digests are compared with `hmac.compare_digest`, each of them: constant time,
     length included."""
 
-    def __init__(self, app: Any, admitted: Mapping[bytes, Any]) -> None:
+    def __init__(self, app: ASGIApp, admitted: Mapping[bytes, object]) -> None:
         self.app = app
         self.admitted = admitted
 
-    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":  # the app has no websocket routes (Starlette closes those itself)
             problem, access = self._check(dict(scope["headers"]).get(b"authorization", b""))
             if problem:
@@ -221,7 +227,7 @@ class BearerAuth:
                 scope[ACCESS] = access
         await self.app(scope, receive, send)
 
-    def _check(self, header: bytes) -> tuple[str | None, Any]:
+    def _check(self, header: bytes) -> tuple[str | None, object]:
         """(what is wrong, None) or (None, what the token admits)."""
         scheme, _, token = header.partition(b" ")
         if scheme.lower() != b"bearer" or not token.strip():
@@ -231,7 +237,7 @@ class BearerAuth:
         return (None, found[0]) if found else ("wrong bearer token", None)
 
 
-async def _unauthorized(send: Any, description: str) -> None:
+async def _unauthorized(send: Send, description: str) -> None:
     body = json.dumps({"error": "invalid_token", "error_description": description}).encode()
     headers = [
         (b"content-type", b"application/json"),

@@ -5,7 +5,10 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .http_guard import Guard
 
 
 def main(tree_file: str | Path, argv: list[str] | None = None) -> None:
@@ -63,7 +66,9 @@ def http_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def http_checks(parser: argparse.ArgumentParser, args: argparse.Namespace) -> tuple[tuple[str, int] | None, Any]:
+def http_checks(
+    parser: argparse.ArgumentParser, args: argparse.Namespace
+) -> tuple[tuple[str, int] | None, Guard | None]:
     """The HTTP address (None: stdio) and its guard; a bad address or a refused one exits with status 2."""
     from . import scopes
     from .http_guard import Unsafe, guard

@@ -8,9 +8,9 @@ import signal
 import warnings
 import weakref
 from collections import OrderedDict
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlparse
 
 import anyio
@@ -25,6 +25,11 @@ from ..result import Result
 from . import http_guard, scopes
 from .tool import INPUT_SCHEMA, description, instructions, run
 from .unreadable import Answering
+
+if TYPE_CHECKING:
+    from mcp.server import ServerRequestContext
+
+    from .meta_tools import Meta
 
 log = logging.getLogger("mcp_cli")
 
@@ -58,12 +63,12 @@ class Roots:
         self._known: OrderedDict[str, str | None] = OrderedDict()  # by session, the least recently asked first
 
     @staticmethod
-    def _session(ctx: Any) -> str | None:
+    def _session(ctx: ServerRequestContext) -> str | None:
         """What a session's requests share: stdio's one client, an HTTP session's id; None for a request on its own
         (stateless HTTP), which is asked each time."""
         return "stdio" if ctx.request is None else ctx.request.headers.get("mcp-session-id")
 
-    async def cwd(self, ctx: Any) -> str | None:
+    async def cwd(self, ctx: ServerRequestContext) -> str | None:
         """The folder for a call, asked on the back-channel of the call's own request."""
         session = self._session(ctx)
         if session is None:
@@ -74,7 +79,7 @@ class Roots:
                 self._known.popitem(last=False)
         return self._known[session]
 
-    async def _ask(self, ctx: Any) -> str | None:
+    async def _ask(self, ctx: ServerRequestContext) -> str | None:
         from mcp.shared.message import ServerMessageMetadata
 
         capabilities = ctx.session.client_capabilities
@@ -95,7 +100,7 @@ class Roots:
                 return unquote(url.path)
         return None
 
-    async def changed(self, ctx: Any, params: Any) -> None:
+    async def changed(self, ctx: ServerRequestContext, params: types.NotificationParams | None) -> None:
         self._known.pop(self._session(ctx) or "", None)
 
 
@@ -109,21 +114,23 @@ def build(runtime: Runtime, surface: str = "tool", scoped: bool = False, local_f
     if surface == "meta":
         from . import meta_tools
     roots = Roots()
-    kept: weakref.WeakKeyDictionary[Runtime, tuple[Any, Contexts]] = weakref.WeakKeyDictionary()
+    kept: weakref.WeakKeyDictionary[Runtime, tuple[Meta | None, Contexts]] = weakref.WeakKeyDictionary()
 
-    def scope_of(ctx: Any) -> tuple[Runtime, Any, Contexts]:
+    def scope_of(ctx: ServerRequestContext) -> tuple[Runtime, Meta | None, Contexts]:
         """The runtime a request may use, with what is kept for it: the meta-tools' index, the sessions' contexts."""
         rt = scopes.runtime_for(getattr(ctx.request, "scope", None), runtime)
         if rt not in kept:
             kept[rt] = (meta_tools.Meta(rt, local_files) if surface == "meta" else None, Contexts())
         return rt, *kept[rt]
 
-    async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
+    async def list_tools(
+        ctx: ServerRequestContext, params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
         if surface == "meta":
             return types.ListToolsResult(tools=meta_tools.tools())
         return types.ListToolsResult(tools=[tool(scope_of(ctx)[0])])  # anew: servers that come back change it
 
-    async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> dict[str, Any]:
+    async def call_tool(ctx: ServerRequestContext, params: types.CallToolRequestParams) -> dict[str, Any]:
         rt, meta, contexts = scope_of(ctx)
         context = contexts.of(ctx, params.meta)
         if meta is not None:
@@ -134,7 +141,7 @@ def build(runtime: Runtime, surface: str = "tool", scoped: bool = False, local_f
         return to_mcp(await run(rt, params.arguments or {}, await roots.cwd(ctx), context, local_files))
 
     @contextlib.asynccontextmanager
-    async def lifespan(_: Server) -> AsyncIterator[dict]:
+    async def lifespan(_: Server) -> AsyncIterator[dict[str, Any]]:
         async with runtime:
             yield {}
 
@@ -147,7 +154,8 @@ def build(runtime: Runtime, surface: str = "tool", scoped: bool = False, local_f
             instructions=meta_tools.instructions(shown.tree) if surface == "meta" else instructions(shown),
             lifespan=lifespan,
             on_list_tools=list_tools,
-            on_call_tool=call_tool,
+            # a wire-form dict, which the SDK's runner takes as it takes a result model; its annotation names models
+            on_call_tool=call_tool,  # type: ignore[arg-type]
             on_roots_list_changed=roots.changed,
         )
     if runtime.tree.skill and not scoped:  # served from a skill folder: its files as skill resources (SEP-2640)
@@ -183,6 +191,7 @@ async def serve_http(
     from . import openapi
 
     guard = guard or http_guard.guard((host, port))
+    assert guard is not None  # None is stdio's guard
     bearer = guard.token is not None or bool(guard.scopes)
     if mcp:
         app = build(runtime, surface, scoped=bool(guard.scopes)).streamable_http_app(
@@ -208,7 +217,7 @@ async def serve_http(
 STOP_SIGNALS = tuple(getattr(signal, n) for n in ("SIGTERM", "SIGHUP", "SIGINT") if hasattr(signal, n))
 
 
-async def _until_stopped(runtime: Runtime, main: Any, *args: Any) -> None:
+async def _until_stopped(runtime: Runtime, main: Callable[..., Awaitable[None]], *args: object) -> None:
     """Serve until `main` returns (stdin closed) or a stop signal arrives. A signal stops every upstream server
     and running process, then the process exits: waiting for the tasks to unwind could wait forever on a
     thread blocked reading stdin."""

@@ -173,6 +173,6 @@ def argv(cmd: Command, values: dict[str, Any]) -> list[str]:
     return options + dashes + positionals
 
 
-def _token(p: Param, value: Any) -> str:
+def _token(p: Param, value: object) -> str:
     """A value as argv text: strings as they are (unless the param reads JSON), anything else as JSON."""
     return value if isinstance(value, str) and p.type != "json" else json.dumps(value, ensure_ascii=False)

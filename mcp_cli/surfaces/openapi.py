@@ -9,7 +9,8 @@ servers read the body of a 200); 400, with a `bad_request` envelope, for a body 
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING, Any
 
 from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE, RequestBodyLimitMiddleware
 from starlette.requests import Request
@@ -21,6 +22,9 @@ from ..engine.runtime import Runtime
 from ..result import SCHEMA
 from ..text import one_line
 from . import scopes, tool
+
+if TYPE_CHECKING:
+    from starlette.applications import Starlette
 
 DOCUMENT, RUN = "/openapi.json", "/run"
 MAX_BODY = DEFAULT_MAX_REQUEST_BODY_SIZE  # bytes of a /run body, as the SDK allows a message to /mcp
@@ -84,14 +88,14 @@ def routes(runtime: Runtime, bearer: bool = False) -> list[Route]:
     ]
 
 
-def app(runtime: Runtime, bearer: bool = False) -> Any:
+def app(runtime: Runtime, bearer: bool = False) -> Starlette:
     """The OpenAPI surface alone: a Starlette app that holds `runtime` open while it serves."""
     from contextlib import asynccontextmanager
 
     from starlette.applications import Starlette
 
     @asynccontextmanager
-    async def lifespan(_: Any) -> Any:
+    async def lifespan(_: Starlette) -> AsyncIterator[None]:
         async with runtime:
             yield
 

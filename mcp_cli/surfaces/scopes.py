@@ -77,7 +77,7 @@ def load(file: str | Path, environ: Mapping[str, str] = os.environ) -> list[Scop
     return scopes
 
 
-def _scope(where: str, name: str, table: Any, environ: Mapping[str, str]) -> Scope:
+def _scope(where: str, name: str, table: object, environ: Mapping[str, str]) -> Scope:
     """One [[scope]] table; `where` names it in messages, `name` is its name when it gives none."""
     if not isinstance(table, dict):
         raise Unsafe(f"{where}: must be a table ([[scope]]) of token_env or token_sha256, paths and read_only")

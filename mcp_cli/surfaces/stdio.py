@@ -12,7 +12,7 @@ import asyncio
 import contextlib
 import os
 import stat
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 from mcp.server.stdio import stdio_server
@@ -75,7 +75,7 @@ def _served_by_loop(fd: int) -> bool:
 
 
 @contextlib.contextmanager
-def _claimed() -> Any:
+def _claimed() -> Iterator[tuple[int, int]]:
     """Duplicates of fds 0 and 1 for the wire, with fd 0 reading the null device and fd 1 writing to stderr
     until the block ends."""
     saved = os.dup(0), os.dup(1)
@@ -107,10 +107,10 @@ async def stdio_streams() -> AsyncIterator[tuple[Any, Any]]:
         writing, protocol = await loop.connect_write_pipe(
             asyncio.streams.FlowControlMixin, os.fdopen(wire_out, "wb", buffering=0)
         )
+        lines, out = _Lines(reader), _Out(asyncio.StreamWriter(writing, protocol, None, loop))
         try:
-            async with stdio_server(
-                _Lines(reader), _Out(asyncio.StreamWriter(writing, protocol, None, loop))
-            ) as streams:  # type: ignore[arg-type]
+            # the SDK names anyio's AsyncFile; it only iterates the one and writes to and flushes the other
+            async with stdio_server(lines, out) as streams:  # type: ignore[arg-type]
                 yield streams
         finally:
             reading.close()

@@ -26,7 +26,7 @@ INPUT_SCHEMA: dict[str, Any] = {
 }
 
 
-def malformed(arguments: Any) -> str:
+def malformed(arguments: object) -> str:
     """What is wrong with tool arguments that do not fit INPUT_SCHEMA, or "" when they fit (checked by hand:
     jsonschema would cost more than the rest of a trivial call)."""
     if not isinstance(arguments, dict):

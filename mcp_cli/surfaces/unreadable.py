@@ -34,9 +34,9 @@ class Answering:
     def last_context(self) -> Any:  # the SDK restores each message's contextvars from its read stream
         return getattr(self.read, "last_context", None)
 
-    async def receive(self) -> Any:
+    async def receive(self) -> SessionMessage:
         while True:
-            item = await self.read.receive()
+            item: SessionMessage | Exception = await self.read.receive()
             if not isinstance(item, Exception):
                 return item
             try:
@@ -50,7 +50,7 @@ class Answering:
     def __aiter__(self) -> Answering:
         return self
 
-    async def __anext__(self) -> Any:
+    async def __anext__(self) -> SessionMessage:
         try:
             return await self.receive()
         except anyio.EndOfStream:
@@ -62,14 +62,15 @@ class Answering:
     async def __aenter__(self) -> Answering:
         return self
 
-    async def __aexit__(self, *exc: Any) -> None:
+    async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
 
 
 def reply(exc: Exception, tree_name: str) -> types.JSONRPCResponse | types.JSONRPCError | None:
     """The answer to an unreadable message, or None where none is due: a notification or a reply (nobody
     waits for an answer), or a message whose whole cannot be recovered from the error."""
-    errors = exc.errors() if callable(getattr(exc, "errors", None)) else []  # pydantic's ValidationError
+    errors_of = getattr(exc, "errors", None)  # pydantic's ValidationError has them
+    errors = errors_of() if callable(errors_of) else []
     raw = next((e for e in errors if e["type"] == "json_invalid" and isinstance(e.get("input"), str)), None)
     # a member's missing field, or a wrong type of the whole, carries the whole message as its input
     whole = [e for e in errors if e["type"] == "missing" or len(e["loc"]) < 2]
@@ -95,7 +96,7 @@ def reply(exc: Exception, tree_name: str) -> types.JSONRPCResponse | types.JSONR
     if not isinstance(request_id, (str, int)) or isinstance(request_id, bool) or has_surrogate(str(request_id)):
         request_id = None  # JSON-RPC: an error whose request cannot be named carries a null id
     text = f"Error: the request {why}."
-    if method == "tools/call":
+    if method == "tools/call" and request_id is not None:  # a result goes to a request it can name
         result = Result(ok=False, path=tree_name, error="bad_request", message=text)
         body = types.CallToolResult(
             content=[types.TextContent(type="text", text=result.text())],

@@ -20,6 +20,7 @@ Paths are space-separated names from the root. A step that names a missing path 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -61,7 +62,8 @@ def read(skill_dir: Path, warnings: list[str]) -> dict[str, Any]:
     return data
 
 
-_TYPES = {  # key: (accepts, what it must be); env and timeout are checked where they are used
+# key: (accepts, what it must be); env and timeout are checked where they are used
+_TYPES: dict[str, tuple[Callable[[object], bool], str]] = {
     "name": (lambda v: isinstance(v, str) and bool(v.strip()), "a non-empty string"),
     "summary": (lambda v: isinstance(v, str), "a string"),
     "docs": (lambda v: v is None or v is False or (isinstance(v, str) and bool(v.strip())), "a group name, or false"),
@@ -72,7 +74,7 @@ _TYPES = {  # key: (accepts, what it must be); env and timeout are checked where
 }
 
 
-def _split(path: Any) -> list[str]:
+def _split(path: object) -> list[str]:
     return str(path).split() if path is not None else []
 
 
@@ -83,9 +85,10 @@ def _find(root: Group, names: list[str]) -> tuple[Group | None, Node | None]:
     for name in names:
         if not isinstance(node, Group):
             return None, None
-        parent, node = node, node.child(name)
-        if node is None:
+        child = node.child(name)
+        if child is None:
             return None, None
+        parent, node = node, child
     return parent, node
 
 
@@ -126,7 +129,7 @@ def apply(root: Group, steps: list[Any], warnings: list[str]) -> None:
                     warnings.append(f"{where}: no {'group' if op == 'flatten' else 'node'} at {path!r}")
                     continue
                 at = parent.children.index(node)
-                parent.children[at : at + 1] = node.children if op == "flatten" else []
+                parent.children[at : at + 1] = node.children if isinstance(node, Group) and op == "flatten" else []
         elif op == "summary" and isinstance(arg, dict):
             for path, text in arg.items():
                 _, node = _find(root, _split(path))
@@ -161,8 +164,8 @@ def configure_scripts(root: Group, options: dict[str, Any], warnings: list[str])
             node.handler.update({"inherit": list(inherit)} if inherit else {})
             node.handler.update({"timeout": float(timeout)} if timeout else {})
     for path in options.get("stdin") or []:
-        _, node = _find(root, _split(path))
-        if not isinstance(node, Command) or node.handler.get("kind") != "subprocess":
+        _, found = _find(root, _split(path))
+        if not isinstance(found, Command) or found.handler.get("kind") != "subprocess":
             warnings.append(f"{FILE}: stdin: no script command at {path!r}")
-        elif not node.handler.get("stdin"):
-            scripts.accept_stdin(node, warnings, f"{FILE}: stdin {path}")
+        elif not found.handler.get("stdin"):
+            scripts.accept_stdin(found, warnings, f"{FILE}: stdin {path}")

@@ -5,7 +5,15 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-UNKNOWN: Any = type("Unknown", (), {"__repr__": lambda self: "UNKNOWN"})()
+
+class _Unknown:
+    """What `Module.literal` gives for an expression whose value cannot be read statically."""
+
+    def __repr__(self) -> str:
+        return "UNKNOWN"
+
+
+UNKNOWN = _Unknown()
 
 
 class Module:
@@ -78,7 +86,7 @@ class Module:
         `**options`."""
         return any(k.arg is None for k in call.keywords) or not all(isinstance(self.literal(a), str) for a in call.args)
 
-    def kwargs(self, call: ast.Call) -> dict[str, ast.AST]:
+    def kwargs(self, call: ast.Call) -> dict[str, ast.expr]:
         return {k.arg: k.value for k in call.keywords if k.arg}
 
     def name_arg(self, call: ast.Call) -> str:
@@ -112,5 +120,5 @@ class Module:
         return out
 
 
-def string(value: Any) -> str:
+def string(value: object) -> str:
     return value if isinstance(value, str) else ""

@@ -63,7 +63,12 @@ class _Group:
     exclusive: Exclusive | None = None
 
 
-def _help_text(text: str, default: Any, choices: Any) -> str:
+@dataclass
+class _Subparsers:
+    parser: _Parser
+
+
+def _help_text(text: str, default: object, choices: object) -> str:
     if "%(" not in text:
         return text
     shown = ", ".join(map(str, choices)) if isinstance(choices, list) else ""
@@ -93,9 +98,11 @@ def _param(mod: Module, call: ast.Call) -> Param | None:
         return None
     kw = mod.kwargs(call)
     action_node = kw.get("action")
-    action_name = mod.literal(action_node) if action_node is not None else "store"
-    if action_name is UNKNOWN:
-        action_name = mod.dotted(action_node)
+    action_name: Any = "store"
+    if action_node is not None:
+        action_name = mod.literal(action_node)
+        if action_name is UNKNOWN:
+            action_name = mod.dotted(action_node)
     if action_name in ("help", "version"):
         return None
     action = _ACTIONS.get(action_name, "store")
@@ -106,7 +113,8 @@ def _param(mod: Module, call: ast.Call) -> Param | None:
         name = dest or long.lstrip("-").replace("-", "_")
     else:
         name = args[0]
-    type_name = mod.dotted(kw["type"].func if isinstance(kw.get("type"), ast.Call) else kw.get("type", ast.Name("str")))
+    type_node = kw.get("type", ast.Name("str"))
+    type_name = mod.dotted(type_node.func if isinstance(type_node, ast.Call) else type_node)
     ptype = _TYPES.get(type_name, "string")
     if action in ("store_true", "store_false", "negatable"):
         ptype = "boolean"
@@ -153,7 +161,8 @@ def _parser_from(mod: Module, call: ast.Call, name: str = "") -> _Parser:
     epilog = string(mod.literal(kw.get("epilog")))
     summary = string(mod.literal(kw.get("help"))) or description
     aliases = mod.literal(kw.get("aliases"))
-    parents = [ast.unparse(p) for p in kw["parents"].elts] if isinstance(kw.get("parents"), ast.List) else []
+    listed = kw.get("parents")
+    parents = [ast.unparse(p) for p in listed.elts] if isinstance(listed, ast.List) else []
     text = "\n\n".join(t.strip() for t in (description, epilog) if t.strip())
     return _Parser(
         name=name,
@@ -167,14 +176,14 @@ def _parser_from(mod: Module, call: ast.Call, name: str = "") -> _Parser:
 def read(mod: Module, launch: list[str]) -> tuple[Node | None, list[str]]:
     """The interface of an argparse script as a node (a group when it has subcommands), or None if none is found;
     its commands run `launch` followed by their subcommand words."""
-    objects: dict[str, Any] = {}
+    objects: dict[str, _Parser | _Group | _Subparsers] = {}  # what each variable holds
     parsers: list[tuple[str, _Parser]] = []  # every parser made, top-level or sub, with the variable it went to
     parsed_names: set[str] = set()
     calls: list[tuple[ast.Call, str]] = []  # (call, target variable or "")
     for node in ast.walk(mod.tree):
         if isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Call):
-            target = node.targets[0] if isinstance(node, ast.Assign) else node.target
-            calls.append((node.value, ast.unparse(target)))
+            assigned = node.targets[0] if isinstance(node, ast.Assign) else node.target
+            calls.append((node.value, ast.unparse(assigned)))
         elif isinstance(node, ast.Call):
             calls.append((node, ""))
     seen: set[int] = set()
@@ -213,14 +222,14 @@ def read(mod: Module, launch: list[str]) -> tuple[Node | None, list[str]]:
             elif method == "add_subparsers":
                 parser.has_subparsers = True
                 if target:
-                    objects[target] = ("subparsers", parser)
+                    objects[target] = _Subparsers(parser)
             elif method in ("parse_args", "parse_known_args", "parse_intermixed_args"):
                 parsed_names.add(owner_name)
-        elif isinstance(owner, tuple) and method == "add_parser" and call.args:
+        elif isinstance(owner, _Subparsers) and method == "add_parser" and call.args:
             name = string(mod.literal(call.args[0]))
             if name:
                 child = _parser_from(mod, call, name)
-                owner[1].children.append(child)
+                owner.parser.children.append(child)
                 parsers.append((target, child))
                 if target:
                     objects[target] = child
@@ -248,7 +257,9 @@ def _inherit(p: _Parser, named: dict[str, _Parser], seen: set[int]) -> None:
     if id(p) in seen or not p.parents:
         return
     seen.add(id(p))
-    params, exclusive, merged = [], [], []
+    params: list[Param] = []
+    exclusive: list[Exclusive] = []
+    merged: list[Param] = []
     for parent in (named[name] for name in p.parents):
         _inherit(parent, named, seen)
         params += parent.params

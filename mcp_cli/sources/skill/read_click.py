@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import re
+from typing import Any
 
 from ...text import kebab
 from ...tree import Command, Group, Node, Param
@@ -27,7 +28,7 @@ def command_name(func_name: str) -> str:
     return kebab(name)
 
 
-def _type(mod: Module, node: ast.AST | None) -> tuple[str, list | None]:
+def _type(mod: Module, node: ast.AST | None) -> tuple[str, list[Any] | None]:
     if node is None:
         return "string", None
     func = mod.dotted(node.func) if isinstance(node, ast.Call) else mod.dotted(node)
@@ -146,8 +147,9 @@ def read(mod: Module, launch: list[str]) -> tuple[Node | None, list[str]]:
     if not nodes:
         return None, []
     for fn_name in order:
-        if fn_name in parent_of and isinstance(nodes[parent_of[fn_name]], Group):
-            nodes[parent_of[fn_name]].children.append(nodes[fn_name])
+        parent = nodes[parent_of[fn_name]] if fn_name in parent_of else None
+        if isinstance(parent, Group):
+            parent.children.append(nodes[fn_name])
     roots = [n for n in order if n not in parent_of]
     invoked = [c.split(".")[0] for c in mod.main_calls() + mod.top_level_calls()]
     root = next((r for r in roots if r in invoked), roots[0] if roots else order[0])
@@ -157,7 +159,12 @@ def read(mod: Module, launch: list[str]) -> tuple[Node | None, list[str]]:
 
 
 def _set_commands(
-    node: Node, command: list[str], raw: dict[int, str], group_params: dict, above: list, warnings: list[str]
+    node: Node,
+    command: list[str],
+    raw: dict[int, str],
+    group_params: dict[int, list[Param]],
+    above: list[list[Param]],
+    warnings: list[str],
 ) -> None:
     """What runs each command (`command` and its subcommand words), and the options of the groups above it (see
     `parents`)."""

@@ -6,6 +6,8 @@ The options of an app's callback are accepted by every command below it (see `pa
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass, field
+from typing import Any
 
 from ...text import kebab
 from ...tree import Command, Group, Node, Param
@@ -14,6 +16,19 @@ from .pyast import UNKNOWN, Module, string
 
 _TYPES = {"int": "integer", "float": "number", "bool": "boolean", "Path": "path", "pathlib.Path": "path"}
 _SKIP_TYPES = ("typer.Context", "Context", "click.Context")
+
+Function = ast.FunctionDef | ast.AsyncFunctionDef
+
+
+@dataclass
+class _App:
+    """A `typer.Typer()` of the script: its help, its commands (function, name, help), the apps added to it
+    (variable, name, help) and its callback."""
+
+    help: str
+    commands: list[tuple[Function, str, str]] = field(default_factory=list)
+    subapps: list[tuple[str, str, str]] = field(default_factory=list)
+    callback: Function | None = None
 
 
 def _unwrap(mod: Module, ann: ast.AST | None) -> tuple[ast.AST | None, ast.Call | None, bool]:
@@ -41,7 +56,7 @@ def _unwrap(mod: Module, ann: ast.AST | None) -> tuple[ast.AST | None, ast.Call 
     return ann, info, is_list
 
 
-def _enum_values(mod: Module, name: str) -> list | None:
+def _enum_values(mod: Module, name: str) -> list[Any] | None:
     cls = mod.classes.get(name)
     if cls is None or not any("Enum" in mod.dotted(b) for b in cls.bases):
         return None
@@ -119,7 +134,7 @@ def _param(mod: Module, arg: ast.arg, default: ast.AST | None) -> Param | None:
     )
 
 
-def _command(mod: Module, fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str, help_text: str) -> Command:
+def _command(mod: Module, fn: Function, name: str, help_text: str) -> Command:
     args = fn.args.args + fn.args.kwonlyargs
     defaults: list[ast.AST | None] = [None] * (len(fn.args.args) - len(fn.args.defaults)) + list(fn.args.defaults)
     defaults += list(fn.args.kw_defaults)
@@ -134,14 +149,12 @@ def _command(mod: Module, fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str,
 def read(mod: Module, launch: list[str]) -> tuple[Node | None, list[str]]:
     """The interface of a typer script, or None when it defines no typer app or `typer.run`; its commands run
     `launch` followed by their subcommand words."""
-    apps: dict[str, dict] = {}
+    apps: dict[str, _App] = {}
     for node in ast.walk(mod.tree):
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
             if mod.dotted(node.value.func) == "typer.Typer":
                 kw = mod.kwargs(node.value)
-                apps[ast.unparse(node.targets[0])] = {
-                    "help": string(mod.literal(kw.get("help"))), "commands": [], "subapps": [], "callback": None,
-                }  # fmt: skip
+                apps[ast.unparse(node.targets[0])] = _App(string(mod.literal(kw.get("help"))))
     functions = {n.name: n for n in mod.tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
     for fn in functions.values():
         for deco in fn.decorator_list:
@@ -150,9 +163,9 @@ def read(mod: Module, launch: list[str]) -> tuple[Node | None, list[str]]:
             if owner in apps and method == "command":
                 name = mod.name_arg(call)
                 help_text = string(mod.literal(mod.kwargs(call).get("help")))
-                apps[owner]["commands"].append((fn, name or kebab(fn.name), help_text))
+                apps[owner].commands.append((fn, name or kebab(fn.name), help_text))
             elif owner in apps and method == "callback":
-                apps[owner]["callback"] = fn
+                apps[owner].callback = fn
     for call in (n for n in ast.walk(mod.tree) if isinstance(n, ast.Call)):
         func = mod.dotted(call.func)
         owner, _, method = func.rpartition(".")
@@ -160,7 +173,7 @@ def read(mod: Module, launch: list[str]) -> tuple[Node | None, list[str]]:
             sub = ast.unparse(call.args[0])
             kw = mod.kwargs(call)
             if sub in apps:
-                apps[owner]["subapps"].append(
+                apps[owner].subapps.append(
                     (sub, string(mod.literal(kw.get("name"))) or kebab(sub), string(mod.literal(kw.get("help"))))
                 )
         elif func == "typer.run" and call.args and isinstance(call.args[0], ast.Name) and call.args[0].id in functions:
@@ -169,7 +182,7 @@ def read(mod: Module, launch: list[str]) -> tuple[Node | None, list[str]]:
             return cmd, []
     if not apps:
         return None, []
-    children = {s for a in apps.values() for s, _, _ in a["subapps"]}
+    children = {s for a in apps.values() for s, _, _ in a.subapps}
     roots = [a for a in apps if a not in children]
     invoked = [c.split(".")[0] for c in mod.main_calls() + mod.top_level_calls()]
     root = next((r for r in roots if r in invoked), roots[0] if roots else next(iter(apps)))
@@ -177,27 +190,34 @@ def read(mod: Module, launch: list[str]) -> tuple[Node | None, list[str]]:
 
 
 def _app(
-    mod: Module, apps: dict, key: str, name: str, help_text: str, command: list[str], seen: set, above: list
+    mod: Module,
+    apps: dict[str, _App],
+    key: str,
+    name: str,
+    help_text: str,
+    command: list[str],
+    seen: set[str],
+    above: list[list[Param]],
 ) -> Node:
     """An app as a group (or, at the top, with one command and no callback, that command). `command`: what runs
     the app, ending in its subcommand words; `above`: the options of the callbacks of the apps it is in, one list
     per subcommand word (see `parents`)."""
     app = apps[key]
     seen.add(key)
-    doc = help_text or app["help"] or (ast.get_docstring(app["callback"]) or "" if app["callback"] else "")
-    if not above and len(app["commands"]) == 1 and not app["subapps"] and app["callback"] is None:
-        fn, cname, chelp = app["commands"][0]
+    doc = help_text or app.help or (ast.get_docstring(app.callback) or "" if app.callback else "")
+    if not above and len(app.commands) == 1 and not app.subapps and app.callback is None:
+        fn, cname, chelp = app.commands[0]
         cmd = _command(mod, fn, name or cname, chelp)
         cmd.handler = {"kind": "subprocess", "command": command}
         return cmd
-    own = _command(mod, app["callback"], "", "").params if app["callback"] else []
+    own = _command(mod, app.callback, "", "").params if app.callback else []
     group = Group(name=name, summary=" ".join(doc.split("\n\n")[0].split()), description="")
-    for fn, cname, chelp in app["commands"]:
+    for fn, cname, chelp in app.commands:
         cmd = _command(mod, fn, kebab(cname), chelp)
         cmd.handler = {"kind": "subprocess", "command": command + [cname]}
         parents.inherit(cmd, above + [own], [])
         group.children.append(cmd)
-    for sub, sname, shelp in app["subapps"]:
+    for sub, sname, shelp in app.subapps:
         if sub not in seen:
             group.children.append(_app(mod, apps, sub, kebab(sname), shelp, command + [sname], seen, above + [own]))
     return group

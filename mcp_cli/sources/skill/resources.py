@@ -16,7 +16,7 @@ import base64
 import hashlib
 import mimetypes
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, unquote
 
 import anyio.to_thread
@@ -27,6 +27,9 @@ from mcp.shared.exceptions import MCPError
 from ...errors import SourceError
 from ...tree import Tree
 from . import files as skill_files
+
+if TYPE_CHECKING:
+    from mcp.server import ServerRequestContext
 
 EXTENSION = "io.modelcontextprotocol/skills"
 SKILL_MD = "SKILL.md"
@@ -104,11 +107,12 @@ class SkillResources:
         except skill_files.Refused as exc:
             raise invalid(f"{uri}: {exc}") from None
         mime = self.resource(rel).mime_type
+        contents: types.TextResourceContents | types.BlobResourceContents
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError:
             blob = base64.b64encode(data).decode("ascii")
-            contents: Any = types.BlobResourceContents(uri=uri, mime_type=mime or "application/octet-stream", blob=blob)
+            contents = types.BlobResourceContents(uri=uri, mime_type=mime or "application/octet-stream", blob=blob)
         else:
             contents = types.TextResourceContents(uri=uri, mime_type=mime or "text/plain", text=text)
         return types.ReadResourceResult(contents=[contents])
@@ -142,21 +146,25 @@ class SkillResources:
         reading and hashing run in a worker thread, so tool calls go on meanwhile."""
         in_thread = anyio.to_thread.run_sync
 
-        async def list_resources(ctx: Any, params: Any) -> types.ListResourcesResult:
+        async def list_resources(
+            ctx: ServerRequestContext, params: types.PaginatedRequestParams | None
+        ) -> types.ListResourcesResult:
             return types.ListResourcesResult(resources=await in_thread(lambda: list(map(self.resource, self.files()))))
 
-        async def read_resource(ctx: Any, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
+        async def read_resource(
+            ctx: ServerRequestContext, params: types.ReadResourceRequestParams
+        ) -> types.ReadResourceResult:
             return await in_thread(lambda: self.read(params.uri))
 
-        async def list_skills(ctx: Any, params: Any) -> dict[str, Any]:
+        async def list_skills(ctx: ServerRequestContext, params: types.PaginatedRequestParams | None) -> dict[str, Any]:
             return {"skills": [await in_thread(self.entry)]}
 
-        async def get_skill(ctx: Any, params: UriParams) -> dict[str, Any]:
+        async def get_skill(ctx: ServerRequestContext, params: UriParams) -> dict[str, Any]:
             if params.uri != self.uri:
                 raise invalid(f"{params.uri}: not a skill this server serves; its skill is {self.uri}.")
             return {"skill": await in_thread(self.entry)}
 
-        async def read_directory(ctx: Any, params: UriParams) -> dict[str, Any]:
+        async def read_directory(ctx: ServerRequestContext, params: UriParams) -> dict[str, Any]:
             resources = await in_thread(lambda: self.children(params.uri))
             return {"resources": [r.model_dump(by_alias=True, mode="json", exclude_none=True) for r in resources]}
 

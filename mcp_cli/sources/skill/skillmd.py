@@ -120,7 +120,7 @@ def read(skill_dir: Path) -> tuple[SkillMeta, list[str]]:
     return SkillMeta(name, description, text[m.end() :], path, _json(data)), warnings
 
 
-def _json(value: Any) -> Any:
+def _json(value: object) -> Any:
     """A YAML value as JSON: mappings with string keys, lists; dates and other scalars YAML makes as text."""
     if isinstance(value, dict):
         return {str(k): _json(v) for k, v in value.items()}
@@ -136,16 +136,16 @@ def _key_by_key(frontmatter: str) -> dict[str, Any] | None:
     """Frontmatter YAML cannot read as a whole (most often an unquoted `: ` inside a value, which tools that read
     frontmatter loosely accept), read one top-level key at a time: a key with its indented lines as YAML, else its
     value as plain text. None when a line belongs to no key: then the intent is not clear."""
-    entries: list[list[str]] = []
+    entries: list[tuple[re.Match[str], list[str]]] = []  # a key's line, read, and its lines
     for line in frontmatter.splitlines():
-        if _KEY.match(line):
-            entries.append([line])
+        if key := _KEY.match(line):
+            entries.append((key, [line]))
         elif entries and (not line.strip() or line[0] in " \t"):
-            entries[-1].append(line)
+            entries[-1][1].append(line)
         elif line.strip() and not line.startswith("#"):
             return None
     data: dict[str, Any] = {}
-    for lines in entries:
+    for key, lines in entries:
         try:
             value = yaml.safe_load("\n".join(lines))
         except yaml.YAMLError:
@@ -153,15 +153,16 @@ def _key_by_key(frontmatter: str) -> dict[str, Any] | None:
         if isinstance(value, dict):
             data.update(value)
         else:
-            key, first = _KEY.match(lines[0]).groups()  # type: ignore[union-attr]
-            data[key] = " ".join(" ".join([first or "", *lines[1:]]).split())
+            name, first = key.groups()
+            data[name] = " ".join(" ".join([first or "", *lines[1:]]).split())
     return data or None
 
 
-def _a(value: Any) -> str:
+def _a(value: object) -> str:
     """`a list`, `a mapping`, `a number`: what a YAML value is, for a message."""
     if isinstance(value, bool):
         return "true/false"
     if isinstance(value, (int, float)):
         return "a number"
-    return {list: "a list", dict: "a mapping"}.get(type(value), f"a {type(value).__name__}")
+    names: dict[type[object], str] = {list: "a list", dict: "a mapping"}
+    return names.get(type(value), f"a {type(value).__name__}")
