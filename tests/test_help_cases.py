@@ -64,6 +64,7 @@ def test_a_full_listing_has_a_row_per_child_and_a_blank_line_between_sections():
         ("x, , Y", False),
         ("x.", False),
         ("X, y, z.", True),  # it names more than the children
+        ("XX, y.", True),
         ("Does things.", True),
     ],
 )
@@ -91,6 +92,9 @@ def test_a_group_s_description_shows_its_first_paragraph_after_the_summary_s_sen
         ),
         ("List the issues...", "List all issues. Then.", ("List the issues...", "List all issues. Then.")),
         ("Other.", "Do x. More.", ("Other.", "Do x. More.")),
+        ("Do x", "Do x\n\nMore here.", ("Do x", "More here.")),  # the first sentence ends with its paragraph
+        ("List the iss...", "List the isolated ones. Then.", ("List the iss...", "List the isolated ones. Then.")),
+        ("w" * 195 + " zz more", "", ("w" * 195 + "...", "")),  # cut after a word, at most 197 characters
         ("Do x.", "Do x.", ("Do x.", "")),
         ("", "Do x.", ("", "Do x.")),
         ("Do x.", "", ("Do x.", "")),
@@ -99,6 +103,15 @@ def test_a_group_s_description_shows_its_first_paragraph_after_the_summary_s_sen
 )
 def test_what_a_help_says_first_and_what_it_says_after(summary, text, expected):
     assert h.lead(cmd(summary=summary), text) == expected
+
+
+def test_a_listing_gives_up_its_summaries_past_its_budget():
+    full = h._listing("Commands", COMMANDS, 10**6)
+    size = sum(len(line) + 1 for line in full)  # each line and its newline
+    assert h._listing("Commands", COMMANDS, size) == full == ["Commands:", "  x  Does x.", "  y  Does y."]
+    assert h._listing("Commands", COMMANDS, size - 1) == ["Commands (2, summaries left out to fit):", "  x, y"]
+    last = h.group_help("t", Group("t", children=[cmd("x", "Uses X")]), False, 10**6)
+    assert last.endswith("\n  x  Uses X\n")  # only blank lines are trimmed at the end
 
 
 def listing_lines(out: str) -> list[str]:
@@ -121,6 +134,24 @@ def test_the_budget_keeps_summaries_while_the_listings_fit_it_and_the_largest_gi
     assert all(f"command-{i}" in bare for i in range(12))
 
 
+FEWER_ROWS = [("n", "TT"), ("o", "T"), ("p", "TTT"), ("q", "TTT"), ("r", "T"), ("s", "T")]
+SHORTER = [(f"c{i}cccccc", "S" * k) for i, k in enumerate([4, 8, 5])]
+
+
+@pytest.mark.parametrize(
+    ("commands", "topics", "budget", "cut"),
+    [
+        ([("aa", "S" * 29), ("b", "S" * 5)], FEWER_ROWS, 130, "Commands"),  # 58 characters with newlines, 55
+        (SHORTER, [("t0", "S" * 5), ("t1", "S" * 5), ("t2ttttt", "S"), ("t3tt", "S")], 155, "Topics"),  # 66, 68
+    ],
+)
+def test_the_listing_of_more_characters_gives_up_its_summaries_first(commands, topics, budget, cut):
+    children = [cmd(n, summary) for n, summary in commands] + [Topic(n, summary=summary) for n, summary in topics]
+    out = h.group_help("t", Group("t", children=children), False, budget)
+    kept = "Topics" if cut == "Commands" else "Commands"
+    assert f"\n{cut} (" in out and f"\n{kept}:\n" in out and out.count("summaries left out") == 1
+
+
 @pytest.mark.parametrize("size", [6, 8, 9])
 def test_names_without_summaries_fill_rows_up_to_the_width(size):
     names = [f"n{i:0{size - 1}d}" for i in range(40)]
@@ -135,8 +166,9 @@ def test_names_without_summaries_fill_rows_up_to_the_width(size):
 def test_a_listing_row_s_summary_is_one_line_of_at_most_70_characters():
     long = cmd("x", "A summary that goes on and on about what the command does, well past the width of a row.")
     row = h.group_help("t", Group("t", children=[long]), True, 10**6).splitlines()[6]
-    assert row.startswith("  x  A summary") and row.endswith("...") and len(row) - len("  x  ") <= h.SUMMARY
-    assert h.rows([("a-name-of-twenty-six-chars", long), ("b", long)])[1].startswith("  b" + " " * 25 + "  A summary")
+    assert row == "  x  A summary that goes on and on about what the command does, well..."  # 71 would keep "past"
+    rows = h.rows([("n" * 27, long), ("b", long)])  # names past 26 characters do not widen the column
+    assert rows[1].startswith("  b" + " " * 25 + "  A summary") and rows[0].startswith("  " + "n" * 27 + "  A summary")
 
 
 def test_the_root_says_options_may_come_as_json_when_a_command_anywhere_takes_it():
@@ -161,6 +193,7 @@ def test_the_root_says_options_may_come_as_json_when_a_command_anywhere_takes_it
         (opt("n", nargs=3, type="integer"), "INT", "--n INT INT INT"),
         (opt("v", flags=["-v", "--verbose"], action="store_true"), "TEXT", "--verbose"),
         (opt("c", flags=["-c", "--color"], action="negatable"), "TEXT", "--color/--no-color"),
+        (opt("x", flags=["--Xml"], action="negatable"), "TEXT", "--Xml/--no-Xml"),
         (Param("my-file"), "MY_FILE", "[MY_FILE]"),
         (Param("my-file", required=True), "MY_FILE", "MY_FILE"),
         (Param("files", nargs="*"), "FILES", "[FILES ...]"),
@@ -194,6 +227,11 @@ def test_every_spelling_of_a_flag_in_the_options_list():
             "  t go (--a TEXT | --b TEXT) [options]",
         ),
         ([opt("a"), opt("b")], [Exclusive(["a", "b", "gone"])], "  t go [--a TEXT | --b TEXT]"),
+        (
+            [opt("a"), opt("b"), opt("c", required=True)],
+            [Exclusive(["a", "b"])],
+            "  t go [--a TEXT | --b TEXT] --c TEXT",
+        ),
         ([Param("src"), opt("a", required=True), opt("@json", flags=["--json"])], [], "  t go --a TEXT [SRC]"),
     ],
 )
@@ -212,6 +250,8 @@ def test_usage_wraps_at_the_width_under_the_first_piece():
     assert lines == ["  t cmd-1234 " + " ".join(pieces[:8]), " " * 12 + " " + " ".join(pieces[8:16]),
                      " " * 12 + " " + " ".join(pieces[16:])]  # fmt: skip
     assert len(lines[0]) == len(lines[1]) == WIDTH
+    longer = h.usage("t cmd-12345", cmd(params=[opt(f"o{i:02d}", required=True, metavar="NNNN") for i in range(9)]))
+    assert longer.splitlines() == ["  t cmd-12345 " + " ".join(pieces[:7]), " " * 13 + " " + " ".join(pieces[7:9])]
     huge = h.usage("t go", cmd(params=[opt("x" * 120, required=True)]))
     assert huge == f"  t go --{'x' * 120} TEXT"  # the first piece stays on the first line however long
 
@@ -244,13 +284,13 @@ def test_an_option_s_notes(param, notes):
 def full_command() -> Command:
     params = [
         opt("out", flags=["-o", "--out"], type="path", help="Where to write. " + "More words here. " * 12),
-        opt("n", type="integer", metavar="N", default=5),
+        opt("n", type="integer", metavar="N", default=5, help="How many."),
         opt("@json", flags=["--json"], help="All options as one JSON object."),
         Param("file", help="The input."),
     ]
     hints = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": True}
     return cmd("go", "Go somewhere.", description="Go somewhere. " + "Far away, and further. " * 12 + "\n\nMore.",
-               params=params, annotations=hints, examples=["t go x.txt"], aliases=["g"])  # fmt: skip
+               params=params, annotations=hints, examples=["t go x.txt"], aliases=["g", "gX"])  # fmt: skip
 
 
 def test_a_command_s_help_in_click_s_order():
@@ -260,9 +300,10 @@ def test_a_command_s_help_in_click_s_order():
     assert sections[2].startswith("Far away") and sections[3] == "More."
     assert sections[4] == "Arguments:\n  [FILE]  The input."
     assert sections[5].startswith("Options:\n  -o, --out PATH  Where to write. More words")
-    assert sections[5].endswith("\n  --n N           (integer; default: 5)") and "--json" not in out
-    assert sections[6:] == ["Hints: read-only, idempotent.", "Examples:\n  t go x.txt", "Aliases: g\n"]
+    assert sections[5].endswith("\n  --n N           How many. (integer; default: 5)") and "--json" not in out
+    assert sections[6:] == ["Hints: read-only, idempotent.", "Examples:\n  t go x.txt", "Aliases: g, gX\n"]
     assert "Aliases" not in h.command_help("t go", cmd(aliases=["g"], schema={"type": "object"}))
+    assert "\nHints: destructive.\n" in h.command_help("t go", cmd(annotations={"destructiveHint": True}))
 
 
 def test_a_command_s_help_over_its_budget_is_cut_to_first_sentences():
@@ -274,6 +315,12 @@ def test_a_command_s_help_over_its_budget_is_cut_to_first_sentences():
     assert "  -o, --out PATH  Where to write.\n" in short and "More words" not in short
     assert "\n\nFar away, and further.\n\n" in short and "More." not in short
     assert h.command_help("t go", command, 10, full=True) == full
+    cut = "w" * 195 + " zz more words."  # a word ends at 198: within 201 characters, not within 200 with "..."
+    then = "v" * 195 + " yy more words."
+    command = cmd(summary=cut, description=f"{cut} {then} Then.", params=[opt("a", help="u" * 95 + " xx more words")])
+    short = h.command_help("t go", command, 10)
+    assert f"\n\n{'w' * 195}...\n\n{'v' * 195}...\n\n" in short  # the first line and sentence: 200 characters
+    assert f"  --a TEXT  {'u' * 95}...\n" in short  # an option's help: 100
 
 
 def test_a_passthrough_command_s_help_is_its_usage_text():
@@ -291,6 +338,8 @@ def test_pages_say_which_part_they_are_and_how_to_read_the_next():
     pages = ["one", "two", "three"]
     assert h.page(pages, 1, "t doc") == "one\n\n[Part 1 of 3. Run `t doc --part 2` for the next.]\n"
     assert h.page(pages, 3, "t doc") == "three\n\n[Part 3 of 3. The last part.]\n"
+    assert h.page(["one", "two"], 2, "t doc") == "two\n\n[Part 2 of 2. The last part.]\n"
+    assert h.page(["the X\n"], 1, "t doc") == "the X\n"
 
 
 GUIDE = "# Guide\n\nIntro.\n\n## One\n\nBody one.\n\n### Sub\n\nx\n\n### Sub two\n\ny\n\n## Two\n\nBody two.\n"
@@ -309,6 +358,8 @@ def test_a_section_listing_gives_each_sub_section_s_size():
         "  sub      Sub (10 chars)\n  sub-two  Sub two (14 chars)\n"
         in h.section_listing(doc, one, "t guide one", 10_000)[0]
     )
+    wordy = markdown.parse("# G\n\n## " + "w" * 75 + " zz more words\n\nx")  # a heading is cut at 80 characters
+    assert f" {'w' * 75}... (" in h.section_listing(wordy, wordy.root, "t", 10_000)[0]
     single = markdown.parse(GUIDE.replace("### Sub two\n\ny\n\n", ""))
     assert "  one  One (29 chars, 1 sub-section)\n" in h.section_listing(single, single.root, "t", 10_000)[0]
 
@@ -326,6 +377,23 @@ def test_many_sections_are_listed_in_pieces_that_fit():
     assert first == 41
 
 
+def test_listing_pieces_are_as_full_as_their_rows_bounds_allow():
+    """Rows go into a piece while their bounds (name, text and 34 for the indent, padding, spaces and newline) stay
+    within the room less the `Run` line and 100 characters."""
+    doc = markdown.parse("# Big\n\n" + "".join(f"## Part {i} {'x' * (i % 7)}\n\nText.\n\n" for i in range(40)))
+    limit = len("Run `t <section>` to read one.") + 100
+    for room in range(500, 800):
+        pieces = h.section_listing(doc, doc.root, "t", room)
+        rows = [[line.strip().split(None, 1) for line in p.splitlines() if line.startswith("  ")] for p in pieces]
+        sizes, used = [0], 0
+        for name, text in (row for piece in rows for row in piece):
+            cost = len(name) + len(text) + 34
+            if sizes[-1] and used + cost > room - limit:
+                sizes, used = [*sizes, 0], 0
+            sizes[-1], used = sizes[-1] + 1, used + cost
+        assert [len(r) for r in rows] == sizes, room
+
+
 def test_a_topic_reads_whole_when_it_fits_and_by_sections_when_not():
     topic = Topic("guide", summary="A guide to it.")
     doc = markdown.parse(GUIDE)
@@ -336,6 +404,37 @@ def test_a_topic_reads_whole_when_it_fits_and_by_sections_when_not():
     one = doc.root.children[0]
     [section] = h.topic_pages("t guide", topic, doc, one, "t guide one", 10_000, 10_000)
     assert section.startswith("## One\n\nBody one.") and "A guide to it" not in section  # a title on the first page
+    assert h.topic_pages("t e", Topic("e", summary="Empty."), markdown.parse(""), markdown.parse("").root, "t e", 10,
+                         10) in (["t e - Empty.\n\n"], [])  # fmt: skip
+    long = Topic("g", summary="w" * 195 + " zz more words")
+    assert h.topic_pages("t g", long, doc, doc.root, "t g", 10_000, 10_000)[0].startswith(f"t g - {'w' * 195}...\n\n")
+
+
+def sized(size: int) -> markdown.Document:
+    """A document of `size` characters with one section."""
+    doc = markdown.parse("# Guide\n\nx\n\n## A\n\nBody.")
+    pad = size - len(doc.text(doc.root.start, doc.root.end))
+    return markdown.parse(f"# Guide\n\n{'x' * (pad + 1)}\n\n## A\n\nBody.")
+
+
+def test_a_topic_is_split_when_it_is_larger_than_a_page_s_room():
+    topic = Topic("guide", summary="G.")  # the header `t g - G.\n\n` is 10 characters; 200 are kept for the note
+    for size, cap, split in [(600, 810, False), (600, 809, True), (500, 0, False), (501, 0, True)]:  # room >= 500
+        doc = sized(size)
+        assert len(doc.text(doc.root.start, doc.root.end)) == size
+        pages = h.topic_pages("t g", topic, doc, doc.root, "t g", 10**6, cap)
+        assert ("Body." not in "".join(pages)) is split, (size, cap)
+
+
+def test_a_section_listing_joins_the_last_page_when_it_fits_the_room():
+    doc, topic = markdown.parse(GUIDE.replace("Intro.", "Intro. " * 80)), Topic("guide", summary="G.")
+    own = doc.text(doc.root.start, doc.root.own_end)
+    listing = h.section_listing(doc, doc.root, "t g", 10_000)[0]
+    fits = len(own) + 2 + len(listing)
+    cap = max(fits, 500) + 10 + 200  # the room is the cap less the header and the note's 200
+    assert h.topic_pages("t g", topic, doc, doc.root, "t g", 10, cap) == [f"t g - G.\n\n{own}\n\n{listing}"]
+    assert fits >= 500 and h.topic_pages("t g", topic, doc, doc.root, "t g", 10, cap - 1) == [f"t g - G.\n\n{own}",
+                                                                                              listing]  # fmt: skip
 
 
 def test_in_context_names_the_five_latest_entities_with_three_domains_each():
@@ -343,3 +442,5 @@ def test_in_context_names_the_five_latest_entities_with_three_domains_each():
     assert h.in_context(entities) == "\nIn context: E-0 (jira), E-1 (jira), E-2 (jira), E-3 (jira), E-4 (jira).\n"
     line = h.in_context([("x" * 50, ["a", "b", "c", "d"])])
     assert line == f"\nIn context: {'x' * 37}... (a, b, c).\n"
+    domains = ["a" * 20, "b" * 20, "c" * 17]  # 61 characters joined: cut at 60
+    assert h.in_context([("x", domains)]) == f"\nIn context: x ({'a' * 20}, {'b' * 20}...).\n"

@@ -143,6 +143,7 @@ def seen(patterns, read_only=False) -> list[str]:
         (["github list-issues"], False, ["gh", "gh list-issues", "search"]),  # a server by its config key
         (["later *"], False, ["later", "search"]),  # an empty group stays for what may come into it
         (["later"], False, ["later", "search"]),
+        (["later ?"], False, ["later", "search"]),  # a one-letter command may come into it
         (["deep search"], False, ["search", "deep", "deep search"]),
         (
             ["*"],
