@@ -162,3 +162,13 @@ def test_inspector_strict_accepts_the_meta_tools(tmp_path):
     called = inspect("--method", "tools/call", "--tool-name", "search_tools", "--tool-arg", "query=mean of numbers")
     assert called.returncode == 0, called.stderr
     assert '"isError": false' in called.stdout and "math mean" in called.stdout
+
+
+@pytest.mark.parametrize("broken", [{"type": "strin"}, {"type": "string", "maxLength": "x"}, {"pattern": "["}])
+def test_call_tool_leaves_an_upstream_s_broken_schema_to_the_upstream(broken):
+    from mcp_cli.errors import BadRequest
+    from mcp_cli.meta_tools import check
+
+    check({"type": "object", "properties": {"x": broken}}, {"x": "1"}, "arguments")  # nothing to say: no error
+    with pytest.raises(BadRequest, match="^invalid arguments: `x`: 1 is not of type 'string'.$"):
+        check({"type": "object", "properties": {"x": {"type": "string"}}}, {"x": 1}, "arguments")

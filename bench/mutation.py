@@ -1,0 +1,434 @@
+"""Mutation testing: how many small semantic changes to a module its own fast tests notice.
+
+`python -m bench.mutation` runs every module of TESTS; `--module help` one (repeatable); `-j 2` workers; `--list`
+prints the mutants without running them; `--write` updates bench/MUTATION.md (its `## History` section is kept).
+
+A mutant is one change at one place of a module's syntax tree (`ast`), the module then written back with
+`ast.unparse`:
+
+- a comparison flipped (`==`/`!=`, `<`/`<=`, `>`/`>=`, `in`/`not in`, `is`/`is not`), `and`/`or` swapped, a `not`
+  or a unary minus dropped, a condition negated (`if`, `while`, `x if c else y`, a comprehension's `if`; not one
+  that is a comparison or a `not`, whose flip is already a mutant);
+- arithmetic swapped: `+`/`-`, `*`/`/`, `//` to `/`, `|`/`&`;
+- a constant changed: an integer n to n + 1, a float x to x + 1, `True`/`False`, a string s to s + "X" (not
+  docstrings, f-string text, annotations, prose over 40 characters, or the messages of `raise` and `log.*` calls:
+  those say things, and tests check what they say by words, not letter by letter);
+- a value dropped: `return X` to `return None`;
+- a statement dropped: a call on its own line, a `raise`, an `x += ...`, an `x = f(x)` that rewrites a name;
+  `break`/`continue` swapped.
+
+Each mutant runs `python -m pytest -x -q` over its module's tests (TESTS) in a private copy of the checkout (the
+working tree is never written; a copy per worker, so subprocesses started by a test import the mutant too). A
+failing test or a run over the time limit kills it. EQUIVALENT lists mutants that change nothing a caller can
+observe, each with the reason; they are counted apart, and the kill rate is killed / (mutants - equivalent).
+
+Why not mutmut or cosmic-ray: mutmut 3 runs the whole suite once to map tests to functions (minutes of real
+servers here) and cannot give a module its own tests; cosmic-ray can, but mutates the working tree in place (one
+module at a time, no private copies) and makes several mutants per operator at each place (every comparison
+operator for each comparison, 3 to 4 times as many mutants for the same question). This is 300 lines with no
+dependency, and its mutant names (function, before -> after) survive edits elsewhere in a module.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import concurrent.futures
+import datetime
+import functools
+import os
+import queue
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# module -> its own fast tests (in-process; no server processes). Moving a module means changing its line here.
+TESTS: dict[str, list[str]] = {
+    "mcp_cli/parser.py": ["tests/test_runtime.py", "tests/test_tree.py", "tests/test_skill_scripts.py"],
+    "mcp_cli/scopes.py": ["tests/test_scopes.py"],
+    "mcp_cli/help.py": ["tests/test_help.py"],
+    "mcp_cli/search.py": ["tests/test_search.py", "tests/test_context.py"],
+    "mcp_cli/schema.py": ["tests/test_wrap_schema.py"],
+    "mcp_cli/http_guard.py": ["tests/test_http_security.py"],
+}
+
+# module -> {mutant name: why no test can tell it from the original}
+EQUIVALENT: dict[str, dict[str, str]] = {}
+
+PROSE = 40  # strings longer than this are text for people, not values the code acts on
+QUIET_CALLS = ("log", "logging", "warnings")  # `log.warning("...")`: messages, like those of `raise`
+
+
+@dataclass
+class Mutant:
+    module: str
+    index: int  # its place in the walk: the same module source gives the same numbers
+    scope: str  # the function (or class, or <module>) it is in
+    line: int
+    before: str
+    after: str
+    name: str = ""  # `scope: before -> after`, with `#2`... when a function has the same change twice
+
+    def label(self) -> str:
+        return f"{Path(self.module).name}:{self.line} {self.name}"
+
+
+def _clip(text: str, n: int = 90) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= n else text[: n - 3] + "..."
+
+
+def _negate(test: ast.expr) -> ast.expr:
+    return ast.UnaryOp(op=ast.Not(), operand=test)
+
+
+_COMPARE = {ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE,
+            ast.GtE: ast.Gt, ast.In: ast.NotIn, ast.NotIn: ast.In, ast.Is: ast.IsNot, ast.IsNot: ast.Is}  # fmt: skip
+_ARITH = {ast.Add: ast.Sub, ast.Sub: ast.Add, ast.Mult: ast.Div, ast.Div: ast.Mult, ast.FloorDiv: ast.Div,
+          ast.BitOr: ast.BitAnd, ast.BitAnd: ast.BitOr}  # fmt: skip
+
+
+class Mutator(ast.NodeTransformer):
+    """Walks a module offering each mutation in turn; applies the one numbered `target` (None: only lists them)."""
+
+    def __init__(self, target: int | None = None) -> None:
+        self.target = target
+        self.found: list[tuple[str, int, str, str]] = []  # (scope, line, before, after)
+        self.scope: list[str] = []
+        self.quiet = 0  # > 0 inside a raise or a log call: its strings are messages
+
+    def offer(self, node: ast.AST, new: ast.AST) -> ast.AST | None:
+        self.found.append((".".join(self.scope) or "<module>", getattr(node, "lineno", 0),
+                           _clip(ast.unparse(node)), _clip(ast.unparse(new))))  # fmt: skip
+        if len(self.found) - 1 == self.target:
+            return ast.copy_location(new, node)
+        return None
+
+    # the walk: annotations, docstrings and TYPE_CHECKING blocks are left out
+
+    def generic_visit(self, node: ast.AST) -> ast.AST:
+        for field, old in ast.iter_fields(node):
+            if field in ("annotation", "returns"):
+                continue
+            if isinstance(old, list):
+                new_list = []
+                for item in old:
+                    if isinstance(item, ast.AST):
+                        item = self.visit(item)
+                        if item is None:
+                            continue
+                    new_list.append(item)
+                old[:] = new_list
+            elif isinstance(old, ast.AST):
+                setattr(node, field, self.visit(old))
+        return node
+
+    def _scoped(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> ast.AST:
+        self.scope.append(node.name)
+        try:
+            return self.generic_visit(node)
+        finally:
+            self.scope.pop()
+
+    visit_FunctionDef = visit_AsyncFunctionDef = visit_ClassDef = _scoped
+
+    def visit_Expr(self, node: ast.Expr) -> ast.AST:
+        if isinstance(node.value, ast.Constant):  # a docstring, or a string standing alone
+            return node
+        if isinstance(node.value, (ast.Call, ast.Await)):
+            replaced = self.offer(node, ast.Pass())
+            if replaced:
+                return replaced
+        return self.generic_visit(node)
+
+    def visit_If(self, node: ast.If) -> ast.AST:
+        if isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
+            return node
+        return self._test(node)
+
+    def _test(self, node: ast.If | ast.While | ast.IfExp) -> ast.AST:
+        node = self.generic_visit(node)
+        if not isinstance(node.test, ast.Compare) and not (
+            isinstance(node.test, ast.UnaryOp) and isinstance(node.test.op, ast.Not)
+        ):
+            negated = type(node)(**{**dict(ast.iter_fields(node)), "test": _negate(node.test)})
+            return self.offer(node, negated) or node
+        return node
+
+    visit_While = visit_IfExp = _test
+
+    def visit_comprehension(self, node: ast.comprehension) -> ast.AST:
+        node = self.generic_visit(node)
+        for i, test in enumerate(node.ifs):
+            if isinstance(test, ast.Compare) or (isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)):
+                continue
+            self.found.append((".".join(self.scope) or "<module>", test.lineno, _clip(f"if {ast.unparse(test)}"),
+                               _clip(f"if not ({ast.unparse(test)})")))  # fmt: skip
+            if len(self.found) - 1 == self.target:
+                node.ifs[i] = ast.copy_location(_negate(test), test)
+        return node
+
+    def visit_Raise(self, node: ast.Raise) -> ast.AST:
+        replaced = self.offer(node, ast.Pass())
+        if replaced:
+            return replaced
+        self.quiet += 1
+        try:
+            return self.generic_visit(node)
+        finally:
+            self.quiet -= 1
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        func = node.func
+        quiet = isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in QUIET_CALLS
+        self.quiet += quiet
+        try:
+            return self.generic_visit(node)
+        finally:
+            self.quiet -= quiet
+
+    def visit_JoinedStr(self, node: ast.JoinedStr) -> ast.AST:
+        node.values = [self.visit(v) if isinstance(v, ast.FormattedValue) else v for v in node.values]
+        return node
+
+    def visit_Return(self, node: ast.Return) -> ast.AST:
+        node = self.generic_visit(node)
+        if node.value is not None and not (isinstance(node.value, ast.Constant) and node.value.value is None):
+            return self.offer(node, ast.Return(value=ast.Constant(None))) or node
+        return node
+
+    def visit_AugAssign(self, node: ast.AugAssign) -> ast.AST:
+        return self.offer(node, ast.Pass()) or self.generic_visit(node)
+
+    def visit_Assign(self, node: ast.Assign) -> ast.AST:
+        names = {t.id for t in node.targets if isinstance(t, ast.Name)}
+        used = {n.id for n in ast.walk(node.value) if isinstance(n, ast.Name)}
+        if names & used:  # `value = value.lower()`: a rewrite, which dropping leaves the old value
+            replaced = self.offer(node, ast.Pass())
+            if replaced:
+                return replaced
+        return self.generic_visit(node)
+
+    def visit_Break(self, node: ast.Break) -> ast.AST:
+        return self.offer(node, ast.Continue()) or node
+
+    def visit_Continue(self, node: ast.Continue) -> ast.AST:
+        return self.offer(node, ast.Break()) or node
+
+    def visit_Compare(self, node: ast.Compare) -> ast.AST:
+        node = self.generic_visit(node)
+        for i, op in enumerate(node.ops):
+            ops = list(node.ops)
+            ops[i] = _COMPARE[type(op)]()
+            replaced = self.offer(node, ast.Compare(left=node.left, ops=ops, comparators=node.comparators))
+            if replaced:
+                return replaced
+        return node
+
+    def visit_BoolOp(self, node: ast.BoolOp) -> ast.AST:
+        node = self.generic_visit(node)
+        other = ast.Or() if isinstance(node.op, ast.And) else ast.And()
+        return self.offer(node, ast.BoolOp(op=other, values=node.values)) or node
+
+    def visit_UnaryOp(self, node: ast.UnaryOp) -> ast.AST:
+        node = self.generic_visit(node)
+        if isinstance(node.op, (ast.Not, ast.USub)):
+            return self.offer(node, node.operand) or node
+        return node
+
+    def visit_BinOp(self, node: ast.BinOp) -> ast.AST:
+        node = self.generic_visit(node)
+        swap = _ARITH.get(type(node.op))
+        if swap:
+            return self.offer(node, ast.BinOp(left=node.left, op=swap(), right=node.right)) or node
+        return node
+
+    def visit_Constant(self, node: ast.Constant) -> ast.AST:
+        value = node.value
+        if isinstance(value, bool):
+            new = not value
+        elif isinstance(value, int):
+            new = value + 1
+        elif isinstance(value, float):
+            new = value + 1.0
+        elif isinstance(value, str) and not self.quiet and len(value) <= PROSE:
+            new = value + "X"
+        else:
+            return node
+        return self.offer(node, ast.Constant(new)) or node
+
+
+def mutants(module: str, source: str) -> list[Mutant]:
+    walker = Mutator()
+    walker.visit(ast.parse(source))
+    out, seen = [], {}
+    for index, (scope, line, before, after) in enumerate(walker.found):
+        name = f"{scope}: {before} -> {after}"
+        seen[name] = seen.get(name, 0) + 1
+        out.append(Mutant(module, index, scope, line, before, after, name + (f" #{seen[name]}" * (seen[name] > 1))))
+    return out
+
+
+def mutated(source: str, index: int | None) -> str:
+    tree = Mutator(index).visit(ast.parse(source))
+    return ast.unparse(ast.fix_missing_locations(tree)) + "\n"
+
+
+def _copy(destination: Path) -> None:
+    """The checkout's files (tracked and new, not ignored) into `destination`; node_modules linked, not copied."""
+    listed = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=ROOT, capture_output=True,
+                            check=True).stdout.decode().split("\0")  # fmt: skip
+    for name in filter(None, listed):
+        source = ROOT / name
+        if "node_modules" in Path(name).parts or not source.exists() and not source.is_symlink():
+            continue
+        target = destination / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(source, target, follow_symlinks=False)
+    modules = ROOT / "tests" / "node" / "node_modules"
+    if modules.exists():
+        (destination / "tests" / "node" / "node_modules").symlink_to(modules.resolve())
+
+
+def _pytest(copy: Path, tests: list[str], timeout: float) -> tuple[str, float]:
+    """('passed' | 'failed' | 'timeout', seconds) of the tests in `copy`."""
+    env = {**os.environ, "PYTHONPATH": str(copy), "PYTHONDONTWRITEBYTECODE": "1"}
+    argv = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "--no-header", *tests]
+    start = time.monotonic()
+    proc = subprocess.Popen(argv, cwd=copy, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)  # fmt: skip
+    try:
+        code = proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)  # the test run and whatever it started
+        proc.wait()
+        return "timeout", time.monotonic() - start
+    return ("passed" if code == 0 else "failed"), time.monotonic() - start
+
+
+def _attempt(copies: queue.Queue[Path], module: str, source: str, tests: list[str], limit: float,
+             m: Mutant | None) -> tuple[Mutant | None, str, float]:  # fmt: skip
+    """Run `tests` against mutant `m` (None: the module unmutated) in a free copy of the checkout."""
+    copy = copies.get()
+    try:
+        (copy / module).write_text(mutated(source, None if m is None else m.index), encoding="utf-8")
+        return (m, *_pytest(copy, tests, limit))
+    finally:
+        (copy / module).write_text(source, encoding="utf-8")
+        copies.put(copy)
+
+
+def run_module(module: str, tests: list[str], copies: queue.Queue[Path], jobs: int) -> dict:
+    """Every mutant of `module` against `tests`: the counts, the kill rate, the survivors."""
+    source = (ROOT / module).read_text(encoding="utf-8")
+    found, equivalent = mutants(module, source), EQUIVALENT.get(module, {})
+    _, outcome, took = _attempt(copies, module, source, tests, 1800, None)  # as `ast.unparse` writes it
+    if outcome != "passed":
+        sys.exit(f"{module}: its tests fail without a mutant ({outcome}): {' '.join(tests)}")
+    limit = max(20.0, 4 * took)
+    print(f"{module}: {len(found)} mutants, tests {' '.join(tests)} ({took:.1f} s unmutated)", flush=True)
+    counts = {"killed": 0, "timeout": 0, "survived": 0, "equivalent": 0}
+    survivors = []
+    attempt = functools.partial(_attempt, copies, module, source, tests, limit)
+    with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
+        for m, outcome, _ in pool.map(attempt, found):
+            assert m is not None
+            if m.name in equivalent:
+                counts["equivalent"] += 1
+                if outcome != "passed":
+                    print(f"  listed as equivalent but killed (take it off EQUIVALENT): {m.label()}", flush=True)
+            elif outcome == "passed":
+                counts["survived"] += 1
+                survivors.append(m)
+                print(f"  survived {m.label()}", flush=True)
+            else:
+                counts["killed" if outcome == "failed" else "timeout"] += 1
+    for name in sorted(set(equivalent) - {m.name for m in found}):
+        print(f"  listed as equivalent but no longer made (take it off EQUIVALENT): {name}", flush=True)
+    live = len(found) - counts["equivalent"]
+    rate = (counts["killed"] + counts["timeout"]) / live if live else 1.0
+    print(f"{module}: {rate:.1%} killed ({counts})", flush=True)
+    same = [m for m in found if m.name in equivalent]
+    return {"mutants": len(found), **counts, "rate": rate, "tests": tests, "survivors": survivors, "equivalents": same}
+
+
+def run(modules: list[str], jobs: int) -> dict[str, dict]:
+    """Each module's mutants against its tests (TESTS), `jobs` at once, each job in its own copy of the checkout."""
+    with tempfile.TemporaryDirectory(prefix="mcp-cli-mutation-") as tmp:
+        copies: queue.Queue[Path] = queue.Queue()
+        for i in range(jobs):
+            _copy(Path(tmp) / str(i))
+            copies.put(Path(tmp) / str(i))
+        return {module: run_module(module, TESTS[module], copies, jobs) for module in modules}
+
+
+def report(results: dict[str, dict], argv: list[str]) -> str:
+    total = {k: sum(r[k] for r in results.values()) for k in ("mutants", "killed", "timeout", "survived", "equivalent")}
+    live = total["mutants"] - total["equivalent"]
+    lines = [
+        "# Mutation testing",
+        "",
+        f"Produced by `python -m bench.mutation {' '.join(argv)}` on {datetime.date.today()}, Python "
+        f"{sys.version.split()[0]}. A mutant is killed when a test of its module fails (or runs over the time "
+        "limit); the rate is killed / (mutants - equivalent). What a mutant is: bench/mutation.py.",
+        "",
+        "| module | tests | mutants | killed | timeout | survived | equivalent | kill rate |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for module, r in results.items():
+        tests = ", ".join(Path(t).name for t in r["tests"])
+        lines.append(f"| {module} | {tests} | {r['mutants']} | {r['killed']} | {r['timeout']} | {r['survived']} | "
+                     f"{r['equivalent']} | {r['rate']:.1%} |")  # fmt: skip
+    if len(results) > 1:
+        rate = (total["killed"] + total["timeout"]) / live if live else 1.0
+        lines.append(f"| all | | {total['mutants']} | {total['killed']} | {total['timeout']} | {total['survived']} | "
+                     f"{total['equivalent']} | {rate:.1%} |")  # fmt: skip
+    lines += ["", "## Survivors", ""]
+    for r in results.values():
+        lines += [f"- `{m.label()}`" for m in r["survivors"]]
+    if not any(r["survivors"] for r in results.values()):
+        lines.append("None.")
+    lines += ["", "## Equivalent mutants", ""]
+    for module, r in results.items():
+        lines += [f"- `{m.label()}`: {EQUIVALENT[module][m.name]}" for m in r["equivalents"]]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m bench.mutation", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--module", action="append", help="a module of TESTS, by path or name (repeatable)")
+    parser.add_argument("-j", "--jobs", type=int, default=2, help="mutants run at once (default 2)")
+    parser.add_argument("--list", action="store_true", help="print the mutants, run nothing")
+    parser.add_argument("--write", action="store_true", help="write bench/MUTATION.md (keeping its ## History)")
+    args = parser.parse_args(argv)
+    modules = list(TESTS)
+    if args.module:
+        wanted = {m if "/" in m else m.removesuffix(".py") for m in args.module}
+        modules = [m for m in TESTS if m in wanted or Path(m).stem in wanted]
+        if len(modules) != len(wanted):
+            parser.error(f"--module: the modules are {', '.join(Path(m).stem for m in TESTS)}")
+    if args.list:
+        for module in modules:
+            for m in mutants(module, (ROOT / module).read_text(encoding="utf-8")):
+                print(m.label() + ("  [equivalent]" if m.name in EQUIVALENT.get(module, {}) else ""))
+        return
+    results = run(modules, max(args.jobs, 1))
+    text = report(results, sys.argv[1:] if argv is None else argv)
+    print("\n" + text)
+    if args.write:
+        path = ROOT / "bench" / "MUTATION.md"
+        old = path.read_text(encoding="utf-8") if path.exists() else ""
+        history = old[old.index("## History") :] if "## History" in old else "## History\n"
+        path.write_text(text + "\n" + history, encoding="utf-8")
+        print(f"wrote {path}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

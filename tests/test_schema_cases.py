@@ -1,0 +1,305 @@
+"""JSON Schema <-> argv in-process (`schema.py`): what a tool's schema becomes (options, flags, notes, shapes), and
+what argv becomes (the arguments object, validated, errors in argv terms); test_wrap_schema.py checks the same
+against a real upstream server."""
+
+import pytest
+
+from mcp_cli import schema as s
+from mcp_cli.errors import UsageError
+from mcp_cli.parser import build, parse
+from mcp_cli.tree import Command, Param
+
+NOOP = {"kind": "python", "target": "builtins:print"}
+
+
+def obj(required=(), **properties) -> dict:
+    return {"type": "object", "properties": properties, **({"required": list(required)} if required else {})}
+
+
+def run(schema: dict, argv: list[str]) -> dict:
+    """The arguments object `argv` becomes for a tool with `schema`, as the runtime makes it."""
+    cmd = Command("c", params=s.params(schema), schema=schema, handler=NOOP)
+    return s.arguments(cmd, parse(build("t c", cmd), cmd, argv), s.checker(cmd))
+
+
+def refused(schema: dict, argv: list[str]) -> str:
+    with pytest.raises(UsageError) as err:
+        run(schema, argv)
+    return err.value.message
+
+
+def options(schema: dict) -> dict[str, Param]:
+    return {p.name: p for p in s.params(schema)}
+
+
+DEFS = {"$defs": {"name": {"type": "string", "description": "A name."}, "loop": {"$ref": "#/$defs/loop"}}}
+
+
+@pytest.mark.parametrize(
+    ("node", "resolved"),
+    [
+        ({"$ref": "#/$defs/name"}, {"type": "string", "description": "A name."}),
+        ({"$ref": "#/$defs/name", "description": "Its own."}, {"type": "string", "description": "Its own."}),
+        ({"$ref": "#/$defs/loop"}, {"$ref": "#/$defs/loop"}),  # a reference to itself ends
+        ({"$ref": "other.json#/x", "title": "T"}, {"title": "T"}),  # out of the schema: nothing to offer
+        ({"anyOf": [{"type": "string"}, {"type": "null"}], "title": "T"}, {"type": "string", "title": "T",
+                                                                            "nullable": True}),  # fmt: skip
+        ({"oneOf": [{"type": "null"}, {"$ref": "#/$defs/name"}]}, {"type": "string", "description": "A name.",
+                                                                    "nullable": True}),  # fmt: skip
+        ({"anyOf": [{"type": "string"}, {"type": "integer"}]}, {"anyOf": [{"type": "string"}, {"type": "integer"}]}),
+        ({"type": ["integer", "null"]}, {"type": "integer"}),
+        ({"type": ["string", "integer", "null"]}, {"type": ["string", "integer"]}),
+        ({"allOf": [obj(["a"], a={"type": "string"}), {"$ref": "#/$defs/name", "required": ["b"],
+                                                       "properties": {"b": {}}}], "required": ["c"]},
+         {"properties": {"a": {"type": "string"}, "b": {}}, "required": ["c", "a", "b"], "type": "string",
+          "description": "A name."}),
+        ("not a schema", {}),
+    ],
+)  # fmt: skip
+def test_references_combinations_and_nullable_types_resolve(node, resolved):
+    assert s._Schema({**DEFS, "type": "object"}).resolve(node) == resolved
+
+
+@pytest.mark.parametrize(
+    ("prop", "kind"),
+    [
+        ({"type": "string"}, "string"),
+        ({"type": "integer"}, "integer"),
+        ({"type": "number"}, "number"),
+        ({"type": "boolean"}, "boolean"),
+        ({"type": "array"}, "array"),
+        ({"type": "object"}, "object"),
+        ({"properties": {}}, "object"),
+        ({"enum": ["a", "b"]}, "string"),
+        ({"enum": ["a", 1]}, "any"),
+        ({"type": "null"}, "any"),
+        ({"type": ["string", "integer"]}, "any"),
+        ({"type": "strin"}, "any"),
+        ({}, "any"),
+    ],
+)
+def test_the_kind_of_a_property(prop, kind):
+    assert s.kind_of(prop) == kind
+
+
+@pytest.mark.parametrize(
+    ("path", "flags"),
+    [
+        (["fullPath"], ("--full-path", "--fullPath", "--full_path")),
+        (["max_results"], ("--max-results", "--max_results", "--max_results")),
+        (["help"], ("--arg-help", "--arg-help", "--arg-help")),
+        (["H"], ("--arg-h", "--arg-H", "--arg-h")),
+        (["Json"], ("--arg-json", "--arg-Json", "--arg-json")),
+        (["help", "json"], ("--help.json", "--help.json", "--help.json")),  # only a whole name is reserved
+        (["filters", "dueDate"], ("--filters.due-date", "--filters.dueDate", "--filters.due_date")),
+        (["año nuevo"], ("--año-nuevo", "--año-nuevo", "--año_nuevo")),
+    ],
+)
+def test_a_property_s_flags(path, flags):
+    assert s._spellings(path) == flags
+
+
+def test_two_properties_that_spell_one_flag_each_get_their_own():
+    found = options(obj(fullPath={"type": "string"}, full_path={"type": "string"}, verbose={"type": "boolean"},
+                        no_verbose={"type": "string"}))  # fmt: skip
+    assert found["fullPath"].flags == ["--full-path", "--fullPath"]
+    assert found["full_path"].flags == ["--full_path"] and found["full_path"].help == "[not --full-path, which sets " \
+                                                                                      "fullPath]"  # fmt: skip
+    assert found["verbose"].flags == ["--verbose"]  # and --no-verbose, which argparse adds
+    assert found["no_verbose"].flags == ["--no_verbose"] and "not --no-verbose, which sets verbose" in found[
+        "no_verbose"].help  # fmt: skip
+    three = options(obj(aB={"type": "string"}, a_b={"type": "string"}, **{"a-b": {"type": "string"}}))
+    assert [p.flags for p in three.values()][:3] == [["--aB"], ["--a_b"], ["--a-b"]]  # as spelt, first
+    assert three["aB"].help == three["a_b"].help == "[not --a-b, which sets a-b]"
+    taken = options(obj(**{"a b": {"type": "string"}, "a-b": {"type": "string"}}))  # both spelt --a-b
+    assert taken["a b"].flags == ["--a-b", "--a_b"] and taken["a-b"].flags == ["--a-b-2"]
+    assert taken["a-b"].help == "[not --a-b, which sets a b]"
+
+
+def test_what_each_kind_of_property_becomes():
+    found = options(obj(
+        ["name", "tags"],
+        name={"type": "string", "description": "The  name\n of it."},
+        title_only={"type": "string", "title": "Titled"},
+        count={"type": "integer", "minimum": 1, "maximum": 10, "default": 3},
+        ratio={"type": "number", "exclusiveMinimum": 0},
+        small={"type": "integer", "maximum": 5},
+        when={"type": "string", "format": "date-time"},
+        mode={"type": "string", "enum": ["fast", "slow"]},
+        weight={"type": "number", "enum": [0.5, 1.5, 2]},  # float enums are choices of a number
+        odd={"type": "string", "enum": ["a", 1]},  # not all of its type: no choices
+        fixed={"type": "string", "const": "only"},
+        either={"enum": [1, "a"]},
+        verbose={"type": "boolean", "default": False},
+        tags={"type": "array", "items": {"type": "integer"}},
+        people={"type": "array", "items": obj(["name"], name={"type": "string"})},
+        filters={**obj(["status"], status={"type": "string"}), "default": {"status": "open"}},
+        extra={"default": "x"},
+    ))  # fmt: skip
+    assert (found["name"].help, found["name"].required, found["name"].type) == ("The name of it.", True, "string")
+    assert found["title_only"].help == "Titled" and not found["title_only"].required
+    assert (found["count"].type, found["count"].default, found["count"].help) == ("integer", 3, "[1..10]")
+    assert found["ratio"].help == "[0..]" and found["small"].help == "[..5]" and found["when"].help == "[date-time]"
+    assert found["mode"].choices == ["fast", "slow"] and found["weight"].choices == [0.5, 1.5, 2]
+    assert found["odd"].choices is None and found["fixed"].choices == ["only"]
+    assert found["either"].help == '[one of: 1, "a"; JSON or text]' and found["either"].metavar == "JSON"
+    assert (found["verbose"].action, found["verbose"].default) == ("negatable", False)
+    assert (found["tags"].action, found["tags"].metavar, found["tags"].required) == ("append", "INT", True)
+    assert found["people"].metavar == "JSON" and found["people"].help == "[each JSON {name*: string}]"
+    assert found["filters"].help == "[JSON {status*: string}]" and found["filters"].default is None
+    assert found["filters.status"].required is False  # required inside an object that is optional
+    assert found["extra"].default == "x" and found["extra"].help == "[JSON or text]"
+    assert list(found)[-1] == s.JSON_ALL and found[s.JSON_ALL].flags == ["--json"]
+
+
+def test_a_tool_without_arguments_has_no_options_at_all():
+    assert s.params({"type": "object"}) == s.params({"type": "object", "properties": {}}) == s.params({}) == []
+
+
+def test_objects_are_options_field_by_field_two_levels_deep():
+    deep = obj(a=obj(b=obj(c=obj(d={"type": "string"}))))
+    assert [p.name for p in s.params(deep)] == ["a", "a.b", s.JSON_ALL]
+    assert run(deep, ["--a.b", '{"c": {"d": "x"}}']) == {"a": {"b": {"c": {"d": "x"}}}}
+    assert refused(deep, ["--a.b.c", "{}"]) == "unknown option --a.b.c."
+    assert refused(deep, ["--a.b", '{"c": {"d": 1}}']) == "--a.b.c.d: 1 is not of type 'string'."
+
+
+@pytest.mark.parametrize(
+    ("prop", "shape"),
+    [
+        (obj(["a"], a={"type": "string"}, b={"type": "array", "items": {"type": "integer"}}, c={"enum": ["x", "y"]},
+             d={}, e="?"), "{a*: string, b: [integer], c: x|y, d: any, e: any}"),
+        (obj(a=obj(b=obj(c=obj(d={"type": "string"})))), "{a: {b: {c: object}}}"),  # three levels, then the kind
+        ({"enum": [1, 2, 3, 4]}, "1|2|3|4"),
+        ({"enum": ["a", "b", "c", "d", "e"]}, "string"),
+        ({"type": "array"}, "[any]"),
+        (obj(**{f"p{i}": {"type": "string"} for i in range(30)}), "{" + ", ".join(f"p{i}: string" for i in
+                                                                                  range(30))[:155] + "...}"),
+    ],
+)  # fmt: skip
+def test_a_compact_shape_of_a_value(prop, shape):
+    assert s.shape(prop) == shape and len(shape) <= 160
+
+
+SCHEMA = obj(
+    ["query"],
+    query={"type": "string"},
+    limit={"type": "integer"},
+    ratio={"type": "number"},
+    maybe={"type": ["integer", "null"]},
+    weight={"type": "number", "enum": [0.5, 1.5]},
+    tags={"type": "array", "items": {"type": "string"}},
+    ids={"type": "array", "items": {"type": "integer"}},
+    flags={"type": "array", "items": {"type": "boolean"}},
+    refs={"type": "array", "items": {"$ref": "#/$defs/id"}},
+    filters=obj(["status"], status={"type": "string"}, since={"type": "integer"}),
+    extra={},
+    **{"$defs": {"id": {"type": "integer"}}},
+)
+SCHEMA["$defs"] = SCHEMA["properties"].pop("$defs")
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["--query", "q"], {"query": "q"}),
+        (["--query", "q", "--limit", "5", "--ratio", "1e2"], {"query": "q", "limit": 5, "ratio": 100}),
+        (["--query", "q", "--maybe", "4"], {"query": "q", "maybe": 4}),
+        (["--query", "q", "--weight", "1.5"], {"query": "q", "weight": 1.5}),
+        (["--query", "q", "--tags", "a", "--tags", '["b", "c"]'], {"query": "q", "tags": ["a", "b", "c"]}),
+        (["--query", "q", "--ids", "1", "--ids", " [2, 3]"], {"query": "q", "ids": [1, 2, 3]}),
+        (["--query", "q", "--flags", "true", "--flags", "false"], {"query": "q", "flags": [True, False]}),
+        (["--query", "q", "--refs", "7"], {"query": "q", "refs": [7]}),
+        (["--query", "q", "--filters.status", "open", "--filters.since", "3"],
+         {"query": "q", "filters": {"status": "open", "since": 3}}),
+        (["--query", "q", "--filters", '{"status": "x", "since": 1}', "--filters.since", "2"],
+         {"query": "q", "filters": {"status": "x", "since": 2}}),
+        (["--query", "q", "--extra", "7"], {"query": "q", "extra": 7}),
+        (["--query", "q", "--extra", "seven"], {"query": "q", "extra": "seven"}),
+        (["--query", "q", "--extra", '{"a": [1]}'], {"query": "q", "extra": {"a": [1]}}),
+        (["--json", '{"query": "j", "limit": 1}', "--limit", "2"], {"query": "j", "limit": 2}),
+        (["--json", '{"query": "j", "filters": 3}', "--filters.status", "s"],
+         {"query": "j", "filters": {"status": "s"}}),
+    ],
+)  # fmt: skip
+def test_argv_becomes_this_arguments_object(argv, expected):
+    assert run(SCHEMA, argv) == expected
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        ([], "missing required option --query (or give it inside --json)."),
+        (["--query", "q", "--filters.since", "1"], "missing required option --filters.status (or give it inside "
+                                                   "--json)."),  # fmt: skip
+        (["--json", '{"query": "q", "filters": {"deep": {}}}'], "missing required option --filters.status (or give "
+                                                                "it inside --json)."),  # fmt: skip
+        (["--query", "q", "--limit", "x"], "argument --limit: invalid integer value: 'x'"),
+        (["--query", "q", "--weight", "2"], "argument --weight: invalid choice: 2 (choose from 0.5, 1.5)"),
+        (["--query", "q", "--ids", "1", "--ids", "two"], "--ids: expected integer, got 'two'."),
+        (["--query", "q", "--flags", "maybe"], "--flags: expected boolean, got 'maybe'."),
+        (["--query", "q", "--tags", "[1, "], "--tags: not valid JSON (Expecting value at character 4): '[1, '."),
+        (["--query", "q", "--filters", "{nope"], "--filters: not valid JSON (Expecting property name enclosed in "
+                                                 "double quotes at character 1): '{nope'."),  # fmt: skip
+        (["--query", "q", "--filters", "[1]"], "--filters: [1] is not of type 'object'."),
+        (["--query", "q", "--json", "[1]"], "--json: expected a JSON object like '{\"name\": \"value\"}'."),
+        (["--json", '{"query": 1, "limit": "x"}'], "--limit: 'x' is not of type 'integer'."),  # the first by path
+        (["--json", '{"query": "q", "filters": {"status": 1}, "limit": "x"}'], "--limit: 'x' is not of type "
+                                                                              "'integer'."),  # the shallowest first
+        (["--json", '{"query": "q", "ids": ["x"]}'], "--ids: 'x' is not of type 'integer'."),
+        (["--json", "@/no/such/file.json"], "--json: cannot read @/no/such/file.json: No such file or directory."),
+        (["--json", '{"query": "q"}', "--query", "1", "--ratio", "nan"], "argument --ratio: invalid number value: "
+                                                                          "'nan'"),  # fmt: skip
+    ],
+)  # fmt: skip
+def test_what_does_not_fit_the_schema_is_told_in_argv_terms(argv, message):
+    assert refused(SCHEMA, argv) == message
+
+
+def test_a_closed_schema_names_what_it_does_not_take():
+    closed = {**obj(a={"type": "string"}), "additionalProperties": False}
+    assert refused(closed, ["--json", '{"a": "x", "zz": 1}']) == (
+        "Additional properties are not allowed ('zz' was unexpected); use only the options listed below."
+    )
+    under = obj(o={**obj(a={"type": "string"}), "additionalProperties": False})
+    assert refused(under, ["--o", '{"a": 1}']) == "--o.a: 1 is not of type 'string'."
+    assert refused(obj(a={"type": "string", "minLength": 2}), ["--a", "x"]) == "--a: 'x' is too short."
+    assert refused({**obj(a={}), "minProperties": 1}, ["--json", "{}"]) == "--json: {} should be non-empty."
+
+
+@pytest.mark.parametrize(
+    "broken",
+    [
+        {"type": "strin"},  # an unknown type
+        {"$ref": "other.json#/x"},  # a reference out of the schema
+        {"type": "string", "maxLength": "x"},  # a keyword of the wrong type
+        {"type": "string", "pattern": "["},  # a pattern that is no regex
+        {"type": "string", "enum": 3},
+        {"type": "number", "multipleOf": 0},
+        {"type": "number", "minimum": "a"},
+    ],
+)
+def test_an_upstream_s_broken_schema_is_the_upstream_s_to_enforce(broken):
+    assert run(obj(x=broken), ["--x", "1"]) == {"x": "1" if broken.get("type") == "string" else 1}
+    assert run({**obj(x=broken), "minProperties": "a"}, ["--x", "1"]) == run(obj(x=broken), ["--x", "1"])
+
+
+def test_the_schema_of_a_command_made_from_its_parameters():
+    cmd = Command("c", handler=NOOP, params=[
+        Param("a", flags=["--a"], required=True, help="A."), Param("v", flags=["-v"], action="count"),
+        Param("q", flags=["-q"], action="store_true"), Param("k", flags=["-k"], action="store_false"),
+        Param("c", flags=["--c"], action="negatable"), Param("m", flags=["--m"], choices=["x", "y"], default="x"),
+        Param("t", flags=["--t"], action="append", type="integer"), Param("f", nargs="+", type="path"),
+        Param("two", nargs=2, type="number"), Param("j", flags=["--j"], type="json"),
+        Param("@json", flags=["--json"]),
+    ])  # fmt: skip
+    assert s.input_schema(cmd) == {"type": "object", "required": ["a"], "properties": {
+        "a": {"type": "string", "description": "A."}, "v": {"type": "integer"}, "q": {"type": "boolean"},
+        "k": {"type": "boolean"}, "c": {"type": "boolean"}, "m": {"type": "string", "enum": ["x", "y"], "default": "x"},
+        "t": {"type": "array", "items": {"type": "integer"}}, "f": {"type": "array", "items": {"type": "string"}},
+        "two": {"type": "array", "items": {"type": "number"}}, "j": {},
+    }}  # fmt: skip
+    assert s.input_schema(Command("c", handler=NOOP, passthrough=True)) == {
+        "type": "object", "properties": {"args": {"type": "array", "items": {"type": "string"}}}}  # fmt: skip
+    upstream = obj(a={"type": "string"})
+    assert s.input_schema(Command("c", handler=NOOP, schema=upstream)) is upstream

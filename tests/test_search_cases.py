@@ -1,0 +1,197 @@
+"""Search in-process (`search.py`): how text becomes terms, how a query's words are weighed (its leading verb, a
+question, what to write), what each field of a command counts, BM25's scores, how many results show, the context
+boost, and an embedding model's share; the ranking of real queries is in test_search.py."""
+
+import logging
+import math
+
+import pytest
+
+from mcp_cli import embeddings
+from mcp_cli.search import Index, operations, query_weights, stem, terms, tokens
+from mcp_cli.tree import Command, Group, Param, Tree
+
+NOOP = {"kind": "python", "target": "builtins:print"}
+
+
+@pytest.fixture(autouse=True)
+def words_only(monkeypatch):
+    monkeypatch.delenv("MCP_CLI_EMBEDDINGS", raising=False)
+
+
+def command(name: str, summary: str = "", **fields) -> Command:
+    return Command(name, summary=summary, **{"handler": NOOP, **fields})
+
+
+def tree(*nodes) -> Tree:
+    return Tree(Group("t", children=[command("search", handler={"kind": "search"}), *nodes]))
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("getPullRequest_files", ["get", "pull", "request", "files"]),
+        ("删除文件", ["删除", "除文", "文件"]),  # a run of CJK script: overlapping pairs
+        ("问 open", ["问", "open"]),  # a lone CJK character is a term of its own
+        ("ｆｕｌｌ　width", ["full", "width"]),  # NFKC
+        ("", []),
+    ],
+)
+def test_text_becomes_tokens(text, expected):
+    assert tokens(text) == expected
+
+
+def test_terms_are_stems_without_stop_words_unless_asked():
+    assert terms("the logged issues") == ["log", "issu"]
+    assert terms("the logged issues", stop=False) == ["the", "log", "issu"]
+
+
+@pytest.mark.parametrize(
+    ("name", "summary", "ops"),
+    [
+        ("create-issue", "", ["@create"]),  # the name's first word
+        ("issue-create", "", ["@create"]),  # or its last
+        ("logs", "Get logs from a container.", ["@get"]),  # else the summary's first word
+        ("open", "", ["@create", "@get"]),  # a verb of two operations
+        ("toggle-flag", "", ["@" + stem("toggle")]),  # a verb of no operation row is an operation of its own
+        ("thing", "A thing.", []),
+    ],
+)
+def test_the_operations_of_a_command(name, summary, ops):
+    assert operations(name, summary) == ops
+
+
+@pytest.mark.parametrize(
+    ("query", "weights"),
+    [
+        ("create an issue", {"@create": 2.0, "creat": 1.0, "issu": 1.0, "=issue": 0.5}),
+        ("show issues", {"@get": 2.0, "@list": 2.0, "issu": 1.0, "=issues": 0.5}),  # `show` is a stop word too
+        ("what is open", {"open": 1.0, "=open": 0.5}),  # a question has no leading verb
+        ("issues open", {"issu": 1.0, "=issues": 0.5, "open": 1.0, "=open": 0.5}),  # only the first word leads
+        ("delete the doc", {"@delete": 2.0, "delet": 1.0, "doc": 1.0, "=doc": 0.5, "document": 0.8}),  # synonyms
+        ("sign in", {"@login": 2.0, "login": 1.0}),  # a phrase is read as its word
+        ("issues issue", {"issu": 1.0, "=issues": 0.5, "=issue": 0.5}),  # a term keeps its highest weight
+        ("can you please help me", {}),
+        ("", {}),
+        ("file a note about the weekend to the board", {
+            "@create": 2.0, "file": 1.0, "note": 1.0, "=note": 0.5, "comment": 0.8,
+            "weekend": 0.5, "=weekend": 0.25,  # what to write: half weight
+            "board": 1.0, "=board": 0.5, "project": 0.8,  # where it goes: full weight again
+        }),
+    ],
+)  # fmt: skip
+def test_a_query_s_words_and_their_weights(query, weights):
+    assert query_weights(query) == pytest.approx(weights)
+
+
+def test_what_each_field_of_a_command_counts():
+    zebra = command("zebra", "Zebra.", description="A zebra of zebras.", aliases=["zeb"],
+                    params=[Param("stripes", flags=["--stripes"]), Param("@json", flags=["--json"])])  # fmt: skip
+    index = Index(tree(Group("z", children=[zebra])))
+    assert [path for path, _ in index.docs] == ["z zebra"]  # the `search` command itself is not indexed
+    assert dict(index.postings) == {
+        "zebra": [(0, 3 + 2 + 2)],  # path 3, summary 2, description 1 for each
+        "z": [(0, 3)],
+        "zeb": [(0, 3)],  # an alias is part of the path
+        "stripe": [(0, 1)],  # a parameter's name 1 (not `@json`)
+        "=z": [(0, 3)],
+        "=zebra": [(0, 3)],
+        "=zeb": [(0, 3)],  # the path's words as written
+    }
+    assert index.lengths == [23] and index.avg == 23
+    late = Index(tree(command("x", description="y " * 300 + "zebra")))
+    assert "zebra" not in late.postings  # the description's first 600 characters only
+    ops = Index(tree(command("create-thing")))
+    assert ops.postings["@create"] == [(0, 3)] and ops.postings["thing"] == [(0, 3)]
+
+
+def bm25(tf: float, length: float, avg: float, n: int, df: int) -> float:
+    """Okapi BM25 of one term, k1 1.2 and b 0.75."""
+    idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
+    return idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * length / avg))
+
+
+def test_scores_are_bm25_with_rarer_words_worth_more():
+    index = Index(tree(command("alpha", "Beta."), command("beta", "Gamma."), command("gamma", "Beta.")))
+    lengths, avg = index.lengths, sum(index.lengths) / 3
+    [(score, path, _)] = index.search("alpha", 5)
+    assert path == "alpha" and score == pytest.approx(0.5 * bm25(3, lengths[0], avg, 3, 1) + bm25(3, lengths[0], avg,
+                                                                                                3, 1))  # fmt: skip
+    hits = index.search("beta", 5)
+    assert [p for _, p, _ in hits] == ["beta", "alpha", "gamma"]  # in the path first; equal scores by path
+    assert hits[1][0] == hits[2][0] == pytest.approx(bm25(2, lengths[0], avg, 3, 3))
+    rare, common = index.search("alpha", 5)[0][0], index.search("gamma", 5)[0][0]
+    assert rare > common  # `alpha` is in one command, `gamma` in two
+
+
+def test_a_command_only_stop_words_match_is_not_found():
+    assert Index(tree(command("get-me", "Who am I."))).search("can you please", None) == []
+    assert Index(Tree(Group("t"))).search("anything", None) == [] and Index(Tree(Group("t"))).avg == 1.0
+
+
+def test_by_default_five_strong_results_and_a_number_asked_for_gives_that_many():
+    index = Index(tree(*[command(f"list-{i}", "List things.") for i in range(8)], command("other", "Things.")))
+    assert [p for _, p, _ in index.search("list things", None)] == [f"list-{i}" for i in range(5)]
+    assert [p for _, p, _ in index.search("list things", 7)] == [f"list-{i}" for i in range(7)]
+    weak = Index(tree(command("close-issue", "Close an issue."), command("list-issues", "List the issues.")))
+    assert [p for _, p, _ in weak.search("close an issue", None)] == ["close-issue"]  # the other under half the score
+    assert [p for _, p, _ in weak.search("close an issue", 5)] == ["close-issue", "list-issues"]
+    assert len(Index(tree(*[command(f"x-{i}") for i in range(9)])).search("x", None)) == 5
+
+
+def test_commands_of_the_context_s_domains_score_half_as_much_again():
+    index = Index(tree(Group("a", children=[command("deploy")]), Group("b", children=[command("deploy")])))
+    (plain, first, _), (_, second, _) = index.search("deploy", 5)
+    assert (first, second) == ("a deploy", "b deploy")
+    (boosted, first, _), (other, _, _) = index.search("deploy", 5, prefer=["b"])
+    assert first == "b deploy" and boosted == pytest.approx(1.5 * plain) and other == pytest.approx(plain)
+    assert index.search("deploy", 5, prefer=["b deploy"])[0][1] == "b deploy"
+    assert index.search("deploy", 5, prefer=["bb"])[0][1] == "a deploy"
+
+
+class FakeModel:
+    """Vectors by keyword: flights one way, rain near it, the ground opposite, anything else in between."""
+
+    name = "fake"
+
+    def __init__(self) -> None:
+        self.calls: list[list[str]] = []
+
+    def vectors(self, texts):
+        import numpy as np
+
+        self.calls.append(list(texts))
+        return np.array([[1.0, 0.0] if "flight" in t or "plane" in t else [0.8, 0.6] if "rain" in t else
+                         [-1.0, 0.0] if "ground" in t else [0.6, 0.8] for t in texts])  # fmt: skip
+
+
+def test_an_embedding_model_decides_its_share_of_the_score():
+    model = FakeModel()
+    index = Index(tree(command("book-flight", "Book a flight."), command("get-weather", "Get the weather."),
+                       command("ground-crew", "Call the crew.")), semantic=(model, 0.25))  # fmt: skip
+    hits = {path: score for score, path, _ in index.search("plane tickets", 5)}  # no word matches: the model finds
+    assert hits == pytest.approx({"book-flight": 0.25, "get-weather": 0.25 * 0.6})
+    hits = {path: score for score, path, _ in index.search("weather", 5)}
+    assert hits == pytest.approx({"get-weather": 0.75 + 0.25, "book-flight": 0.25 * 0.6})  # words 3/4, model 1/4
+    hits = {path: score for score, path, _ in index.search("rain", 5)}  # scaled by the closest command's cosine
+    assert hits == pytest.approx({"get-weather": 0.25, "book-flight": 0.25 * 0.8 / 0.96})
+    assert len(model.calls) == 4 and model.calls[0][:2] == [
+        "book-flight: Book a flight. ",
+        "get-weather: Get the weather. ",
+    ]
+    index.search("the", 5)
+    assert len(model.calls) == 4  # only stop words: nothing to ask the model
+
+
+def test_a_model_that_fails_leaves_search_to_words_saying_so_once(caplog):
+    class Broken(FakeModel):
+        def vectors(self, texts):
+            raise embeddings.Unusable("no server")
+
+    index = Index(tree(command("get-weather", "Get the weather.")), semantic=(Broken(), 0.5))
+    with caplog.at_level(logging.WARNING, logger="mcp_cli"):
+        first = index.search("weather", 5)
+        second = index.search("weather", 5)
+    assert [p for _, p, _ in first] == [p for _, p, _ in second] == ["get-weather"]
+    assert index.semantic is None and first[0][0] == second[0][0]
+    assert [r.getMessage() for r in caplog.records] == ["embedding model fake: no server; search ranks by words only"]
