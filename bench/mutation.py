@@ -51,12 +51,12 @@ ROOT = Path(__file__).resolve().parent.parent
 
 # module -> its own fast tests (in-process; no server processes). Moving a module means changing its line here.
 TESTS: dict[str, list[str]] = {
-    "mcp_cli/parser.py": ["tests/test_runtime.py", "tests/test_tree.py", "tests/test_skill_scripts.py"],
-    "mcp_cli/scopes.py": ["tests/test_scopes.py"],
-    "mcp_cli/help.py": ["tests/test_help.py"],
-    "mcp_cli/search.py": ["tests/test_search.py", "tests/test_context.py"],
-    "mcp_cli/schema.py": ["tests/test_wrap_schema.py"],
-    "mcp_cli/http_guard.py": ["tests/test_http_security.py"],
+    "mcp_cli/engine/parser.py": ["tests/test_runtime.py", "tests/test_tree.py", "tests/test_skill_scripts.py"],
+    "mcp_cli/surfaces/scopes.py": ["tests/test_scopes.py"],
+    "mcp_cli/engine/help.py": ["tests/test_help.py"],
+    "mcp_cli/search/ranking.py": ["tests/test_search.py", "tests/test_context.py"],
+    "mcp_cli/engine/schema.py": ["tests/test_wrap_schema.py"],
+    "mcp_cli/surfaces/http_guard.py": ["tests/test_http_security.py"],
 }
 
 # module -> {mutant name: why no test can tell it from the original}

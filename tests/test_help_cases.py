@@ -3,9 +3,10 @@ usage lines and their wrapping, what an option's notes say, a topic's pages, and
 
 import pytest
 
-from mcp_cli import help as h
-from mcp_cli import markdown
+from mcp_cli.engine import help as h
+from mcp_cli.engine import markdown
 from mcp_cli.text import WIDTH
+from mcp_cli.text import rows as text_rows
 from mcp_cli.tree import Command, Exclusive, Group, Param, Topic
 
 NOOP = {"kind": "python", "target": "builtins:print"}
@@ -167,7 +168,9 @@ def test_a_listing_row_s_summary_is_one_line_of_at_most_70_characters():
     long = cmd("x", "A summary that goes on and on about what the command does, well past the width of a row.")
     row = h.group_help("t", Group("t", children=[long]), True, 10**6).splitlines()[6]
     assert row == "  x  A summary that goes on and on about what the command does, well..."  # 71 would keep "past"
-    rows = h.rows([("n" * 27, long), ("b", long)])  # names past 26 characters do not widen the column
+    rows = text_rows(
+        [("n" * 27, long.summary), ("b", long.summary)]
+    )  # names past 26 characters do not widen the column
     assert rows[1].startswith("  b" + " " * 25 + "  A summary") and rows[0].startswith("  " + "n" * 27 + "  A summary")
 
 

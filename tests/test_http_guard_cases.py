@@ -8,7 +8,8 @@ import logging
 
 import pytest
 
-from mcp_cli.http_guard import ACCESS, BearerAuth, Guard, Refused, _host_patterns, _kind, bracketed, guard
+from mcp_cli.surfaces import scopes
+from mcp_cli.surfaces.http_guard import ACCESS, BearerAuth, Guard, Unsafe, _host_patterns, _kind, bracketed, guard
 
 TOKEN = "s3cret token"
 LOOPBACK = ["127.0.0.1:*", "localhost:*", "[::1]:*"]
@@ -49,7 +50,7 @@ def test_allow_host_values(value, patterns):
 
 @pytest.mark.parametrize("value", ["example.com:notaport", "example.com:", ":8080", "[]", "", "a/b", "[::1]:x"])
 def test_allow_host_values_that_are_refused(value):
-    with pytest.raises(Refused, match=r"^--allow-host expects HOST or HOST:PORT \(or '\*'\), got "):
+    with pytest.raises(Unsafe, match=r"^--allow-host expects HOST or HOST:PORT \(or '\*'\), got "):
         _host_patterns(value)
 
 
@@ -86,14 +87,14 @@ def test_what_a_server_accepts(http, options, environ, hosts, origins, token):
 @pytest.mark.parametrize(
     ("http", "options", "environ", "says"),
     [
-        (None, {"allow_hosts": ["h"]}, {}, "--allow-host, --allow-origin, --token-env and --no-auth go with --http"),
+        (None, {"allow_hosts": ["h"]}, {}, "--allow-host, --allow-origin, --token-env, --no-auth and --scopes go"),
         (None, {"allow_origins": ["https://a.b"]}, {}, "go with --http or --openapi"),
         (None, {"token_env": "T"}, {}, "go with --http or --openapi"),
         (None, {"no_auth": True}, {}, "go with --http or --openapi"),
-        (None, {"scopes_file": "s.toml"}, {}, "--scopes goes with --http or --openapi: over stdio there are no"),
-        (("127.0.0.1", 1), {"scopes_file": "s.toml", "token_env": "T"}, {}, "--scopes gives each client its token: "
+        (None, {"scopes": ["a scope"]}, {}, "--no-auth and --scopes go with --http or --openapi"),
+        (("127.0.0.1", 1), {"scopes": ["a scope"], "token_env": "T"}, {}, "--scopes gives each client its token: "
                                                                              "drop --token-env"),
-        (("127.0.0.1", 1), {"scopes_file": "s.toml", "no_auth": True}, {}, "drop --no-auth"),
+        (("127.0.0.1", 1), {"scopes": ["a scope"], "no_auth": True}, {}, "drop --no-auth"),
         (("192.0.2.1", 80), {}, {}, "refusing to serve 192.0.2.1:80 without a token: set MCP_CLI_TOKEN"),
         (("192.0.2.1", 80), {}, {"MCP_CLI_TOKEN": "  "}, "refusing to serve 192.0.2.1:80 without a token"),
         (("2001:db8::1", 80), {}, {}, "refusing to serve [2001:db8::1]:80 without a token"),
@@ -110,7 +111,7 @@ def test_what_a_server_accepts(http, options, environ, hosts, origins, token):
     ],
 )  # fmt: skip
 def test_settings_a_server_will_not_listen_with(http, options, environ, says):
-    with pytest.raises(Refused) as err:
+    with pytest.raises(Unsafe) as err:
         guard(http, environ=environ, **options)
     assert says in str(err.value)
 
@@ -129,7 +130,8 @@ def test_stdio_needs_no_guard_and_no_auth_off_loopback_is_a_warning(caplog):
 def test_scopes_tokens_are_the_only_ones(tmp_path):
     file = tmp_path / "s.toml"
     file.write_text('[[scope]]\ntoken_env = "A"\npaths = ["x"]\n')
-    made = guard(("192.0.2.1", 80), scopes_file=str(file), environ={"A": "a", "MCP_CLI_TOKEN": TOKEN})
+    loaded = scopes.load(file, {"A": "a"})
+    made = guard(("192.0.2.1", 80), scopes=loaded, environ={"A": "a", "MCP_CLI_TOKEN": TOKEN})
     assert made.token is None and [s.digest for s in made.scopes] == [hashlib.sha256(b"a").digest()]
 
 

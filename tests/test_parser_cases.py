@@ -3,8 +3,8 @@ options of a schema-backed command, and the errors, which are raised, never prin
 
 import pytest
 
+from mcp_cli.engine.parser import _Parser, build, parse
 from mcp_cli.errors import UsageError
-from mcp_cli.parser import _Parser, build, parse
 from mcp_cli.tree import Command, Exclusive, Param
 
 PARAMS = [

@@ -4,10 +4,11 @@ against a real upstream server."""
 
 import pytest
 
-from mcp_cli import schema as s
+from mcp_cli.engine import schema as s
+from mcp_cli.engine.parser import build, parse
 from mcp_cli.errors import UsageError
-from mcp_cli.parser import build, parse
 from mcp_cli.tree import Command, Param
+from mcp_cli.types import LOCAL_FILES
 
 NOOP = {"kind": "python", "target": "builtins:print"}
 
@@ -23,8 +24,13 @@ def run(schema: dict, argv: list[str]) -> dict:
 
 
 def refused(schema: dict, argv: list[str]) -> str:
-    with pytest.raises(UsageError) as err:
-        run(schema, argv)
+    """The usage error for `argv`, as a caller on this machine (whose `@FILE` arguments are read) gets it."""
+    reading = LOCAL_FILES.set(True)
+    try:
+        with pytest.raises(UsageError) as err:
+            run(schema, argv)
+    finally:
+        LOCAL_FILES.reset(reading)
     return err.value.message
 
 

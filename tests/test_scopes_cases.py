@@ -7,9 +7,9 @@ import logging
 
 import pytest
 
-from mcp_cli.http_guard import ACCESS, Refused
-from mcp_cli.runtime import Runtime
-from mcp_cli.scopes import Scope, View, load, prune, runtime_for, views
+from mcp_cli.engine.runtime import Runtime
+from mcp_cli.surfaces.http_guard import ACCESS, Unsafe
+from mcp_cli.surfaces.scopes import Scope, View, load, prune, runtime_for, views
 from mcp_cli.tree import Command, Group, Topic, Tree
 
 ENV = {"A_TOKEN": "  token a \n", "B_TOKEN": "token b", "BLANK": "   "}
@@ -21,7 +21,7 @@ SAME = f'[[scope]]\nname = "b"\ntoken_sha256 = "{hashlib.sha256(b"token a").hexd
 def refusal(tmp_path, text: str) -> str:
     file = tmp_path / "scopes.toml"
     file.write_text(text, encoding="utf-8")
-    with pytest.raises(Refused) as err:
+    with pytest.raises(Unsafe) as err:
         load(file, ENV)
     message = str(err.value)
     assert message.startswith(f"--scopes {file}: ") and "\n" not in message
@@ -78,10 +78,10 @@ def test_a_broken_scopes_file_is_refused_saying_what_to_change(tmp_path, text, s
 
 
 def test_a_file_that_cannot_be_read_or_decoded(tmp_path):
-    with pytest.raises(Refused, match=r": cannot read it \(No such file or directory\)$"):
+    with pytest.raises(Unsafe, match=r": cannot read it \(No such file or directory\)$"):
         load(tmp_path / "missing.toml", ENV)
     (tmp_path / "latin.toml").write_bytes(b'[[scope]]\nname = "caf\xe9"\n')
-    with pytest.raises(Refused, match=r"latin.toml: not a TOML file \("):
+    with pytest.raises(Unsafe, match=r"latin.toml: not a TOML file \("):
         load(tmp_path / "latin.toml", ENV)
 
 

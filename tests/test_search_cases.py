@@ -7,8 +7,8 @@ import math
 
 import pytest
 
-from mcp_cli import embeddings
-from mcp_cli.search import Index, operations, query_weights, stem, terms, tokens
+from mcp_cli.search import embeddings
+from mcp_cli.search.ranking import Index, operations, query_weights, stem, terms, tokens
 from mcp_cli.tree import Command, Group, Param, Tree
 
 NOOP = {"kind": "python", "target": "builtins:print"}
