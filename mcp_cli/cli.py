@@ -23,7 +23,7 @@ app = typer.Typer(
 
 # The options for MCP client configs, as typer options (see serving.CONFIG_OPTIONS): (parameter, type, option, key).
 CONFIG_OPTIONS: list[tuple[str, Any, Any, str]] = [
-    (param, {list: list[str] | None, str: str | None}.get(kind, kind),
+    (param, {list: list[str] | None, str: str | None, float: float | None}.get(kind, kind),
      typer.Option(default, flag, help=text, **({"metavar": metavar} if metavar else {})), key)
     for param, flag, metavar, kind, default, text, key in serving.CONFIG_OPTIONS
 ]  # fmt: skip
