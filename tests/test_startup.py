@@ -16,6 +16,7 @@ import pytest
 
 from mcp_cli.engine.runtime import Runtime
 from mcp_cli.sources import discovery, mcp_tools
+from mcp_cli.sources.discovery import STARTUP_ENV
 
 from .conftest import ROOT, running, served, text
 
@@ -122,6 +123,25 @@ def test_the_budget_is_an_option(hung):
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     assert "server 'slow': cannot list its tools: no answer within 0.5 s" in proc.stderr
+
+
+def test_the_default_budget_can_come_from_the_environment_and_the_option_wins(hung):
+    config, env, _, _ = hung
+    servers = json.loads(config.read_text())["mcpServers"]
+    servers["ok"]["startup_timeout_sec"] = 60
+    del servers["slow"]["startup_timeout_sec"]
+    config.write_text(json.dumps({"mcpServers": servers}))
+
+    def inspect(default: str, *options: str) -> subprocess.CompletedProcess:
+        argv = [sys.executable, "-m", "mcp_cli", "inspect", str(config), *options]
+        environment = {**os.environ, **env, STARTUP_ENV: default}
+        return subprocess.run(argv, capture_output=True, text=True, timeout=120, env=environment)
+
+    assert "server 'slow': cannot list its tools: no answer within 0.5 s" in inspect("0.5").stderr
+    given = inspect("0.5", "--startup-timeout", "0.7")
+    assert "server 'slow': cannot list its tools: no answer within 0.7 s" in given.stderr
+    wrong = inspect("soon")
+    assert wrong.returncode == 2 and f"{STARTUP_ENV}='soon' is not a number of seconds above 0" in wrong.stderr
 
 
 def test_the_cache_can_be_seen_and_cleared(hung):

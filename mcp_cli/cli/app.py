@@ -30,8 +30,8 @@ app = typer.Typer(
 
 
 def _annotation(kind: type) -> object:
-    """What typer reads an option of `kind` as: a list repeatable (and optional), text optional."""
-    return list[str] | None if kind is list else str | None if kind is str else kind
+    """What typer reads an option of `kind` as: optional (a list repeatable), else as it is."""
+    return {list: list[str] | None, str: str | None, float: float | None}.get(kind, kind)
 
 
 # The options for MCP client configs, as typer options (see serving.CONFIG_OPTIONS): (parameter, annotation, option,

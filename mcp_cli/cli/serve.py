@@ -31,8 +31,9 @@ CONFIG_OPTIONS: list[tuple[str, str, str, type, object, str, str]] = [
      "exclude_tools"),
     ("threshold", "--threshold", "N", int, 15, "Split a server with more tools than this into subgroups.",
      "threshold"),
-    ("startup_timeout", "--startup-timeout", "SECONDS", float, 5.0,
-     "How long a server may take to list its tools; slower ones are shown as unavailable.", "startup"),
+    ("startup_timeout", "--startup-timeout", "SECONDS", float, None,
+     "How long a server may take to list its tools (default $MCP_CLI_STARTUP_TIMEOUT, else 5); slower ones are "
+     "shown as unavailable.", "startup"),
 ]  # fmt: skip
 CONFIG_FLAGS = {flag for _, flag, *_ in CONFIG_OPTIONS}
 

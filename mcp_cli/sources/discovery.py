@@ -25,12 +25,14 @@ from typing import Any, TypedDict
 import anyio
 import platformdirs
 
+from ..errors import SourceError
 from ..handlers.processes import stopping
 from ..handlers.upstream import describe, transport
 from ..text import one_line
 from .mcp_config import Server
 
 STARTUP_BUDGET = 5.0  # seconds a server may take to list its tools at start-up (then it is shown as unavailable)
+STARTUP_ENV = "MCP_CLI_STARTUP_TIMEOUT"  # a default budget of the user's (slow first starts: npx, uvx)
 RETRY_BUDGET = 60.0  # the same, when retried in the background while serving
 FAILED_TTL = 60.0  # how long a failure is remembered
 TTL = 24 * 3600.0  # how long a tool list is kept
@@ -51,6 +53,18 @@ class Listing(TypedDict):
 
 class Unavailable(Exception):
     """A server whose tools could not be listed; the message says why."""
+
+
+def startup_budget() -> float:
+    """The default start-up budget: `MCP_CLI_STARTUP_TIMEOUT` seconds when set, else STARTUP_BUDGET."""
+    raw = os.environ.get(STARTUP_ENV, "").strip()
+    try:
+        value = float(raw) if raw else STARTUP_BUDGET
+    except ValueError:
+        value = 0.0
+    if not 0 < value < float("inf"):
+        raise SourceError(f"{STARTUP_ENV}={raw!r} is not a number of seconds above 0")
+    return value
 
 
 def cache_dir() -> Path:

@@ -189,7 +189,7 @@ def load(path: str | Path, **options: Any) -> tuple[Tree, list[str]]:
 
 
 def _budget(options: dict[str, Any]) -> float:
-    return float(options.get("startup") or discovery.STARTUP_BUDGET)
+    return float(options.get("startup") or discovery.startup_budget())
 
 
 def _servers(path: str | Path, options: dict[str, Any]) -> tuple[list[Server], list[str]]:
@@ -216,9 +216,10 @@ def _tree(
     tree = build(name, servers, found, options.get("threshold") or THRESHOLD, failed=failed, **keep)
     if failed:
         again = {k: v for k, v in options.items() if k not in ("refresh", "progress", "startup")}
+        retry = max(discovery.RETRY_BUDGET, _budget(options))
 
         async def rediscover() -> Tree:
-            return (await discover(path, startup=discovery.RETRY_BUDGET, **again))[0]
+            return (await discover(path, startup=retry, **again))[0]
 
         tree.rediscover = rediscover
     return tree, warnings

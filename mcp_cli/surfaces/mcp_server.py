@@ -52,7 +52,7 @@ def to_mcp(result: Result) -> dict[str, Any]:
     return {**_COMPLETE, "content": content, "structuredContent": result.structured(), "isError": not result.ok}
 
 
-ROOTS_TIMEOUT = 5.0
+ROOTS_TIMEOUT = 30.0  # seconds to wait for roots/list: a busy client is waited for rather than a call run elsewhere
 
 
 class Roots:
