@@ -1,6 +1,7 @@
 """Run every benchmark on this machine and write bench/RESULTS.md (and the token plot): `python -m bench`.
 
-`--quick` is a smoke run (few rounds, small sets) that prints the tables and writes nothing.
+`--quick` is a smoke run (few rounds, small sets) that prints the tables and writes nothing. A part that fails
+(a server that did not answer on a busy machine) is reported as not measured, with why, and the rest still runs.
 """
 
 from __future__ import annotations
@@ -10,7 +11,9 @@ import datetime
 import os
 import platform
 import random
+import subprocess
 import sys
+from collections.abc import Callable
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any
@@ -22,6 +25,7 @@ from . import (
     economy,
     install,
     mark,
+    own_cache,
     quality,
     reliability,
     runtime,
@@ -38,10 +42,38 @@ ROOT_HELP = {"crowded-70": 400, "synthetic-10000": 500}  # root help tokens, at 
 FASTMCP = {"recall@1": 0.745, "recall@5": 0.876, "mrr": 0.805}  # quoted from the project brief, not re-measured
 
 
+def attempt(what: str, run: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[Any, str]:
+    """(what `run` returns, "") or (None, why it failed), told on stderr: a part that fails does not stop the rest.
+    Each part has a tool-list cache of its own, so that no failure it remembers counts in another."""
+    with own_cache():
+        try:
+            return run(*args, **kwargs), ""
+        except Exception as exc:
+            while getattr(exc, "exceptions", None):  # an exception group: its first member
+                exc = exc.exceptions[0]
+            why = f"{type(exc).__name__}: {str(exc).strip()}"
+            if isinstance(exc, subprocess.CalledProcessError) and (exc.stderr or "").strip():
+                why += f" ({str(exc.stderr).strip().splitlines()[-1]})"
+            why = " ".join(why.split())[:300]
+            print(f"{what}: not measured: {why}", file=sys.stderr)
+            return None, why
+
+
+def target_line(r: dict) -> str:
+    """A measurement against its target, with a pass/fail mark; one not measured has missed it."""
+    if "ours" not in r:
+        return f"- {r['name']}: not measured ({r['failed']}) -- {mark(False)}"
+    ratio = r["ours"] / r["baseline"]
+    return f"- {r['name']}: {ratio:.3f}x <= {r['target']:.2f}x -- {mark(ratio <= r['target'] and not r.get('failed'))}"
+
+
 def ratio_table(rows: list[dict]) -> list[str]:
     """Measurements side by side with their baseline, as ratios, with the target and a pass/fail mark."""
     lines = ["| measurement | mcp-cli | baseline | added | ratio | target | result |", "|---|---|---|---|---|---|---|"]
     for r in rows:
+        if "ours" not in r:
+            lines.append(f"| {r['name']} | not measured: {r['failed'].replace('|', '/')} | | | | | {mark(False)} |")
+            continue
         ratio = r["ours"] / r["baseline"]
         target = f"<= {r['target']:.2f}x" if r["target"] is not None else "(info)"
         verdict = "" if r["target"] is None else mark(ratio <= r["target"] and not r.get("failed"))
@@ -167,12 +199,12 @@ def main() -> None:
     targets: list[str] = []
 
     for module in (runtime, wrap, skill, install):
-        rows = module.run(quick=quick)
         title, _, about = module.__doc__.strip().partition("\n\n")
-        sections.append((title.split(":")[0], about, ratio_table(rows)))
-        targets += [f"- {r['name']}: {r['ours'] / r['baseline']:.3f}x <= {r['target']:.2f}x -- "
-                    f"{mark(r['ours'] / r['baseline'] <= r['target'] and not r.get('failed'))}"
-                    for r in rows if r["target"] is not None]  # fmt: skip
+        name = title.split(":")[0]
+        rows, why = attempt(name, module.run, quick=quick)
+        rows = rows or [{"name": name, "failed": why, "target": None}]
+        sections.append((name, about, ratio_table(rows)))
+        targets += [target_line(r) for r in rows if r["target"] is not None or "ours" not in r]
 
     total, steps = skill.help_path()
     about = "Tokens an agent reads to reach `pdf text extract`, next to the seed's hand-made pdf tool (202 + 310)."
@@ -211,7 +243,11 @@ def main() -> None:
     sections.append(("Scale", scale.__doc__.strip(), lines))
     targets += more
 
-    lines, more = reliability.report(reliability.run(300 if quick else 2000, 10 if quick else 100))
+    results, why = attempt("Reliability", reliability.run, 300 if quick else 2000, 10 if quick else 100)
+    if results:
+        lines, more = reliability.report(results)
+    else:
+        lines, more = [f"Not measured: {why}"], [target_line({"name": "reliability", "failed": why})]
     sections.append(("Reliability", reliability.__doc__.strip().split("\n\n")[1], lines))
     targets += more
 

@@ -53,7 +53,9 @@ async def per_call(argv: list[str], tool: str, arguments: dict, calls: int, env:
             start = time.perf_counter()
             result = await client.call_tool(tool, arguments)
             times.append(time.perf_counter() - start)
-            assert not result.is_error
+            if result.is_error:
+                said = " ".join(c.text for c in result.content if c.type == "text")
+                raise RuntimeError(f"`{tool}` answered {arguments} with an error: {said[:300]}")
         return times
 
 

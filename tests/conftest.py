@@ -1,12 +1,22 @@
-"""Shared test helpers: paths, the anyio backend, ports, a raw JSON-RPC client; `served` and `text` come from
-`mcp_cli.testing`."""
+"""Shared test helpers: paths, the anyio backend, time budgets, ports, a raw JSON-RPC client, the MCP Inspector;
+`served` and `text` come from `mcp_cli.testing`.
+
+Every wait in the tests is `budget(seconds)`: what is ample on an idle machine, times MCP_CLI_TEST_SLACK (default 6;
+raise it on a machine busier than a load of about 16 on 2 cores). Every server a test starts inherits a start-up
+budget so stretched (MCP_CLI_STARTUP_TIMEOUT) and a cache folder of the session's own (MCP_CLI_CACHE_DIR), so
+that no failure remembered in the user's cache counts. Tests of a budget itself keep their small explicit ones.
+"""
 
 from __future__ import annotations
 
 import functools
 import json
+import os
+import shutil
 import socket
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -14,12 +24,28 @@ import pytest
 
 from bench.reliability import running  # noqa: F401 (tests import it from here)
 from mcp_cli import testing
+from mcp_cli.sources import discovery
 from mcp_cli.testing import text  # noqa: F401 (tests import it from here)
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "examples" / "demo" / "demo.json"
 FAULTS = ROOT / "tests" / "fixtures" / "faults" / "tree.json"
 NODE_BIN = ROOT / "tests" / "node" / "node_modules" / ".bin"
+SLACK = float(os.environ.get("MCP_CLI_TEST_SLACK") or 6)
+
+
+def budget(seconds: float) -> float:
+    """`seconds`, ample on an idle machine, times SLACK."""
+    return seconds * SLACK
+
+
+os.environ[discovery.STARTUP_ENV] = f"{budget(discovery.STARTUP_BUDGET):g}"
+CACHE = tempfile.mkdtemp(prefix="mcp-cli-tests-")
+os.environ["MCP_CLI_CACHE_DIR"] = CACHE
+
+
+def pytest_unconfigure() -> None:
+    shutil.rmtree(CACHE, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")
@@ -30,15 +56,21 @@ def anyio_backend() -> str:
 served = functools.partial(testing.served, cwd=ROOT)  # in the repository: `-m mcp_cli` is the one under test
 
 
+def age(path: Path, seconds: float) -> None:
+    """Make a cache file look written `seconds` ago (0: just now, however long the starts before it took)."""
+    then = time.time() - seconds
+    os.utime(path, (then, then))
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
 
 
-def wait_for_port(port: int, proc=None, seconds: float = 30, host: str = "127.0.0.1") -> None:
+def wait_for_port(port: int, proc=None, host: str = "127.0.0.1") -> None:
     """Until something listens on host:port (failing early if `proc` died)."""
-    deadline = time.monotonic() + seconds
+    deadline = time.monotonic() + budget(30)
     while time.monotonic() < deadline:
         try:
             socket.create_connection((host, port), timeout=0.2).close()
@@ -51,12 +83,10 @@ def wait_for_port(port: int, proc=None, seconds: float = 30, host: str = "127.0.
 
 class RawClient:
     """`python -m mcp_cli serve <args>` spoken to in raw JSON-RPC lines, for what a well-behaved client cannot
-    send (lone surrogates, broken JSON). Every stdout line must be JSON-RPC; a reply not given in `wait`
+    send (lone surrogates, broken JSON). Every stdout line must be JSON-RPC; a reply not given in `budget(60)`
     seconds fails the test instead of hanging it."""
 
-    def __init__(self, *args: str, wait: float = 60) -> None:
-        import subprocess
-
+    def __init__(self, *args: str) -> None:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "mcp_cli", "serve", *args],
             stdin=subprocess.PIPE,
@@ -64,7 +94,7 @@ class RawClient:
             stderr=subprocess.DEVNULL,
             bufsize=0,
         )
-        self.wait, self.pending, self.ids = wait, b"", 0
+        self.wait, self.pending, self.ids = budget(60), b"", 0
         hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}
         self.request("initialize", hello)
         self.send(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}))
@@ -98,4 +128,26 @@ class RawClient:
     def close(self) -> int:
         """Close stdin and return the server's exit status."""
         self.proc.stdin.close()
-        return self.proc.wait(timeout=30)
+        return self.proc.wait(timeout=budget(30))
+
+
+def inspector(
+    server: list[str],
+    *args: str,
+    home: Path,
+    cwd: Path = ROOT,
+    strict: bool = False,
+    path: str = "/usr/bin:/bin:/usr/local/bin",
+    **server_env: str,
+) -> subprocess.CompletedProcess:
+    """The MCP Inspector CLI, an independent client, run once against the stdio server `server` (an argv) with
+    HOME at `home` and PATH `path`: its CompletedProcess. It gives the server only a default environment (HOME,
+    PATH), so the session's start-up budget and cache, and `server_env`, are handed over with `-e`; its connect
+    timeout is stretched like the tests' own."""
+    assert (NODE_BIN / "mcp-inspector").exists(), "run .ci/run (or npm ci --prefix tests/node) to install it"
+    env = {discovery.STARTUP_ENV: os.environ[discovery.STARTUP_ENV], "MCP_CLI_CACHE_DIR": CACHE, **server_env}
+    argv = [str(NODE_BIN / "mcp-inspector"), "--cli", *(["--strict"] if strict else []),
+            "--connect-timeout", f"{budget(15) * 1000:.0f}", *[a for k, v in env.items() for a in ("-e", f"{k}={v}")],
+            *server, *args]  # fmt: skip
+    return subprocess.run(argv, capture_output=True, text=True, timeout=budget(120), cwd=cwd,
+                          env={"HOME": str(home), "PATH": path})  # fmt: skip

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .conftest import ROOT
+from .conftest import ROOT, budget
 
 LISTED = ROOT / "tests" / "fixtures" / "upstreams" / "listed.py"
 
@@ -29,7 +29,12 @@ def mcp_cli(*args: str, env: dict[str, str | None]) -> subprocess.CompletedProce
     """`python -m mcp_cli ARGS` with `env` over the environment (None unsets a variable); it must succeed."""
     full = {k: v for k, v in {**os.environ, **env}.items() if v is not None}
     proc = subprocess.run(
-        [sys.executable, "-m", "mcp_cli", *args], capture_output=True, text=True, cwd=ROOT, env=full, timeout=120
+        [sys.executable, "-m", "mcp_cli", *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=full,
+        timeout=budget(120),
     )
     assert proc.returncode == 0, proc.stderr
     return proc

@@ -13,7 +13,7 @@ import pytest
 
 from mcp_cli.compat import toml_loads
 
-from .conftest import DEMO, ROOT, served, text
+from .conftest import DEMO, ROOT, budget, served, text
 
 CLIENT_FILES = {
     "claude-code": ".claude.json",
@@ -40,9 +40,8 @@ def home(tmp_path):
 def add(home, *args: str, cwd=ROOT, path: str | None = None) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if k not in ("CODEX_HOME", "APPDATA")}
     env.update(HOME=str(home), **({"PATH": path} if path else {}))
-    return subprocess.run(
-        [sys.executable, "-m", "mcp_cli", "add", *args], capture_output=True, text=True, cwd=cwd, env=env, timeout=60
-    )
+    argv = [sys.executable, "-m", "mcp_cli", "add", *args]
+    return subprocess.run(argv, capture_output=True, text=True, cwd=cwd, env=env, timeout=budget(60))
 
 
 def servers_in(client: str, path) -> dict:

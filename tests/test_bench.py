@@ -10,7 +10,7 @@ import pytest
 from bench import context, corpora, economy, quality
 from mcp_cli.cli import tokens
 
-from .conftest import ROOT
+from .conftest import ROOT, budget
 
 
 def test_boundary_shorthand_becomes_json_schema():
@@ -99,8 +99,8 @@ def test_each_context_call_of_the_context_bench_reaches_its_command_and_names_on
 
 
 def test_quick_smoke_run_of_the_whole_suite():
-    proc = subprocess.run([sys.executable, "-m", "bench", "--quick"], capture_output=True, text=True, timeout=900,
-                          cwd=ROOT)  # fmt: skip
+    proc = subprocess.run([sys.executable, "-m", "bench", "--quick"], capture_output=True, text=True,
+                          timeout=budget(900), cwd=ROOT)  # fmt: skip
     assert proc.returncode == 0, proc.stderr[-3000:]
     for heading in ("## Token economy", "## Search quality", "## Context-driven disclosure", "## Scale", "## Targets"):
         assert heading in proc.stdout

@@ -15,7 +15,7 @@ import mcp_cli
 from mcp_cli.compat import toml_loads
 from mcp_cli.generators import vendor
 
-from .conftest import NODE_BIN, ROOT, served, text
+from .conftest import ROOT, budget, inspector, served, text
 
 SKILLS = ROOT / "tests" / "fixtures" / "skills"
 # What the `mcp-cli` command needs and a built server must not pull in.
@@ -28,7 +28,7 @@ def build(skill, out, python=sys.executable, cwd=None, seed: str | None = None) 
         [python, "-m", "mcp_cli", "build", str(skill), "-o", str(out)],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=budget(120),
         cwd=cwd,
         env={**os.environ, "PYTHONHASHSEED": seed} if seed else None,
     )
@@ -51,7 +51,7 @@ def fresh_venv(where: Path, *requirements: str) -> Path:
         [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check", *requirements],
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=budget(600),
     )
     assert pip.returncode == 0, pip.stderr[-2000:]
     return python
@@ -153,7 +153,7 @@ def test_requirements_become_dependencies_pip_reads_and_a_local_one_fails_the_bu
     with (skill / "requirements.txt").open("a") as f:
         f.write("./local_pkg\n")
     proc = subprocess.run([sys.executable, "-m", "mcp_cli", "build", str(skill), "-o", str(tmp_path / "again")],
-                          capture_output=True, text=True, timeout=120)  # fmt: skip
+                          capture_output=True, text=True, timeout=budget(120))  # fmt: skip
     assert proc.returncode == 1 and "requirements.txt:6: './local_pkg' is no requirement" in proc.stderr
     assert "Traceback" not in proc.stderr and not (tmp_path / "again").exists()
 
@@ -191,7 +191,7 @@ def test_build_refuses_to_overwrite_a_foreign_folder(tmp_path):
         [sys.executable, "-m", "mcp_cli", "build", str(SKILLS / "argtool"), "-o", str(tmp_path)],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=budget(120),
     )
     assert proc.returncode == 1 and "was not made by mcp-cli" in proc.stderr
     assert (tmp_path / "mine.txt").read_text() == "precious"
@@ -230,35 +230,10 @@ async def test_installed_console_script_serves_over_stdio(installed, tmp_path):
 
 
 def test_inspector_strict_accepts_the_built_server(installed, tmp_path):
-    inspector = NODE_BIN / "mcp-inspector"
-    env = {"HOME": str(tmp_path), "PATH": "/usr/bin:/bin:/usr/local/bin"}
-    listed = subprocess.run(
-        [str(inspector), "--cli", "--strict", str(installed), "--method", "tools/list"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=env,
-        cwd=tmp_path,
-    )
+    listed = inspector([str(installed)], "--method", "tools/list", home=tmp_path, cwd=tmp_path, strict=True)
     assert listed.returncode == 0, listed.stderr
-    called = subprocess.run(
-        [
-            str(inspector),
-            "--cli",
-            str(installed),
-            "--method",
-            "tools/call",
-            "--tool-name",
-            "argtool",
-            "--tool-arg",
-            "command=count a b",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=env,
-        cwd=tmp_path,
-    )
+    called = inspector([str(installed)], "--method", "tools/call", "--tool-name", "argtool", "--tool-arg",
+                       "command=count a b", home=tmp_path, cwd=tmp_path)  # fmt: skip
     assert called.returncode == 0 and '"text": "2\\n"' in called.stdout, called.stdout + called.stderr
 
 

@@ -7,12 +7,12 @@ import pytest
 
 from mcp_cli import __version__
 
-from .conftest import DEMO, FAULTS, NODE_BIN, ROOT
+from .conftest import DEMO, FAULTS, ROOT, budget, inspector
 
 
-def cli(*args: str, timeout: float = 60) -> subprocess.CompletedProcess:
+def cli(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "mcp_cli", *args], capture_output=True, text=True, cwd=ROOT, timeout=timeout
+        [sys.executable, "-m", "mcp_cli", *args], capture_output=True, text=True, cwd=ROOT, timeout=budget(60)
     )
 
 
@@ -86,7 +86,7 @@ def test_python_module_attribute_source(tmp_path):
         capture_output=True,
         text=True,
         cwd=tmp_path,
-        timeout=60,
+        timeout=budget(60),
     )
     assert (proc.returncode, proc.stdout) == (0, "hello ada\n"), proc.stderr
 
@@ -108,37 +108,11 @@ def test_bad_sources_are_named_without_traceback(source, words):
 
 def test_inspector_cli_strict_lists_and_calls(tmp_path):
     """The MCP Inspector CLI, an independent client, accepts the server with --strict schema lint."""
-    inspector = NODE_BIN / "mcp-inspector"
-    assert inspector.exists(), "run .ci/run (or npm ci --prefix tests/node) to install the Inspector"
     server = [sys.executable, "-m", "mcp_cli", "serve", str(DEMO)]
-    env = {"HOME": str(tmp_path), "PATH": "/usr/bin:/bin:/usr/local/bin"}
-    listed = subprocess.run(
-        [str(inspector), "--cli", "--strict", *server, "--method", "tools/list"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=ROOT,
-        env=env,
-    )
+    listed = inspector(server, "--method", "tools/list", home=tmp_path, strict=True)
     assert listed.returncode == 0, listed.stderr
     assert '"name": "demo"' in listed.stdout
-    called = subprocess.run(
-        [
-            str(inspector),
-            "--cli",
-            *server,
-            "--method",
-            "tools/call",
-            "--tool-name",
-            "demo",
-            "--tool-arg",
-            "command=math add 2 3",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=ROOT,
-        env=env,
-    )
+    called = inspector(server, "--method", "tools/call", "--tool-name", "demo", "--tool-arg", "command=math add 2 3",
+                       home=tmp_path)  # fmt: skip
     assert called.returncode == 0, called.stderr
     assert '"isError": false' in called.stdout and '"data": 5' in called.stdout

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from .conftest import DEMO, ROOT, free_port, served, text, wait_for_port
+from .conftest import DEMO, ROOT, budget, free_port, served, text, wait_for_port
 
 AWKWARD = ROOT / "tests" / "fixtures" / "upstreams" / "awkward.py"
 CONFIG_FLAGS = ["--name", "--refresh", "--server", "--exclude-server", "--tool", "--exclude-tool", "--threshold"]
@@ -41,14 +41,14 @@ anyio.run(main)
 """
 
 
-def cli(*args: str, env: dict[str, str] | None = None, cwd=ROOT, timeout: float = 120) -> subprocess.CompletedProcess:
+def cli(*args: str, env: dict[str, str] | None = None, cwd=ROOT) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "mcp_cli", *args],
         capture_output=True,
         text=True,
         cwd=cwd,
         env={**os.environ, **(env or {})},
-        timeout=timeout,
+        timeout=budget(120),
     )
 
 
@@ -132,7 +132,7 @@ def test_http_start_line_is_information_not_a_warning():
         wait_for_port(port, proc)
     finally:
         proc.terminate()
-        _, stderr = proc.communicate(timeout=10)
+        _, stderr = proc.communicate(timeout=budget(10))
     assert (
         stderr.splitlines()[0] == f"serving demo over streamable HTTP at http://127.0.0.1:{port}/mcp and OpenAPI at "
         f"http://127.0.0.1:{port}/openapi.json (no token required)"

@@ -14,7 +14,7 @@ from mcp_cli.sources import mcp_tools
 from mcp_cli.sources.mcp_config import read
 from mcp_cli.tree import Tree
 
-from .conftest import ROOT, free_port, served, text, wait_for_port
+from .conftest import ROOT, budget, free_port, served, text, wait_for_port
 from .listed import config, entry
 
 pytestmark = pytest.mark.anyio
@@ -93,7 +93,7 @@ async def test_sessions_over_http_keep_their_own_context_and_stateless_clients_g
                 assert "In context: acme/api (tracker)." in shown
         finally:
             proc.terminate()
-            proc.wait(timeout=10)
+            proc.wait(timeout=budget(10))
 
 
 def test_entity_types_are_inferred_from_parameter_names():

@@ -4,7 +4,6 @@ env is expanded from mcp-cli's environment (for listing and for calls), and the 
 Whether an upstream was asked is told by whether its process started (a line in a file), never by time."""
 
 import json
-import os
 import re
 import sys
 import time
@@ -13,16 +12,10 @@ import pytest
 
 from mcp_cli.sources import discovery
 
-from .conftest import served, text
+from .conftest import age, served, text
 from .listed import LISTED, config, entry, mcp_cli, starts
 
 pytestmark = pytest.mark.anyio
-
-
-def age(path, seconds: float) -> None:
-    """Make a cache file look written `seconds` ago."""
-    then = time.time() - seconds
-    os.utime(path, (then, then))
 
 
 def test_a_listing_is_used_while_fresh_and_asked_for_again_once_older_than_its_ttl(tmp_path):
@@ -53,11 +46,12 @@ def test_a_remembered_failure_is_asked_for_again_once_it_expires(tmp_path):
     assert "server 'gh': cannot list its tools" in first.stderr and "missing API key" in first.stderr
     assert starts(log) == 1
     broken.unlink()  # it could start now, but its failure is remembered: not asked
+    (failure,) = cache.glob("tools-*.failed")
+    age(failure, 0)
     again = mcp_cli("inspect", str(team), env=env)
     assert f"s ago; asked again after {discovery.FAILED_TTL:g} s" in again.stderr
     assert re.search(r"^team gh +Unavailable: ", again.stdout, re.M)
     assert starts(log) == 1
-    (failure,) = cache.glob("tools-*.failed")
     age(failure, discovery.FAILED_TTL + 1)
     later = mcp_cli("inspect", str(team), env=env)
     assert starts(log) == 2

@@ -10,7 +10,7 @@ import pytest
 
 from mcp_cli.testing import ok
 
-from .conftest import ROOT, served
+from .conftest import ROOT, budget, served
 from .listed import config, entry
 
 pytestmark = pytest.mark.anyio
@@ -79,7 +79,7 @@ async def test_an_openai_compatible_endpoint_is_asked_for_the_configured_model(t
 def test_a_model_that_cannot_be_used_leaves_search_to_words_and_says_why(team, cache, env, why):
     proc = subprocess.run([sys.executable, "-m", "mcp_cli", "run", str(team), "--", "search", "list", "issues"],
                           capture_output=True, text=True, cwd=ROOT, env={**os.environ, **cache, **env},
-                          timeout=120)  # fmt: skip
+                          timeout=budget(120))  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines()[0].split()[1] == "list-issues"
     (warning,) = [line for line in proc.stderr.splitlines() if "search ranks by words only" in line]

@@ -11,16 +11,16 @@ import pytest
 
 from mcp_cli.sources.skill import folder as skill
 
-from .conftest import DEMO, NODE_BIN
+from .conftest import DEMO, NODE_BIN, budget
 
 
 def export(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "mcp_cli", "export", *args], cwd=cwd, capture_output=True,
-                          text=True, timeout=300)  # fmt: skip
+                          text=True, timeout=budget(300))  # fmt: skip
 
 
 def shell(command: str, cwd: Path, env: dict) -> subprocess.CompletedProcess:
-    return subprocess.run(["sh", "-c", command], cwd=cwd, capture_output=True, text=True, timeout=300, env=env)
+    return subprocess.run(["sh", "-c", command], cwd=cwd, capture_output=True, text=True, timeout=budget(300), env=env)
 
 
 @pytest.fixture(scope="module")
@@ -38,7 +38,7 @@ def wrap(tmp_path_factory):
     env = {**os.environ, "MCP_CLI_CACHE_DIR": str(root / "cache")}
     proc = subprocess.run(
         [sys.executable, "-m", "mcp_cli", "export", str(config), "-o", "skills/team-tools", "--exclude-server",
-         "memory"], cwd=root, capture_output=True, text=True, timeout=300, env=env,
+         "memory"], cwd=root, capture_output=True, text=True, timeout=budget(300), env=env,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     return {"root": root, "skill": root / "skills" / "team-tools", "shared": shared, "env": env}

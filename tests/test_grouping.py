@@ -9,7 +9,7 @@ import pytest
 
 from mcp_cli.testing import call, ok
 
-from .conftest import served
+from .conftest import budget, served
 from .listed import config, entry
 
 pytestmark = pytest.mark.anyio
@@ -78,10 +78,11 @@ async def test_preset_groups_and_toolsets_name_the_subgroups(tmp_path, cache):
 
 
 async def test_many_servers_are_clustered_at_the_root_by_what_their_tools_do(tmp_path, cache):
-    servers = {name: entry("ping", startup_timeout_sec=60) for name in NATO}
-    servers |= {name: entry("list_issues", "get_issue", startup_timeout_sec=60)
+    start = budget(10)  # 31 servers starting at once
+    servers = {name: entry("ping", startup_timeout_sec=start) for name in NATO}
+    servers |= {name: entry("list_issues", "get_issue", startup_timeout_sec=start)
                 for name in ("github", "jira-work", "tracker")}  # fmt: skip
-    servers |= {name: entry("list_events", startup_timeout_sec=60) for name in ("google-calendar", "tools-prod")}
+    servers |= {name: entry("list_events", startup_timeout_sec=start) for name in ("google-calendar", "tools-prod")}
     team = config(tmp_path / "team.json", servers)  # 31 servers: more than the root shows one by one
     async with served("serve", str(team), env=cache) as client:
         root = listed(await ok(client, "--help"))

@@ -10,7 +10,7 @@ from mcp_cli.engine.help import one_line
 from mcp_cli.testing import invoke
 from mcp_cli.tree import Command, Group, Param, Tree
 
-from .conftest import DEMO, FAULTS, ROOT
+from .conftest import DEMO, FAULTS, ROOT, budget
 
 GOLDEN = ROOT / "tests" / "golden"
 CASES = {
@@ -72,7 +72,7 @@ def test_help_and_tree_json_are_the_same_bytes_under_other_hash_seeds(source):
     def snapshot(seed: str) -> str:
         env = {**os.environ, "PYTHONHASHSEED": seed}
         proc = subprocess.run([sys.executable, "-c", SNAPSHOT, str(source)], cwd=ROOT, env=env, capture_output=True,
-                              text=True, timeout=120)  # fmt: skip
+                              text=True, timeout=budget(120))  # fmt: skip
         assert proc.returncode == 0, proc.stderr
         return proc.stdout
 

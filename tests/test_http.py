@@ -6,7 +6,7 @@ import sys
 import pytest
 from mcp import Client
 
-from .conftest import DEMO, ROOT, free_port, text, wait_for_port
+from .conftest import DEMO, ROOT, budget, free_port, text, wait_for_port
 
 pytestmark = pytest.mark.anyio
 
@@ -23,7 +23,7 @@ def http_server():
     wait_for_port(port, proc)
     yield f"http://127.0.0.1:{port}/mcp", proc
     proc.terminate()
-    proc.wait(timeout=10)
+    proc.wait(timeout=budget(10))
 
 
 async def test_streamable_http_serves_the_one_tool(http_server):
@@ -40,5 +40,5 @@ async def test_streamable_http_serves_the_one_tool(http_server):
         again = await client.call_tool("demo", {"argv": ["text", "upper", "still", "here"]})
         assert text(again).strip() == "STILL HERE"
     proc.terminate()
-    out, _ = proc.communicate(timeout=10)
+    out, _ = proc.communicate(timeout=budget(10))
     assert out == b""  # logs go to stderr only

@@ -12,7 +12,7 @@ import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from .conftest import DEMO, ROOT, free_port, text, wait_for_port
+from .conftest import DEMO, ROOT, budget, free_port, text, wait_for_port
 
 pytestmark = pytest.mark.anyio
 
@@ -65,7 +65,7 @@ def server(command: list[str], bind: str, connect: str, *args: str, env: dict[st
         yield f"http://{connect}:{port}" + "/mcp" * (flag == "--http"), proc
     finally:
         proc.terminate()
-        proc.wait(timeout=10)
+        proc.wait(timeout=budget(10))
 
 
 @pytest.fixture(scope="module")
@@ -81,7 +81,7 @@ def guarded():
 
 def post(url: str, **headers: str) -> httpx2.Response:
     """An initialize request with these extra headers (`Authorization`, `Host`, `Origin`)."""
-    return httpx2.post(url, json=INITIALIZE, headers={**MCP_HEADERS, **headers}, timeout=30)
+    return httpx2.post(url, json=INITIALIZE, headers={**MCP_HEADERS, **headers}, timeout=budget(30))
 
 
 def bearer(token: str = TOKEN) -> dict[str, str]:
@@ -107,7 +107,7 @@ def test_requests_without_the_right_token_get_401(guarded):
 
 async def test_the_right_token_reaches_the_tool(guarded):
     url, _ = guarded
-    async with httpx2.AsyncClient(headers=bearer(), timeout=30) as http:
+    async with httpx2.AsyncClient(headers=bearer(), timeout=budget(30)) as http:
         async with Client(streamable_http_client(url, http_client=http)) as client:
             assert [t.name for t in (await client.list_tools()).tools] == ["demo"]
             added = await client.call_tool("demo", {"command": "math add 20 22"})
@@ -156,7 +156,7 @@ async def test_no_auth_serves_off_loopback_without_a_token():
             root = await client.call_tool("demo", {"argv": ["--help"]})
             assert text(root).startswith("demo - ")
         proc.terminate()
-        assert "with no token (--no-auth)" in proc.communicate(timeout=10)[1]
+        assert "with no token (--no-auth)" in proc.communicate(timeout=budget(10))[1]
 
 
 def test_the_launcher_takes_the_options_too():

@@ -19,6 +19,7 @@ from mcp_cli.errors import SourceError
 from mcp_cli.sources.skill import files as files
 from mcp_cli.sources.skill.folder import load
 
+from .conftest import budget
 from .malformed import CASES, CORPUS, SECRET, filled, outcome, placed
 
 
@@ -49,7 +50,7 @@ def test_building(name, place, tmp_path):
         [sys.executable, "-m", "mcp_cli", "build", str(skill), "-o", str(out)],
         capture_output=True,
         text=True,
-        timeout=600,  # a hang guard only (a FIFO that is opened blocks forever)
+        timeout=budget(600),  # a hang guard only (a FIFO that is opened blocks forever)
     )
     assert "Traceback" not in proc.stderr
     if case.error:
@@ -79,7 +80,7 @@ def test_inside_symlinks_are_built_as_copies(place, tmp_path):
         [sys.executable, "-m", "mcp_cli", "build", str(skill), "-o", str(out)],
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=budget(600),
     )
     assert proc.returncode == 0, proc.stderr
     data = out / "inside_symlinks_mcp" / "data"

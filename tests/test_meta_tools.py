@@ -9,7 +9,7 @@ import sys
 import jsonschema
 import pytest
 
-from .conftest import DEMO, NODE_BIN, ROOT, free_port, served, text, wait_for_port
+from .conftest import DEMO, ROOT, budget, free_port, inspector, served, text, wait_for_port
 from .fixtures.upstreams.awkward import ECHO_SCHEMA
 
 AWKWARD = ROOT / "tests" / "fixtures" / "upstreams" / "awkward.py"
@@ -142,24 +142,17 @@ async def test_meta_tools_over_streamable_http():
             assert not mean.is_error and mean.structured_content["command"] == "demo math mean"
     finally:
         proc.terminate()
-        proc.wait(timeout=10)
+        proc.wait(timeout=budget(10))
 
 
 def test_inspector_strict_accepts_the_meta_tools(tmp_path):
     """The MCP Inspector CLI, an independent client, lints the three tools (--strict) and calls one."""
-    inspector = NODE_BIN / "mcp-inspector"
-    assert inspector.exists(), "run .ci/run (or npm ci --prefix tests/node) to install the Inspector"
     server = [sys.executable, "-m", "mcp_cli", "serve", str(DEMO), *META]
-    env = {"HOME": str(tmp_path), "PATH": "/usr/bin:/bin:/usr/local/bin"}
-
-    def inspect(*args: str, strict: bool = False) -> subprocess.CompletedProcess:
-        argv = [str(inspector), "--cli", *(["--strict"] if strict else []), *server, *args]
-        return subprocess.run(argv, capture_output=True, text=True, timeout=120, cwd=ROOT, env=env)
-
-    listed = inspect("--method", "tools/list", strict=True)
+    listed = inspector(server, "--method", "tools/list", home=tmp_path, strict=True)
     assert listed.returncode == 0, listed.stderr
     assert [t["name"] for t in json.loads(listed.stdout)["tools"]] == THREE
-    called = inspect("--method", "tools/call", "--tool-name", "search_tools", "--tool-arg", "query=mean of numbers")
+    called = inspector(server, "--method", "tools/call", "--tool-name", "search_tools", "--tool-arg",
+                       "query=mean of numbers", home=tmp_path)  # fmt: skip
     assert called.returncode == 0, called.stderr
     assert '"isError": false' in called.stdout and "math mean" in called.stdout
 

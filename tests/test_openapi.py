@@ -12,7 +12,7 @@ import pytest
 from mcp import Client
 from openapi_spec_validator import OpenAPIV31SpecValidator, validate
 
-from .conftest import DEMO, ROOT, free_port, text, wait_for_port
+from .conftest import DEMO, ROOT, budget, free_port, text, wait_for_port
 from .test_http_security import LAUNCHER, TOKEN, environment, server
 
 SERVE = [sys.executable, "-m", "mcp_cli", "serve"]
@@ -30,7 +30,7 @@ def serving(command: list[str], flag: str = "--openapi", env: dict[str, str] | N
 @pytest.fixture(scope="module")
 def demo():
     with serving([*SERVE, str(DEMO)]) as (base, proc):
-        document = httpx2.get(f"{base}/openapi.json", timeout=30).json()
+        document = httpx2.get(f"{base}/openapi.json", timeout=budget(30)).json()
         yield base, proc, document
 
 
@@ -38,7 +38,7 @@ def run(base: str, body, **headers: str) -> httpx2.Response:
     """POST /run with `body` (JSON unless it is bytes)."""
     content = body if isinstance(body, bytes) else None
     json = None if isinstance(body, bytes) else body
-    return httpx2.post(f"{base}/run", json=json, content=content, headers=headers, timeout=60)
+    return httpx2.post(f"{base}/run", json=json, content=content, headers=headers, timeout=budget(60))
 
 
 def envelope(response: httpx2.Response, document: dict, status: int = 200) -> dict:
@@ -158,7 +158,7 @@ async def test_http_serves_mcp_and_openapi_side_by_side():
         async with Client(f"{base}/mcp") as client:
             (tool,) = (await client.list_tools()).tools
             added = await client.call_tool("demo", {"command": "math add 20 22"})
-            async with httpx2.AsyncClient(timeout=60) as http:
+            async with httpx2.AsyncClient(timeout=budget(60)) as http:
                 document = (await http.get(f"{base}/openapi.json")).json()
                 answer = (await http.post(f"{base}/run", json={"command": "math add 20 22"})).json()
         validate(document, cls=OpenAPIV31SpecValidator)

@@ -12,7 +12,7 @@ from pypdf import PdfReader
 from mcp_cli.testing import call, ok
 
 from . import pdfs
-from .conftest import NODE_BIN, ROOT, served
+from .conftest import ROOT, budget, inspector, served
 
 pytestmark = pytest.mark.anyio
 
@@ -21,7 +21,7 @@ pytestmark = pytest.mark.anyio
 def built(tmp_path_factory):
     out = tmp_path_factory.mktemp("build") / "pdf-mcp"
     proc = subprocess.run([sys.executable, "-m", "mcp_cli", "build", str(ROOT / "skills" / "pdf"), "-o", str(out)],
-                          capture_output=True, text=True, timeout=120)  # fmt: skip
+                          capture_output=True, text=True, timeout=budget(120))  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     assert "warning" not in proc.stderr  # our own skill follows the spec
     return out
@@ -169,9 +169,7 @@ async def test_docs_topics(pdf):
 
 
 def test_inspector_strict_accepts_the_built_server(built, tmp_path):
-    env = {"HOME": str(tmp_path), "PATH": "/usr/bin:/bin:/usr/local/bin"}
     launcher = [sys.executable, str(built / "pdf_mcp" / "__main__.py")]
-    listed = subprocess.run([str(NODE_BIN / "mcp-inspector"), "--cli", "--strict", *launcher, "--method",
-                             "tools/list"], capture_output=True, text=True, timeout=120, env=env)  # fmt: skip
+    listed = inspector(launcher, "--method", "tools/list", home=tmp_path, strict=True)
     assert listed.returncode == 0, listed.stderr
     assert json.loads(listed.stdout)["tools"][0]["name"] == "pdf"

@@ -12,7 +12,7 @@ from mcp_cli.errors import SourceError
 from mcp_cli.testing import invoke
 from mcp_cli.tree import Command, Group, Param, Tree
 
-from .conftest import FAULTS
+from .conftest import FAULTS, budget
 
 ECHO = {"kind": "python", "target": "json:dumps"}
 
@@ -49,7 +49,7 @@ def test_a_broken_tree_file_is_refused_before_serving(tmp_path):
     broken = tmp_path / "tree.json"
     broken.write_text(json.dumps(data))
     proc = subprocess.run([sys.executable, "-m", "mcp_cli", "serve", str(broken)], capture_output=True, text=True,
-                          stdin=subprocess.DEVNULL, timeout=60)  # fmt: skip
+                          stdin=subprocess.DEVNULL, timeout=budget(60))  # fmt: skip
     assert proc.returncode == 2 and "cannot run: no handler of kind 'teleport'" in proc.stderr
     assert "Traceback" not in proc.stderr
 

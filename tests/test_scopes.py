@@ -19,7 +19,7 @@ from mcp_cli.surfaces.scopes import View, load, prune
 from mcp_cli.testing import call, ok
 from mcp_cli.tree import Command, Tree
 
-from .conftest import DEMO, NODE_BIN, ROOT, text
+from .conftest import DEMO, NODE_BIN, ROOT, budget, text
 from .test_http_security import LAUNCHER, environment, post, server
 
 pytestmark = pytest.mark.anyio
@@ -81,7 +81,7 @@ def meta_server(world):
 
 @asynccontextmanager
 async def connect(url: str, token: str, mode: str = "auto"):
-    async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=60) as http:
+    async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=budget(60)) as http:
         async with Client(streamable_http_client(url, http_client=http), mode=mode) as client:
             yield client
 
@@ -323,13 +323,14 @@ def test_openapi_beside_mcp_is_scoped_too(tool_server):
 
     def run(token: str, *argv: str) -> dict:
         answer = httpx2.post(f"{base}/run", json={"argv": list(argv)}, headers={"Authorization": f"Bearer {token}"},
-                             timeout=60)  # fmt: skip
+                             timeout=budget(60))  # fmt: skip
         assert answer.status_code == 200
         return answer.json()
 
-    assert httpx2.get(f"{base}/openapi.json", timeout=30).status_code == 401
+    assert httpx2.get(f"{base}/openapi.json", timeout=budget(30)).status_code == 401
     for token, mine, other in [(FILES, "files", "memory"), (READER, "memory", "files")]:
-        doc = httpx2.get(f"{base}/openapi.json", headers={"Authorization": f"Bearer {token}"}, timeout=30).json()
+        bearer = {"Authorization": f"Bearer {token}"}
+        doc = httpx2.get(f"{base}/openapi.json", headers=bearer, timeout=budget(30)).json()
         described = doc["paths"]["/run"]["post"]["description"]
         assert f"Run `{mine} --help`" in described and other not in described
         assert listed(run(token, "--help")["output"]) == [mine, "search"]

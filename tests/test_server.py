@@ -10,7 +10,7 @@ import pytest
 
 from mcp_cli.testing import Reply, call
 
-from .conftest import DEMO, FAULTS, RawClient, served, text
+from .conftest import DEMO, FAULTS, RawClient, budget, served, text
 
 pytestmark = pytest.mark.anyio
 
@@ -367,7 +367,7 @@ def test_requests_from_a_file_are_answered(tmp_path):
     requests.write_text(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello}) + "\n")
     with requests.open() as stdin:
         out = subprocess.run([sys.executable, "-m", "mcp_cli", "serve", str(FAULTS)], stdin=stdin,
-                             capture_output=True, text=True, timeout=60).stdout  # fmt: skip
+                             capture_output=True, text=True, timeout=budget(60)).stdout  # fmt: skip
     assert json.loads(out)["result"]["serverInfo"]["name"] == "faults"
 
 

@@ -18,7 +18,7 @@ from mcp import types
 from mcp.shared.exceptions import MCPError
 from pydantic import TypeAdapter
 
-from .conftest import DEMO, NODE_BIN, ROOT, served
+from .conftest import DEMO, ROOT, budget, inspector, served
 
 pytestmark = pytest.mark.anyio
 
@@ -169,7 +169,7 @@ async def test_a_built_package_serves_the_skill_it_carries(tmp_path):
     files = {rel: path for rel, path in skill_files(skill).items() if rel != "passwd"}
     out = tmp_path / "odd-mcp"
     built = subprocess.run([sys.executable, "-m", "mcp_cli", "build", str(skill), "-o", str(out)], cwd=ROOT,
-                           capture_output=True, text=True, timeout=300)  # fmt: skip
+                           capture_output=True, text=True, timeout=budget(300))  # fmt: skip
     assert built.returncode == 0, built.stderr
     async with served(str(out / "odd_mcp" / "__main__.py"), command=sys.executable) as client:
         assert client.server_capabilities.extensions[EXTENSION] == {"directoryRead": True}
@@ -178,14 +178,10 @@ async def test_a_built_package_serves_the_skill_it_carries(tmp_path):
 
 
 def test_the_inspector_lists_and_reads_skill_resources(tmp_path):
-    inspector = NODE_BIN / "mcp-inspector"
-    assert inspector.exists(), "run .ci/run (or npm ci --prefix tests/node) to install the Inspector"
     server = [sys.executable, "-m", "mcp_cli", "serve", str(PDF)]
-    env = {"HOME": str(tmp_path), "PATH": "/usr/bin:/bin:/usr/local/bin"}
 
     def run(*args: str, strict: bool = False) -> dict[str, Any]:
-        argv = [str(inspector), "--cli", *(["--strict"] if strict else []), *server, *args]
-        proc = subprocess.run(argv, capture_output=True, text=True, timeout=120, cwd=ROOT, env=env)
+        proc = inspector(server, *args, home=tmp_path, strict=strict)
         assert proc.returncode == 0, proc.stdout + proc.stderr
         return json.loads(proc.stdout)
 
@@ -199,5 +195,5 @@ def test_a_tree_file_with_a_broken_skill_entry_is_refused_in_one_line(tmp_path):
     tree = json.loads(DEMO.read_text(encoding="utf-8")) | {"skill": {"file": "SKILL.md"}}
     (tmp_path / "tree.json").write_text(json.dumps(tree))
     proc = subprocess.run([sys.executable, "-m", "mcp_cli", "serve", str(tmp_path / "tree.json")], cwd=ROOT,
-                          stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120)  # fmt: skip
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=budget(120))  # fmt: skip
     assert proc.returncode == 2 and '"skill" must be' in proc.stderr and "Traceback" not in proc.stderr

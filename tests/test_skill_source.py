@@ -10,7 +10,7 @@ from mcp_cli.sources.skill.folder import load
 from mcp_cli.testing import node
 from mcp_cli.tree import Command, Group, Topic
 
-from .conftest import ROOT
+from .conftest import ROOT, budget
 
 SKILLS = ROOT / "tests" / "fixtures" / "skills"
 
@@ -171,7 +171,7 @@ def test_broken_skills_are_clear_errors(folder, words):
         ],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=budget(60),
     )
     assert proc.returncode == 2
     assert words in proc.stderr and "Traceback" not in proc.stderr

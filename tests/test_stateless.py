@@ -10,7 +10,7 @@ import sys
 import pytest
 from mcp import Client
 
-from .conftest import free_port, text, wait_for_port
+from .conftest import budget, free_port, text, wait_for_port
 
 pytestmark = pytest.mark.anyio
 
@@ -47,7 +47,7 @@ def balanced(tmp_path):
     config = tmp_path / "haproxy.cfg"
     config.write_text(
         "defaults\n  mode http\n  option http-server-close\n"
-        "  timeout connect 5s\n  timeout client 60s\n  timeout server 60s\n"
+        f"  timeout connect {budget(5):.0f}s\n  timeout client {budget(60):.0f}s\n  timeout server {budget(60):.0f}s\n"
         f"frontend mcp\n  bind 127.0.0.1:{front}\n  default_backend replicas\n"
         "backend replicas\n  balance roundrobin\n"
         + "".join(f"  server r{i} 127.0.0.1:{port}\n" for i, port in enumerate(ports))
@@ -57,7 +57,7 @@ def balanced(tmp_path):
     yield f"http://127.0.0.1:{front}/mcp", replicas
     for proc in [proxy, *replicas]:
         proc.terminate()
-        proc.wait(timeout=10)
+        proc.wait(timeout=budget(10))
 
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])  # the initialize handshake (sessions), the 2026 protocol
@@ -82,5 +82,5 @@ def test_stateless_needs_http(tmp_path):
     tree = tmp_path / "fleet.json"
     tree.write_text(json.dumps(TREE))
     proc = subprocess.run([sys.executable, "-m", "mcp_cli", "serve", str(tree), "--stateless"],
-                          capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60)  # fmt: skip
+                          capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=budget(60))  # fmt: skip
     assert proc.returncode == 2 and "--stateless is for HTTP: give --http [HOST:]PORT too" in proc.stderr

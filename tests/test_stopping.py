@@ -12,15 +12,15 @@ import uuid
 
 import pytest
 
-from .conftest import ROOT, running
+from .conftest import ROOT, budget, running
 
 AWKWARD = ROOT / "tests" / "fixtures" / "upstreams" / "awkward.py"
 WORKDIR = ROOT / "tests" / "fixtures" / "skills" / "workdir"
 WAYS = ["SIGTERM", "SIGHUP", "SIGINT", "stdin EOF", "SIGKILL"]
 
 
-def wait_until(check, seconds: float = 30) -> bool:
-    deadline = time.monotonic() + seconds
+def wait_until(check) -> bool:
+    deadline = time.monotonic() + budget(30)
     while time.monotonic() < deadline:
         if check():
             return True
@@ -66,7 +66,7 @@ class Session:
             self.proc.stdin.close()
         else:
             self.proc.send_signal(getattr(signal, way))
-        self.proc.wait(timeout=60)
+        self.proc.wait(timeout=budget(60))
 
 
 @pytest.fixture

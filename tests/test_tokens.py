@@ -14,7 +14,7 @@ from mcp_cli.surfaces.mcp_server import build
 from mcp_cli.testing import invoke
 from mcp_cli.tree import Command, Tree
 
-from .conftest import DEMO, ROOT
+from .conftest import DEMO, ROOT, budget
 
 GOLDEN = ROOT / "tests" / "golden"
 
@@ -38,7 +38,9 @@ def test_counts_offline_writing_nothing_and_changing_no_environment(tmp_path):
         "XDG_CACHE_HOME": str(tmp_path / "cache"),
         "TMPDIR": str(tmp_path),
     }
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=ROOT, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=ROOT, timeout=budget(120)
+    )
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == [str(tokens.count("Comprehensive PDF toolkit")), "True"]
     assert not list(tmp_path.iterdir())  # no cache, no temporary file
@@ -90,7 +92,7 @@ def test_tokens_command_on_a_skill():
         [sys.executable, "-m", "mcp_cli", "tokens", str(ROOT / "tests/fixtures/skills/argtool")],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=budget(120),
     )
     assert proc.returncode == 0, proc.stderr
     argtool = load(str(ROOT / "tests/fixtures/skills/argtool"))

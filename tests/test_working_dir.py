@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from mcp import types
 
-from .conftest import ROOT, served, text
+from .conftest import ROOT, budget, served, text
 from .pdfs import text_pdf
 
 pytestmark = pytest.mark.anyio
@@ -26,7 +26,7 @@ def test_run_reads_and_writes_where_the_shell_is(tmp_path):
     proc = subprocess.run(
         [sys.executable, "-m", "mcp_cli", "run", str(ROOT / "skills" / "pdf"), "--", "text", "extract", pdf.name,
          "--out", "r.txt"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=120,
+        cwd=tmp_path, capture_output=True, text=True, timeout=budget(120),
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     assert "Page 2 says hello" in (tmp_path / "r.txt").read_text()
@@ -36,7 +36,7 @@ def test_run_reads_and_writes_where_the_shell_is(tmp_path):
 def test_run_gives_the_skill_folder_and_its_modules(tmp_path):
     proc = subprocess.run(
         [sys.executable, "-m", "mcp_cli", "run", str(WORKDIR), "--", "where"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=120,
+        cwd=tmp_path, capture_output=True, text=True, timeout=budget(120),
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     assert fields(proc.stdout) == {"cwd": str(tmp_path), "skill": str(WORKDIR)}
@@ -80,7 +80,7 @@ async def test_without_roots_a_built_tree_runs_in_the_servers_folder(tmp_path):
     out = tmp_path / "built"
     build = subprocess.run(
         [sys.executable, "-m", "mcp_cli", "build", str(WORKDIR), "-o", str(out)],
-        capture_output=True, text=True, timeout=120,
+        capture_output=True, text=True, timeout=budget(120),
     )  # fmt: skip
     assert build.returncode == 0, build.stderr
     data = out / "workdir_mcp" / "data"
@@ -96,7 +96,7 @@ async def test_without_roots_a_built_tree_runs_in_the_servers_folder(tmp_path):
 def test_a_missing_requirement_is_one_line_naming_the_file(tmp_path):
     proc = subprocess.run(
         [sys.executable, "-m", "mcp_cli", "run", str(WORKDIR), "--", "needs"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=120,
+        cwd=tmp_path, capture_output=True, text=True, timeout=budget(120),
     )  # fmt: skip
     assert proc.returncode == 1
     assert proc.stderr.strip() == (
@@ -110,7 +110,7 @@ def test_scripts_see_a_safe_environment_and_what_the_manifest_names(tmp_path):
     proc = subprocess.run(
         [sys.executable, "-m", "mcp_cli", "run", str(WORKDIR), "--", "environment", "MCP_CLI_TEST_SECRET", "WORKDIR_OK",
          "PATH", "HOME"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=120, env=env,
+        cwd=tmp_path, capture_output=True, text=True, timeout=budget(120), env=env,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     seen = fields(proc.stdout)

@@ -11,7 +11,7 @@ import pytest
 
 from mcp_cli.testing import ok
 
-from .conftest import NODE_BIN, free_port, served, wait_for_port
+from .conftest import NODE_BIN, budget, free_port, inspector, served, wait_for_port
 
 pytestmark = pytest.mark.anyio
 
@@ -45,7 +45,7 @@ def world(tmp_path_factory):
     }}))  # fmt: skip
     yield {"config": config, "files": files, "repo": repo, "memory": root / "mem.jsonl", "cache": root / "cache"}
     http.terminate()
-    http.wait(timeout=10)
+    http.wait(timeout=budget(10))
 
 
 @pytest.fixture(scope="module")
@@ -97,15 +97,9 @@ async def test_search_finds_tools_across_servers(team):
 
 
 def test_inspector_strict_accepts_the_wrapped_server(world, tmp_path):
-    env = {"HOME": str(tmp_path), "PATH": os.environ["PATH"], "MCP_CLI_CACHE_DIR": str(world["cache"])}
     server = [sys.executable, "-m", "mcp_cli", "serve", str(world["config"])]
-    listed = subprocess.run(
-        [str(NODE_BIN / "mcp-inspector"), "--cli", "--strict", *server, "--method", "tools/list"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=env,
-    )
+    listed = inspector(server, "--method", "tools/list", home=tmp_path, strict=True, path=os.environ["PATH"],
+                       MCP_CLI_CACHE_DIR=str(world["cache"]))  # fmt: skip
     assert listed.returncode == 0, listed.stderr
     assert json.loads(listed.stdout)["tools"][0]["name"] == "team"
 
@@ -130,7 +124,7 @@ async def test_wrap_builds_a_servable_artifact(world, tmp_path):
         capture_output=True,
         text=True,
         env=env,
-        timeout=120,
+        timeout=budget(120),
     )
     assert proc.returncode == 0, proc.stderr
     frozen = json.loads((out / "team_mcp" / "data" / "mcp-cli-tree.json").read_text())
