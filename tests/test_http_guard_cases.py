@@ -2,6 +2,7 @@
 values each accepts, and the middleware (Host/Origin check, CORS, bearer token) driven as ASGI; the same against real
 server processes is in test_http_security.py."""
 
+import dataclasses
 import hashlib
 import json
 import logging
@@ -52,6 +53,19 @@ def test_allow_host_values(value, patterns):
 def test_allow_host_values_that_are_refused(value):
     with pytest.raises(Unsafe, match=r"^--allow-host expects HOST or HOST:PORT \(or '\*'\), got "):
         _host_patterns(value)
+
+
+def test_every_option_has_its_help_and_a_guard_is_settled():
+    from mcp_cli.http_guard import HELP
+
+    assert sorted(HELP) == ["allow_host", "allow_origin", "no_auth", "scopes", "token_env"]  # as launcher.py reads
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        guard(("127.0.0.1", 1), environ={}).token = "x"
+
+
+def test_an_allowed_origin_is_http_or_https():
+    origins = ["http://a.test", "https://b.test:8443"]
+    assert guard(("127.0.0.1", 1), allow_origins=origins, environ={}).origins[-2:] == origins
 
 
 def test_bracketed():
@@ -142,11 +156,11 @@ async def inner(scope, receive, send):
     await send({"type": "http.response.body", "body": body})
 
 
-async def request(app, method: str = "POST", **headers: str) -> tuple[int, dict[str, str], bytes]:
+async def request(app, method: str = "POST", client=("192.0.2.9", 5000), **headers: str) -> tuple[int, dict, bytes]:
     scope = {"type": "http", "method": method, "path": "/mcp", "raw_path": b"/mcp", "query_string": b"",
              "headers": [(k.replace("_", "-").lower().encode(), v.encode()) for k, v in headers.items()],
              "scheme": "http", "http_version": "1.1", "root_path": "", "server": ("127.0.0.1", 8000),
-             "client": ("192.0.2.9", 5000)}  # fmt: skip
+             **({"client": client} if client else {})}  # fmt: skip
     sent = []
 
     async def receive():
@@ -191,10 +205,14 @@ async def test_host_origin_and_token_are_checked_in_that_order(headers, status):
 async def test_a_refusal_says_why_in_json_and_in_www_authenticate(caplog):
     with caplog.at_level(logging.WARNING, logger="mcp_cli"):
         status, headers, body = await request(wrapped(), Host="127.0.0.1:8000", Authorization="Bearer wrong")
+        await request(wrapped(), client=None, Host="127.0.0.1:8000")
     assert status == 401 and json.loads(body) == {"error": "invalid_token", "error_description": "wrong bearer token"}
     assert headers["content-type"] == "application/json" and headers["content-length"] == str(len(body))
     assert headers["www-authenticate"] == 'Bearer error="invalid_token", error_description="wrong bearer token"'
-    assert [r.getMessage() for r in caplog.records] == ["refused a request from 192.0.2.9: wrong bearer token"]
+    assert [r.getMessage() for r in caplog.records] == [
+        "refused a request from 192.0.2.9: wrong bearer token",
+        "refused a request from an unknown address: no bearer token: send the header 'Authorization: Bearer <token>'",
+    ]
     missing = json.loads((await request(wrapped(), Host="127.0.0.1:8000"))[2])["error_description"]
     assert missing == "no bearer token: send the header 'Authorization: Bearer <token>'"
 
@@ -202,10 +220,12 @@ async def test_a_refusal_says_why_in_json_and_in_www_authenticate(caplog):
 @pytest.mark.anyio
 async def test_cors_lets_accepted_origins_read_answers_and_the_session_header():
     app = wrapped(allow_origins=["https://app.test"])
-    preflight = {"Host": "127.0.0.1:8000", "Access_Control_Request_Method": "POST"}
+    preflight = {"Host": "127.0.0.1:8000", "Access_Control_Request_Method": "DELETE",
+                 "Access_Control_Request_Headers": "authorization, mcp-session-id, mcp-protocol-version"}  # fmt: skip
     status, headers, _ = await request(app, "OPTIONS", Origin="https://app.test", **preflight)  # no token needed
     assert status == 200 and headers["access-control-allow-origin"] == "https://app.test"
-    assert "POST" in headers["access-control-allow-methods"]
+    assert headers["access-control-allow-methods"] == "GET, POST, DELETE"
+    assert headers["access-control-allow-headers"] == preflight["Access_Control_Request_Headers"]
     status, headers, _ = await request(app, "OPTIONS", Origin="http://localhost:5173", **preflight)  # any port
     assert status == 200 and headers["access-control-allow-origin"] == "http://localhost:5173"
     assert (await request(app, "OPTIONS", Origin="http://localhostx:5173", **preflight))[0] == 403

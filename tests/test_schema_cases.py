@@ -95,6 +95,7 @@ def test_the_kind_of_a_property(prop, kind):
         (["max_results"], ("--max-results", "--max_results", "--max_results")),
         (["help"], ("--arg-help", "--arg-help", "--arg-help")),
         (["H"], ("--arg-h", "--arg-H", "--arg-h")),
+        (["_help"], ("--arg-help", "--arg-_help", "--arg-help")),  # `--help` as kebab-case: the help's own flag
         (["Json"], ("--arg-json", "--arg-Json", "--arg-json")),
         (["help", "json"], ("--help.json", "--help.json", "--help.json")),  # only a whole name is reserved
         (["filters", "dueDate"], ("--filters.due-date", "--filters.dueDate", "--filters.due_date")),
@@ -117,6 +118,10 @@ def test_two_properties_that_spell_one_flag_each_get_their_own():
     three = options(obj(aB={"type": "string"}, a_b={"type": "string"}, **{"a-b": {"type": "string"}}))
     assert [p.flags for p in three.values()][:3] == [["--aB"], ["--a_b"], ["--a-b"]]  # as spelt, first
     assert three["aB"].help == three["a_b"].help == "[not --a-b, which sets a-b]"
+    ranged = options(obj(fullPath={"type": "string"}, full_path={"type": "integer", "minimum": 1}))
+    assert ranged["full_path"].help == "[not --full-path, which sets fullPath; 1..]"
+    nested = options(obj(filters=obj(fullPath={"type": "string"}, full_path={"type": "string"})))
+    assert nested["filters.full_path"].help == "[not --filters.full-path, which sets filters.fullPath]"
     taken = options(obj(**{"a b": {"type": "string"}, "a-b": {"type": "string"}}))  # both spelt --a-b
     assert taken["a b"].flags == ["--a-b", "--a_b"] and taken["a-b"].flags == ["--a-b-2"]
     assert taken["a-b"].help == "[not --a-b, which sets a b]"
@@ -129,6 +134,7 @@ def test_what_each_kind_of_property_becomes():
         title_only={"type": "string", "title": "Titled"},
         count={"type": "integer", "minimum": 1, "maximum": 10, "default": 3},
         ratio={"type": "number", "exclusiveMinimum": 0},
+        below={"type": "number", "exclusiveMaximum": 9},
         small={"type": "integer", "maximum": 5},
         when={"type": "string", "format": "date-time"},
         mode={"type": "string", "enum": ["fast", "slow"]},
@@ -145,7 +151,12 @@ def test_what_each_kind_of_property_becomes():
     assert (found["name"].help, found["name"].required, found["name"].type) == ("The name of it.", True, "string")
     assert found["title_only"].help == "Titled" and not found["title_only"].required
     assert (found["count"].type, found["count"].default, found["count"].help) == ("integer", 3, "[1..10]")
-    assert found["ratio"].help == "[0..]" and found["small"].help == "[..5]" and found["when"].help == "[date-time]"
+    assert (
+        found["ratio"].help == "[0..]"
+        and found["below"].help == "[..9]"
+        and found["small"].help == "[..5]"
+        and found["when"].help == "[date-time]"
+    )
     assert found["mode"].choices == ["fast", "slow"] and found["weight"].choices == [0.5, 1.5, 2]
     assert found["odd"].choices is None and found["fixed"].choices == ["only"]
     assert found["either"].help == '[one of: 1, "a"; JSON or text]' and found["either"].metavar == "JSON"
@@ -155,7 +166,8 @@ def test_what_each_kind_of_property_becomes():
     assert found["filters"].help == "[JSON {status*: string}]" and found["filters"].default is None
     assert found["filters.status"].required is False  # required inside an object that is optional
     assert found["extra"].default == "x" and found["extra"].help == "[JSON or text]"
-    assert list(found)[-1] == s.JSON_ALL and found[s.JSON_ALL].flags == ["--json"]
+    assert list(found)[-1] == "@json" and (found["@json"].flags, found["@json"].metavar) == (["--json"], "JSON")
+    assert found["mode"].help == ""  # no description, nothing to note  # "@": no property has that name
 
 
 def test_a_tool_without_arguments_has_no_options_at_all():
@@ -176,6 +188,8 @@ def test_objects_are_options_field_by_field_two_levels_deep():
         (obj(["a"], a={"type": "string"}, b={"type": "array", "items": {"type": "integer"}}, c={"enum": ["x", "y"]},
              d={}, e="?"), "{a*: string, b: [integer], c: x|y, d: any, e: any}"),
         (obj(a=obj(b=obj(c=obj(d={"type": "string"})))), "{a: {b: {c: object}}}"),  # three levels, then the kind
+        ({"type": "array", "items": obj(a=obj(b=obj(c={"type": "string"})))}, "[{a: {b: object}}]"),  # items count
+        (obj(**{"n" * 150: {"type": "string"}}), "{" + "n" * 150 + ": string}"),  # 160 characters: whole
         ({"enum": [1, 2, 3, 4]}, "1|2|3|4"),
         ({"enum": ["a", "b", "c", "d", "e"]}, "string"),
         ({"type": "array"}, "[any]"),

@@ -55,6 +55,8 @@ def test_terms_are_stems_without_stop_words_unless_asked():
         ("open", "", ["@create", "@get"]),  # a verb of two operations
         ("toggle-flag", "", ["@" + stem("toggle")]),  # a verb of no operation row is an operation of its own
         ("thing", "A thing.", []),
+        ("thing", "A list of things.", []),  # the summary's first word only
+        ("issue-create-form", "", []),  # the name's first or last word only
     ],
 )
 def test_the_operations_of_a_command(name, summary, ops):
@@ -86,21 +88,23 @@ def test_a_query_s_words_and_their_weights(query, weights):
 
 def test_what_each_field_of_a_command_counts():
     zebra = command("zebra", "Zebra.", description="A zebra of zebras.", aliases=["zeb"],
-                    params=[Param("stripes", flags=["--stripes"]), Param("@json", flags=["--json"])])  # fmt: skip
+                    params=[Param("stripes", flags=["--stripes"]), Param("from", flags=["--from"]),
+                            Param("@json", flags=["--json"])])  # fmt: skip
     index = Index(tree(Group("z", children=[zebra])))
     assert [path for path, _ in index.docs] == ["z zebra"]  # the `search` command itself is not indexed
     assert dict(index.postings) == {
         "zebra": [(0, 3 + 2 + 2)],  # path 3, summary 2, description 1 for each
         "z": [(0, 3)],
         "zeb": [(0, 3)],  # an alias is part of the path
-        "stripe": [(0, 1)],  # a parameter's name 1 (not `@json`)
+        "stripe": [(0, 1)],  # a parameter's name 1 (not `@json`), stop word or not
+        "from": [(0, 1)],
         "=z": [(0, 3)],
         "=zebra": [(0, 3)],
         "=zeb": [(0, 3)],  # the path's words as written
     }
-    assert index.lengths == [23] and index.avg == 23
-    late = Index(tree(command("x", description="y " * 300 + "zebra")))
-    assert "zebra" not in late.postings  # the description's first 600 characters only
+    assert index.lengths == [24] and index.avg == 24
+    late = Index(tree(command("x", description="y " * 300 + "q")))
+    assert "q" not in late.postings and "y" in late.postings  # the description's first 600 characters only
     ops = Index(tree(command("create-thing")))
     assert ops.postings["@create"] == [(0, 3)] and ops.postings["thing"] == [(0, 3)]
 
@@ -112,14 +116,16 @@ def bm25(tf: float, length: float, avg: float, n: int, df: int) -> float:
 
 
 def test_scores_are_bm25_with_rarer_words_worth_more():
-    index = Index(tree(command("alpha", "Beta."), command("beta", "Gamma."), command("gamma", "Beta.")))
-    lengths, avg = index.lengths, sum(index.lengths) / 3
+    index = Index(tree(command("alpha", "Beta."), command("beta", "Gamma."), command("gamma", "Beta."),
+                       command("delta", "Epsilon zeta eta theta.")))  # fmt: skip
+    lengths, avg = index.lengths, sum(index.lengths) / 4
+    assert lengths[0] != avg
     [(score, path, _)] = index.search("alpha", 5)
-    assert path == "alpha" and score == pytest.approx(0.5 * bm25(3, lengths[0], avg, 3, 1) + bm25(3, lengths[0], avg,
-                                                                                                3, 1))  # fmt: skip
+    assert path == "alpha" and score == pytest.approx(1.5 * bm25(3, lengths[0], avg, 4, 1))  # alpha 1, =alpha 0.5
     hits = index.search("beta", 5)
     assert [p for _, p, _ in hits] == ["beta", "alpha", "gamma"]  # in the path first; equal scores by path
-    assert hits[1][0] == hits[2][0] == pytest.approx(bm25(2, lengths[0], avg, 3, 3))
+    assert hits[1][0] == hits[2][0] == pytest.approx(bm25(2, lengths[0], avg, 4, 3))
+    assert [p for _, p, _ in index.search("xylophone alpha", 5)] == ["alpha"]  # a word no command has adds nothing
     rare, common = index.search("alpha", 5)[0][0], index.search("gamma", 5)[0][0]
     assert rare > common  # `alpha` is in one command, `gamma` in two
 
@@ -181,6 +187,22 @@ def test_an_embedding_model_decides_its_share_of_the_score():
     ]
     index.search("the", 5)
     assert len(model.calls) == 4  # only stop words: nothing to ask the model
+
+
+def test_a_result_scoring_half_the_best_is_still_strong():
+    class Halves(FakeModel):
+        def vectors(self, texts):
+            import numpy as np
+
+            self.calls.append(list(texts))
+            return np.array([[1.0, 0.0] if "one" in t or "uno" in t else [0.5, 0.75**0.5] if "half" in t else [0.0, 1.0]
+                             for t in texts])  # fmt: skip
+
+    model = Halves()
+    index = Index(tree(command("one", description="x" * 299 + "yz"), command("half"), command("less")),
+                  semantic=(model, 0.5))  # fmt: skip
+    assert [(path, score) for score, path, _ in index.search("uno", None)] == [("one", 0.5), ("half", 0.25)]
+    assert model.calls[0][0] == "one: " + " " + "x" * 299 + "y"  # the description's first 300 characters
 
 
 def test_a_model_that_fails_leaves_search_to_words_saying_so_once(caplog):
