@@ -56,7 +56,7 @@ def test_allow_host_values_that_are_refused(value):
 
 
 def test_every_option_has_its_help_and_a_guard_is_settled():
-    from mcp_cli.http_guard import HELP
+    from mcp_cli.surfaces.http_guard import HELP
 
     assert sorted(HELP) == ["allow_host", "allow_origin", "no_auth", "scopes", "token_env"]  # as launcher.py reads
     with pytest.raises(dataclasses.FrozenInstanceError):
