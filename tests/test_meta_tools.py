@@ -159,9 +159,8 @@ def test_inspector_strict_accepts_the_meta_tools(tmp_path):
 
 @pytest.mark.parametrize("broken", [{"type": "strin"}, {"type": "string", "maxLength": "x"}, {"pattern": "["}])
 def test_call_tool_leaves_an_upstream_s_broken_schema_to_the_upstream(broken):
-    from mcp_cli.meta_tools import check
-
     from mcp_cli.errors import BadRequest
+    from mcp_cli.surfaces.meta_tools import check
 
     check({"type": "object", "properties": {"x": broken}}, {"x": "1"}, "arguments")  # nothing to say: no error
     with pytest.raises(BadRequest, match="^invalid arguments: `x`: 1 is not of type 'string'.$"):

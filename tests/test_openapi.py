@@ -244,7 +244,7 @@ def library_app(config, kind: str):
         yield f"http://127.0.0.1:{port}"
     finally:
         proc.terminate()
-        proc.wait(timeout=30)
+        proc.wait(timeout=budget(5))
 
 
 @pytest.mark.anyio
@@ -259,7 +259,7 @@ async def test_apps_built_as_a_library_read_no_file_for_their_http_clients(tmp_p
     argv = ["awkward", "echo-args", "--json", f"@{secret}"]
     with library_app(config, kind) as base:
         if kind == "openapi":
-            answer = httpx2.post(f"{base}/run", json={"argv": argv}, timeout=120).json()
+            answer = httpx2.post(f"{base}/run", json={"argv": argv}, timeout=budget(20)).json()
             ok, said = answer["ok"], json.dumps(answer)
         else:
             async with Client(f"{base}/mcp") as client:

@@ -35,7 +35,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from mcp_cli.testing import invoke, text
 
-from .conftest import NODE_BIN, ROOT, free_port, wait_for_port
+from .conftest import NODE_BIN, ROOT, budget, free_port, wait_for_port
 
 README = ROOT / "README.md"
 
@@ -241,7 +241,7 @@ class Workspace:
                                                     str(self.pages())], cwd=folder)  # fmt: skip
         assert report.ok, report.text()
         # Tool lists asked for once, with time to answer on a loaded machine; every example after reads the cache.
-        warm = self.sh("mcp-cli inspect .mcp.json --startup-timeout 120", timeout=300)
+        warm = self.sh("mcp-cli inspect .mcp.json --startup-timeout 120", timeout=budget(50))
         assert warm.returncode == 0 and "time get-current-time" in warm.stdout, warm.stderr
 
     def pages(self) -> Path:
@@ -250,7 +250,7 @@ class Workspace:
         notes.write_text("".join(f"Report line {i}, one of many.\n" for i in range(150)))
         return notes
 
-    def sh(self, line: str, env: dict | None = None, timeout: float = 180) -> subprocess.CompletedProcess:
+    def sh(self, line: str, env: dict | None = None, timeout: float = budget(30)) -> subprocess.CompletedProcess:
         return subprocess.run(["bash", "-c", line], cwd=self.folder, env=env or self.env, capture_output=True,
                               text=True, timeout=timeout)  # fmt: skip
 
@@ -316,22 +316,24 @@ def serve(ws: Workspace, line: str, port: int, env: dict, out: str, where: str) 
     with open(log, "w") as err:
         proc = subprocess.Popen(["bash", "-c", f"exec {line}"], cwd=ws.folder, env=env, stdout=err, stderr=err)
     try:
-        wait_for_port(port, proc, seconds=120)
+        wait_for_port(port, proc)
         base = f"http://127.0.0.1:{port}"
         auth = {"Authorization": f"Bearer {token}"} if token else {}
         if token:
-            assert httpx2.get(f"{base}/openapi.json", timeout=30).status_code == 401, where
-        document = httpx2.get(f"{base}/openapi.json", headers=auth, timeout=30)
+            assert httpx2.get(f"{base}/openapi.json", timeout=budget(5)).status_code == 401, where
+        document = httpx2.get(f"{base}/openapi.json", headers=auth, timeout=budget(5))
         assert document.status_code == 200 and "/run" in document.json()["paths"], where
         for host in [argv[i + 1] for i, a in enumerate(argv) if a == "--allow-host"]:
-            assert httpx2.get(f"{base}/openapi.json", headers={**auth, "Host": host}, timeout=30).status_code == 200
-        ran = httpx2.post(f"{base}/run", json={"argv": ["--help"]}, headers=auth, timeout=60).json()
+            assert (
+                httpx2.get(f"{base}/openapi.json", headers={**auth, "Host": host}, timeout=budget(5)).status_code == 200
+            )
+        ran = httpx2.post(f"{base}/run", json={"argv": ["--help"]}, headers=auth, timeout=budget(10)).json()
         assert ran["ok"] and out in ran["output"], f"{where}\n{ran}"
         if "--http" in argv:
             anyio.run(streamable, f"{base}/mcp", auth, out, where)
     finally:
         proc.terminate()
-        proc.wait(timeout=30)
+        proc.wait(timeout=budget(5))
     assert "Traceback" not in log.read_text(), f"{where}\n{log.read_text()}"
 
 
@@ -342,7 +344,7 @@ async def stdio(ws: Workspace, line: str, env: dict, out: str, where: str) -> No
 
 
 async def streamable(url: str, auth: dict, out: str, where: str) -> None:
-    async with httpx2.AsyncClient(headers=auth, timeout=60) as http:
+    async with httpx2.AsyncClient(headers=auth, timeout=budget(10)) as http:
         async with Client(streamable_http_client(url, http_client=http)) as client:
             await helps(client, out, where)
 
@@ -379,7 +381,7 @@ def test_python_block(ws, block):
     script = ws.folder / f"readme_{block.line}.py"
     script.write_text(block.body)
     done = subprocess.run([sys.executable, str(script)], cwd=ws.folder, env=ws.env, capture_output=True, text=True,
-                          timeout=300)  # fmt: skip
+                          timeout=budget(50))  # fmt: skip
     assert done.returncode == 0, f"README.md:{block.line}\n{done.stdout}{done.stderr}"
 
 
