@@ -1,7 +1,8 @@
 """Mutation testing: how many small semantic changes to a module its own fast tests notice.
 
-`python -m bench.mutation` runs every module of TESTS; `--module help` one (repeatable); `-j 2` workers; `--list`
-prints the mutants without running them; `--write` updates bench/MUTATION.md (its `## History` section is kept).
+`python -m bench.mutation` runs every module of TESTS; `--module help` one (repeatable); `--tests FILE` other
+tests than TESTS' (repeatable); `-j 2` workers; `--list` prints the mutants without running them; `--write`
+updates bench/MUTATION.md (its `## History` section is kept).
 
 A mutant is one change at one place of a module's syntax tree (`ast`), the module then written back with
 `ast.unparse`:
@@ -22,11 +23,13 @@ working tree is never written; a copy per worker, so subprocesses started by a t
 failing test or a run over the time limit kills it. EQUIVALENT lists mutants that change nothing a caller can
 observe, each with the reason; they are counted apart, and the kill rate is killed / (mutants - equivalent).
 
-Why not mutmut or cosmic-ray: mutmut 3 runs the whole suite once to map tests to functions (minutes of real
-servers here) and cannot give a module its own tests; cosmic-ray can, but mutates the working tree in place (one
-module at a time, no private copies) and makes several mutants per operator at each place (every comparison
-operator for each comparison, 3 to 4 times as many mutants for the same question). This is 300 lines with no
-dependency, and its mutant names (function, before -> after) survive edits elsewhere in a module.
+Why not mutmut or cosmic-ray (neither was tried on this tree; these are what their designs imply): mutmut 3 chooses
+each mutant's tests from a first run of the whole suite (minutes of real servers here), by which tests call the
+mutated function in-process, with one test selection for the whole run, not one per module; cosmic-ray takes a
+test command per session, but applies each mutant to the working tree itself and makes a mutant for every
+alternative operator at each place (3 to 5 per comparison). This runner has no dependency, runs each module against
+its own table row, never writes the working tree, and names mutants by function and change (not line), so that
+EQUIVALENT survives edits elsewhere in a module.
 """
 
 from __future__ import annotations
@@ -51,16 +54,72 @@ ROOT = Path(__file__).resolve().parent.parent
 
 # module -> its own fast tests (in-process; no server processes). Moving a module means changing its line here.
 TESTS: dict[str, list[str]] = {
-    "mcp_cli/engine/parser.py": ["tests/test_runtime.py", "tests/test_tree.py", "tests/test_skill_scripts.py"],
-    "mcp_cli/surfaces/scopes.py": ["tests/test_scopes.py"],
-    "mcp_cli/engine/help.py": ["tests/test_help.py"],
-    "mcp_cli/search/ranking.py": ["tests/test_search.py", "tests/test_context.py"],
-    "mcp_cli/engine/schema.py": ["tests/test_wrap_schema.py"],
-    "mcp_cli/surfaces/http_guard.py": ["tests/test_http_security.py"],
+    "mcp_cli/engine/parser.py": ["tests/test_parser_cases.py"],
+    "mcp_cli/surfaces/scopes.py": ["tests/test_scopes_cases.py"],
+    "mcp_cli/engine/help.py": ["tests/test_help_cases.py"],
+    "mcp_cli/search/ranking.py": ["tests/test_search_cases.py"],
+    "mcp_cli/engine/schema.py": ["tests/test_schema_cases.py"],
+    "mcp_cli/surfaces/http_guard.py": ["tests/test_http_guard_cases.py"],
 }
+# What the same run gave before those tests, with each module's end-to-end tests (bench/MUTATION.md, History):
+# parser: test_runtime, test_tree, test_skill_scripts; scopes: test_scopes; help: test_help; search: test_search,
+# test_context; schema: test_wrap_schema; http_guard: test_http_security.
 
 # module -> {mutant name: why no test can tell it from the original}
-EQUIVALENT: dict[str, dict[str, str]] = {}
+EQUIVALENT: dict[str, dict[str, str]] = {
+    "mcp_cli/engine/parser.py": {
+        "_Parser.exit: 0 -> 1": "the status is never used: exit raises UsageError",
+        "_add: '...' -> '...X'": "argparse.REMAINDER is '...' itself: nargs '...' means the same either way",
+        "parse: 1 -> 2": "the name before `=`: split('=', 1)[0] is split('=', 2)[0]",
+    },
+    "mcp_cli/surfaces/scopes.py": {
+        "prune.covers: 1 -> 2 #2": "prefixes names[:i] up to len + 1: the last is names itself again",
+        "prune.part: True -> False": "zip(strict=...) runs only after the lengths were found equal",
+    },
+    "mcp_cli/engine/help.py": {
+        "lead: 10000 -> 10001": "a summary clipped at 10,000 or 10,001 characters leads the same way (both are cut "
+        "to 200 or matched whole against the first sentence)",
+        "lead: 1 -> 2": "the first paragraph: split('\\n\\n', 1)[0] is split('\\n\\n', 2)[0]",
+        "lead: 0 -> 1 #2": "the pattern always matches: the first sentence's words are the text's first words",
+        "group_help: 10 -> 11": "10**9 or 11**9 characters: no budget for listings at all either way",
+        "group_help: 9 -> 10": "10**9 or 10**10 characters: no budget for listings at all either way",
+        "group_help: break -> continue": "once the listings fit, every later turn of the loop finds them fitting",
+        "group_help: 0 -> 1 #2": "a listing with a budget of 0 or 1 character: no listing fits either",
+        "_invocation: ', ' -> ', X' #2": "long_only: one flag, so nothing is joined",
+        "command_help: 10 -> 11": "10**9 or 11**9 characters: no budget either way",
+        "command_help: 9 -> 10": "10**9 or 10**10 characters: no budget either way",
+    },
+    "mcp_cli/search/ranking.py": {
+        "_phrases: ' ' -> ' X'": "every phrase of the lexicon reads as one word: nothing is joined",
+        "Index._mixed: 1.0 -> 2.0": "the best of no scores: then there is no score to divide by it",
+        "Index._mixed: 1.0 -> 2.0 #2": "the closest cosine when all are 0: then no command is mixed in",
+    },
+    "mcp_cli/engine/schema.py": {
+        **{
+            f"<module>: '{k}' -> '{k}X' #2": "_SCALARS is read for its keys only"
+            for k in ("string", "integer", "number", "boolean")
+        },  # fmt: skip
+        "kind_of: 1 -> 2": "a set of kinds made with dict union: its values are never read",
+        "kind_of: 1 -> 2 #2": "a set of kinds made with dict union: its values are never read",
+        "_Schema.__init__: 'urn:mcp-cli:schema' -> 'urn:mcp-cli:schemaX'": "the name of a schema without $id: "
+        "references within it are relative ('#/...') and resolve under any name",
+        "_flags.claim: return False -> return None": "read only as true or false",
+        "params.visit: 1 -> 2": "with MAX_DEPTH 2 the walk goes down once: depth + 1 or + 2, no deeper either way",
+        "params: True -> False #2": "zip(strict=...) of three lists made from the same one",
+        "_convert: kind in ('object', 'any') and isinstance(value, str) -> kind in ('object', 'any') or "
+        "isinstance(value, str)": "the other options' text values are strings, which _scalar gives back as they are",
+        "validate: '' -> 'X'": "a required property's name is always quoted in the message: never taken",
+        "validate: 'an option' -> 'an optionX'": "a required property's name is always quoted in the message: never "
+        "taken",
+    },
+    "mcp_cli/surfaces/http_guard.py": {
+        "<module>: 'mcp_cli.access' -> 'mcp_cli.accessX'": "a key every reader takes from ACCESS, never spelled out",
+        "Guard.wrap: ':*' -> ':*X' #2": "an origin pattern `http://h:*` in the exact list matches no real Origin",
+        "_host_patterns: '' -> 'X'": "the port of a value without one: read only when it has one",
+        "_host_patterns: '' -> 'X' #2": "the port of a value without one: read only when it has one",
+        "_host_patterns: '[]' -> '[]X'": "the value is lower-cased first: no 'X' to strip",
+    },
+}
 
 PROSE = 40  # strings longer than this are text for people, not values the code acts on
 QUIET_CALLS = ("log", "logging", "warnings")  # `log.warning("...")`: messages, like those of `raise`
@@ -325,9 +384,10 @@ def _attempt(copies: queue.Queue[Path], module: str, source: str, tests: list[st
         copies.put(copy)
 
 
-def run_module(module: str, tests: list[str], copies: queue.Queue[Path], jobs: int) -> dict:
-    """Every mutant of `module` against `tests`: the counts, the kill rate, the survivors."""
-    source = (ROOT / module).read_text(encoding="utf-8")
+def run_module(module: str, tests: list[str], copies: queue.Queue[Path], jobs: int, snapshot: Path) -> dict:
+    """Every mutant of `module` (as it was in `snapshot`, a copy of the checkout) against `tests`: the counts, the
+    kill rate, the survivors."""
+    source = (snapshot / module).read_text(encoding="utf-8")
     found, equivalent = mutants(module, source), EQUIVALENT.get(module, {})
     _, outcome, took = _attempt(copies, module, source, tests, 1800, None)  # as `ast.unparse` writes it
     if outcome != "passed":
@@ -359,14 +419,16 @@ def run_module(module: str, tests: list[str], copies: queue.Queue[Path], jobs: i
     return {"mutants": len(found), **counts, "rate": rate, "tests": tests, "survivors": survivors, "equivalents": same}
 
 
-def run(modules: list[str], jobs: int) -> dict[str, dict]:
-    """Each module's mutants against its tests (TESTS), `jobs` at once, each job in its own copy of the checkout."""
+def run(modules: list[str], jobs: int, tests: list[str] | None = None) -> dict[str, dict]:
+    """Each module's mutants against its tests (TESTS, or `tests` for all), `jobs` at once, each job in its own copy
+    of the checkout."""
     with tempfile.TemporaryDirectory(prefix="mcp-cli-mutation-") as tmp:
         copies: queue.Queue[Path] = queue.Queue()
         for i in range(jobs):
             _copy(Path(tmp) / str(i))
             copies.put(Path(tmp) / str(i))
-        return {module: run_module(module, TESTS[module], copies, jobs) for module in modules}
+        snapshot = Path(tmp) / "0"  # the checkout as the run began: later edits change nothing of it
+        return {module: run_module(module, tests or TESTS[module], copies, jobs, snapshot) for module in modules}
 
 
 def report(results: dict[str, dict], argv: list[str]) -> str:
@@ -405,6 +467,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.mutation", description=__doc__.split("\n\n")[0])
     parser.add_argument("--module", action="append", help="a module of TESTS, by path or name (repeatable)")
     parser.add_argument("-j", "--jobs", type=int, default=2, help="mutants run at once (default 2)")
+    parser.add_argument("--tests", action="append", help="run these tests instead of TESTS' (repeatable)")
     parser.add_argument("--list", action="store_true", help="print the mutants, run nothing")
     parser.add_argument("--write", action="store_true", help="write bench/MUTATION.md (keeping its ## History)")
     args = parser.parse_args(argv)
@@ -419,7 +482,7 @@ def main(argv: list[str] | None = None) -> None:
             for m in mutants(module, (ROOT / module).read_text(encoding="utf-8")):
                 print(m.label() + ("  [equivalent]" if m.name in EQUIVALENT.get(module, {}) else ""))
         return
-    results = run(modules, max(args.jobs, 1))
+    results = run(modules, max(args.jobs, 1), args.tests)
     text = report(results, sys.argv[1:] if argv is None else argv)
     print("\n" + text)
     if args.write:

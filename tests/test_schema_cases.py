@@ -2,6 +2,8 @@
 what argv becomes (the arguments object, validated, errors in argv terms); test_wrap_schema.py checks the same
 against a real upstream server."""
 
+import json
+
 import pytest
 
 from mcp_cli.engine import schema as s
@@ -180,6 +182,8 @@ def test_objects_are_options_field_by_field_two_levels_deep():
     assert run(deep, ["--a.b", '{"c": {"d": "x"}}']) == {"a": {"b": {"c": {"d": "x"}}}}
     assert refused(deep, ["--a.b.c", "{}"]) == "unknown option --a.b.c."
     assert refused(deep, ["--a.b", '{"c": {"d": 1}}']) == "--a.b.c.d: 1 is not of type 'string'."
+    camel = obj(a=obj(b=obj(c=obj(dueDate={"type": "string"}))))
+    assert refused(camel, ["--a.b", '{"c": {"dueDate": 1}}']) == "--a.b.c.dueDate: 1 is not of type 'string'."
 
 
 @pytest.mark.parametrize(
@@ -210,9 +214,11 @@ SCHEMA = obj(
     weight={"type": "number", "enum": [0.5, 1.5]},
     tags={"type": "array", "items": {"type": "string"}},
     ids={"type": "array", "items": {"type": "integer"}},
+    ratios={"type": "array", "items": {"type": "number"}},
+    maxResults={"type": "integer"},
     flags={"type": "array", "items": {"type": "boolean"}},
     refs={"type": "array", "items": {"$ref": "#/$defs/id"}},
-    filters=obj(["status"], status={"type": "string"}, since={"type": "integer"}),
+    filters=obj(["status"], status={"type": "string"}, since={"type": "integer"}, dueDate={"type": "string"}),
     extra={},
     **{"$defs": {"id": {"type": "integer"}}},
 )
@@ -229,6 +235,8 @@ SCHEMA["$defs"] = SCHEMA["properties"].pop("$defs")
         (["--query", "q", "--tags", "a", "--tags", '["b", "c"]'], {"query": "q", "tags": ["a", "b", "c"]}),
         (["--query", "q", "--ids", "1", "--ids", " [2, 3]"], {"query": "q", "ids": [1, 2, 3]}),
         (["--query", "q", "--flags", "true", "--flags", "false"], {"query": "q", "flags": [True, False]}),
+        (["--query", "q", "--ids", "1e2"], {"query": "q", "ids": [100]}),  # integral values go as integers
+        (["--query", "q", "--ratios", "1.5", "--ratios", "2e0"], {"query": "q", "ratios": [1.5, 2]}),
         (["--query", "q", "--refs", "7"], {"query": "q", "refs": [7]}),
         (["--query", "q", "--filters.status", "open", "--filters.since", "3"],
          {"query": "q", "filters": {"status": "open", "since": 3}}),
@@ -243,7 +251,7 @@ SCHEMA["$defs"] = SCHEMA["properties"].pop("$defs")
     ],
 )  # fmt: skip
 def test_argv_becomes_this_arguments_object(argv, expected):
-    assert run(SCHEMA, argv) == expected
+    assert json.dumps(run(SCHEMA, argv), sort_keys=True) == json.dumps(expected, sort_keys=True)  # 100, not 100.0
 
 
 @pytest.mark.parametrize(
@@ -262,6 +270,9 @@ def test_argv_becomes_this_arguments_object(argv, expected):
         (["--query", "q", "--filters", "{nope"], "--filters: not valid JSON (Expecting property name enclosed in "
                                                  "double quotes at character 1): '{nope'."),  # fmt: skip
         (["--query", "q", "--filters", "[1]"], "--filters: [1] is not of type 'object'."),
+        (["--json", '{"query": "q", "maxResults": "x"}'], "--max-results: 'x' is not of type 'integer'."),
+        (["--json", '{"query": "q", "filters": {"status": "s", "dueDate": 1}}'], "--filters.due-date: 1 is not of "
+                                                                                 "type 'string'."),
         (["--query", "q", "--json", "[1]"], "--json: expected a JSON object like '{\"name\": \"value\"}'."),
         (["--json", '{"query": 1, "limit": "x"}'], "--limit: 'x' is not of type 'integer'."),  # the first by path
         (["--json", '{"query": "q", "filters": {"status": 1}, "limit": "x"}'], "--limit: 'x' is not of type "
@@ -274,6 +285,14 @@ def test_argv_becomes_this_arguments_object(argv, expected):
 )  # fmt: skip
 def test_what_does_not_fit_the_schema_is_told_in_argv_terms(argv, message):
     assert refused(SCHEMA, argv) == message
+
+
+def test_json_from_a_file_that_is_not_json_says_so(tmp_path):
+    (tmp_path / "args.json").write_text("{nope")
+    assert refused(SCHEMA, ["--json", f"@{tmp_path / 'args.json'}"]) == (
+        "--json: not valid JSON (Expecting property name enclosed in double quotes at character 1): "
+        f"'the contents of @{tmp_path / 'args.json'}'."
+    )
 
 
 def test_a_closed_schema_names_what_it_does_not_take():
@@ -310,7 +329,8 @@ def test_the_schema_of_a_command_made_from_its_parameters():
         Param("q", flags=["-q"], action="store_true"), Param("k", flags=["-k"], action="store_false"),
         Param("c", flags=["--c"], action="negatable"), Param("m", flags=["--m"], choices=["x", "y"], default="x"),
         Param("t", flags=["--t"], action="append", type="integer"), Param("f", nargs="+", type="path"),
-        Param("two", nargs=2, type="number"), Param("j", flags=["--j"], type="json"),
+        Param("two", nargs=2, type="number"), Param("j", flags=["--j"], type="json"), Param("any", nargs="*"),
+        Param("rest", nargs="..."),
         Param("@json", flags=["--json"]),
     ])  # fmt: skip
     assert s.input_schema(cmd) == {"type": "object", "required": ["a"], "properties": {
@@ -318,6 +338,7 @@ def test_the_schema_of_a_command_made_from_its_parameters():
         "k": {"type": "boolean"}, "c": {"type": "boolean"}, "m": {"type": "string", "enum": ["x", "y"], "default": "x"},
         "t": {"type": "array", "items": {"type": "integer"}}, "f": {"type": "array", "items": {"type": "string"}},
         "two": {"type": "array", "items": {"type": "number"}}, "j": {},
+        "any": {"type": "array", "items": {"type": "string"}}, "rest": {"type": "array", "items": {"type": "string"}},
     }}  # fmt: skip
     assert s.input_schema(Command("c", handler=NOOP, passthrough=True)) == {
         "type": "object", "properties": {"args": {"type": "array", "items": {"type": "string"}}}}  # fmt: skip
