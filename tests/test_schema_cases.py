@@ -344,3 +344,8 @@ def test_the_schema_of_a_command_made_from_its_parameters():
         "type": "object", "properties": {"args": {"type": "array", "items": {"type": "string"}}}}  # fmt: skip
     upstream = obj(a={"type": "string"})
     assert s.input_schema(Command("c", handler=NOOP, schema=upstream)) is upstream
+
+
+def test_the_missing_option_named_is_the_one_not_given():
+    both = obj(required=("a", "b"), a={"type": "string"}, b={"type": "string"})
+    assert refused(both, ["--json", '{"a": "x"}']) == "missing required option --b (or give it inside --json)."
