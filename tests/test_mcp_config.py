@@ -5,7 +5,7 @@ import json
 import pytest
 
 from mcp_cli.errors import SourceError
-from mcp_cli.sources.mcp_config import looks_like_config, read
+from mcp_cli.sources.mcp_config import CODEX_ENV, looks_like_config, read
 
 
 def write(tmp_path, name, text):
@@ -79,6 +79,7 @@ model = "o4"
 command = "uvx"
 args = ["mcp-server-git"]
 env = { GIT_DIR = "/repo" }
+env_vars = ["GIT_AUTHOR_NAME", { name = "GH_TOKEN", source = "local" }]
 tool_timeout_sec = 30
 enabled_tools = ["git_status", "git_log"]
 
@@ -96,7 +97,8 @@ http_headers = { "X-Team" = "core" }
     servers, warnings = read(path)
     assert [s.name for s in servers] == ["git", "api"]
     git, api = servers
-    assert git.config == {"command": "uvx", "args": ["mcp-server-git"], "env": {"GIT_DIR": "/repo"}, "timeout": 30.0}
+    assert git.config == {"command": "uvx", "args": ["mcp-server-git"], "env": {"GIT_DIR": "/repo"}, "timeout": 30.0,
+                          "inherit": [*CODEX_ENV, "GIT_AUTHOR_NAME", "GH_TOKEN"]}  # fmt: skip
     assert git.options["tools"] == ["git_status", "git_log"]
     assert api.config["headers"] == {"X-Team": "core", "Authorization": "Bearer ${API_TOKEN}"}
     assert warnings == []
