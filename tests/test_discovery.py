@@ -49,7 +49,7 @@ def test_a_remembered_failure_is_asked_for_again_once_it_expires(tmp_path):
     (failure,) = cache.glob("tools-*.failed")
     age(failure, 0)
     again = mcp_cli("inspect", str(team), env=env)
-    assert f"s ago; a start after {discovery.FAILED_TTL:g} s asks again" in again.stderr
+    assert f"s ago; next try after {discovery.FAILED_TTL:g} s" in again.stderr
     assert re.search(r"^team gh +Unavailable: ", again.stdout, re.M)
     assert starts(log) == 1
     age(failure, discovery.FAILED_TTL + 1)

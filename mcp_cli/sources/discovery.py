@@ -168,7 +168,7 @@ async def _listing(server: Server, refresh: bool, ttl: float, budget: float) -> 
     remembered = _remembered(failed)
     if not refresh and remembered and remembered[1] >= timeout:  # failed as recently, given as long as now
         why, _, age = remembered
-        raise Unavailable(f"{why} ({age:.0f} s ago; a start after {FAILED_TTL:g} s asks again)")
+        raise Unavailable(f"{why} ({age:.0f} s ago; next try after {FAILED_TTL:g} s)")
     try:
         listing = await list_tools(server.config, timeout)
     except Exception as exc:
