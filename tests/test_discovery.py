@@ -73,8 +73,12 @@ async def test_variables_in_command_args_and_env_are_expanded_from_the_environme
         assert not result.is_error, text(result)
     got = json.loads(text(result))
     assert got["argv"] == ["whoami", "--tag=v1", "--mode=plain"]
-    assert got["env"] == {"LISTED_GREETING": "hello", "LISTED_EMPTY": "", "LISTED_AS_IS": "x",
-                          "LISTED_FOR_TEST": str(LISTED)}  # and the caller's environment, as Claude Code gives it
+    assert got["env"] == {
+        "LISTED_GREETING": "hello",
+        "LISTED_EMPTY": "",
+        "LISTED_AS_IS": "x",
+        "LISTED_FOR_TEST": str(LISTED),
+    }  # and the caller's environment, as Claude Code gives it
     (listing,) = (tmp_path / "cache").glob("tools-*.json")  # listed with the variables expanded too
     assert [t["name"] for t in json.loads(listing.read_text())["tools"]] == ["whoami"]
 

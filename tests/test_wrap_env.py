@@ -67,8 +67,8 @@ env_vars = ["NAMED_TOKEN"]
 
 
 async def test_an_unset_variable_is_an_error_naming_the_server_and_the_variable(tmp_path):
-    config = write(tmp_path / "team.json", {"vault": {**SERVER, "env": {"API_KEY": "${VAULT_KEY_FOR_TEST}",
-                                                                      "MODE": "${VAULT_MODE_FOR_TEST:-plain}"}}})  # fmt: skip
+    variables = {"API_KEY": "${VAULT_KEY_FOR_TEST}", "MODE": "${VAULT_MODE_FOR_TEST:-plain}"}
+    config = write(tmp_path / "team.json", {"vault": {**SERVER, "env": variables}})
     env = {"MCP_CLI_CACHE_DIR": str(tmp_path / "cache"), "VAULT_KEY_FOR_TEST": None}
     listed = mcp_cli("inspect", str(config), env=env)
     assert listed.returncode == 0, listed.stderr
@@ -128,7 +128,8 @@ def test_a_newcomers_five_servers_are_all_listed_on_the_first_try(tmp_path):
                    cwd=tmp_path)  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     first, *rows = proc.stdout.splitlines()
-    assert first.split()[0] == kebab(tmp_path.name) and "from 5 MCP servers." in first and "unavailable" not in first, first
+    assert first.split()[0] == kebab(tmp_path.name), first  # several servers: named after their project folder
+    assert "from 5 MCP servers." in first and "unavailable" not in first, first
     groups = {row.split()[1] for row in rows if len(row.split()) > 1}
     assert {"everything", "filesystem", "memory", "time", "git"} <= groups
     assert "Unavailable" not in proc.stdout and "cannot list" not in proc.stderr

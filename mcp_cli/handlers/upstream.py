@@ -85,7 +85,8 @@ def transport(config: dict[str, Any], errlog: TextIO) -> Any:
     command, *args = guarded([config["command"], *config.get("args", [])])
     inherit = config.get("inherit")
     env = {k: v for k, v in os.environ.items() if inherit is None or k in inherit} | (config.get("env") or {})
-    params = StdioServerParameters(command=command, args=args, env=env, cwd=os.path.expanduser(config.get("cwd") or "") or None)
+    cwd = os.path.expanduser(config["cwd"]) if config.get("cwd") else None
+    params = StdioServerParameters(command=command, args=args, env=env, cwd=cwd)
     return stdio_client(params, errlog=errlog)
 
 
