@@ -99,7 +99,7 @@ EXPECT: dict[str, Run | Serve | Export] = {
         "exported skill 'team-tools'", files={"~/.claude/skills/team-tools/SKILL.md": "name: team-tools"}
     ),
     "mcp-cli cache": Run("tool lists are kept 24 h"),
-    "mcp-cli cache --clear": Run("deleted 2 cached file(s)", own_cache=True),
+    "mcp-cli cache --clear": Run("deleted 4 cached file(s)", own_cache=True),  # JSON's two, Codex's (another env)
     # Trees as JSON or Python
     "mcp-cli run examples/demo/demo.json -- math add 2 40": Run("42"),
     "mcp-cli run examples/demo/demo.json -- files list examples/demo": Run("demo.json"),
