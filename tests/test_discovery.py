@@ -49,7 +49,7 @@ def test_a_remembered_failure_is_asked_for_again_once_it_expires(tmp_path):
     (failure,) = cache.glob("tools-*.failed")
     age(failure, 0)
     again = mcp_cli("inspect", str(team), env=env)
-    assert f"s ago; asked again after {discovery.FAILED_TTL:g} s" in again.stderr
+    assert f"s ago; next try after {discovery.FAILED_TTL:g} s" in again.stderr
     assert re.search(r"^team gh +Unavailable: ", again.stdout, re.M)
     assert starts(log) == 1
     age(failure, discovery.FAILED_TTL + 1)
@@ -63,7 +63,7 @@ async def test_variables_in_command_args_and_env_are_expanded_from_the_environme
     server = {
         "command": "${PYTHON_FOR_TEST}",
         "args": ["${LISTED_FOR_TEST}", "whoami", "--tag=${TAG_FOR_TEST}", "--mode=${UNSET_FOR_TEST:-plain}"],
-        "env": {"LISTED_GREETING": "${GREETING_FOR_TEST}", "LISTED_EMPTY": "${UNSET_FOR_TEST}", "LISTED_AS_IS": "x"},
+        "env": {"LISTED_GREETING": "${GREETING_FOR_TEST}", "LISTED_EMPTY": "${UNSET_FOR_TEST:-}", "LISTED_AS_IS": "x"},
     }
     team = config(tmp_path / "team.json", {"me": server})
     env = {"MCP_CLI_CACHE_DIR": str(tmp_path / "cache"), "PYTHON_FOR_TEST": sys.executable,
@@ -73,7 +73,12 @@ async def test_variables_in_command_args_and_env_are_expanded_from_the_environme
         assert not result.is_error, text(result)
     got = json.loads(text(result))
     assert got["argv"] == ["whoami", "--tag=v1", "--mode=plain"]
-    assert got["env"] == {"LISTED_GREETING": "hello", "LISTED_EMPTY": "", "LISTED_AS_IS": "x"}
+    assert got["env"] == {
+        "LISTED_GREETING": "hello",
+        "LISTED_EMPTY": "",
+        "LISTED_AS_IS": "x",
+        "LISTED_FOR_TEST": str(LISTED),
+    }  # and the caller's environment, as Claude Code gives it
     (listing,) = (tmp_path / "cache").glob("tools-*.json")  # listed with the variables expanded too
     assert [t["name"] for t in json.loads(listing.read_text())["tools"]] == ["whoami"]
 

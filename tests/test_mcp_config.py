@@ -5,7 +5,7 @@ import json
 import pytest
 
 from mcp_cli.errors import SourceError
-from mcp_cli.sources.mcp_config import looks_like_config, read
+from mcp_cli.sources.mcp_config import CODEX_ENV, looks_like_config, read
 
 
 def write(tmp_path, name, text):
@@ -79,6 +79,7 @@ model = "o4"
 command = "uvx"
 args = ["mcp-server-git"]
 env = { GIT_DIR = "/repo" }
+env_vars = ["GIT_AUTHOR_NAME", { name = "GH_TOKEN", source = "local" }]
 tool_timeout_sec = 30
 enabled_tools = ["git_status", "git_log"]
 
@@ -96,7 +97,8 @@ http_headers = { "X-Team" = "core" }
     servers, warnings = read(path)
     assert [s.name for s in servers] == ["git", "api"]
     git, api = servers
-    assert git.config == {"command": "uvx", "args": ["mcp-server-git"], "env": {"GIT_DIR": "/repo"}, "timeout": 30.0}
+    assert git.config == {"command": "uvx", "args": ["mcp-server-git"], "env": {"GIT_DIR": "/repo"}, "timeout": 30.0,
+                          "inherit": [*CODEX_ENV, "GIT_AUTHOR_NAME", "GH_TOKEN"]}  # fmt: skip
     assert git.options["tools"] == ["git_status", "git_log"]
     assert api.config["headers"] == {"X-Team": "core", "Authorization": "Bearer ${API_TOKEN}"}
     assert warnings == []
@@ -201,3 +203,25 @@ def test_literal_secrets_become_variable_references_and_plain_values_stay():
         "(set API_KEY in the environment the wrapped server runs in)"
     )
     assert not any(secret in w for w in warnings for secret in ("sk-test", "hunter2", "ghp_", "xyz987"))
+
+
+def test_a_relative_cwd_is_made_absolute_against_the_config_folder(tmp_path):
+    cwds = {"rel": "tools", "abs": "/srv", "var": "${CLAUDE_PROJECT_DIR}/tools", "home": "~/w"}
+    entries = {name: {"command": "x", "cwd": cwd} for name, cwd in cwds.items()}
+    path = write(tmp_path, ".mcp.json", json.dumps({"mcpServers": entries}))
+    servers, _ = read(path)
+    assert {s.name: s.config["cwd"] for s in servers} == {
+        "rel": str(tmp_path / "tools"), "abs": "/srv", "var": "${CLAUDE_PROJECT_DIR}/tools", "home": "~/w"}  # fmt: skip
+    assert all("inherit" not in s.config for s in servers)  # a JSON config's servers get the whole environment
+
+
+def test_codex_env_vars_of_a_remote_source_are_left_out_with_a_warning(tmp_path):
+    path = write(tmp_path, "config.toml", """
+[mcp_servers.git]
+command = "uvx"
+env_vars = ["A", { name = "B", source = "remote" }, 3]
+""")  # fmt: skip
+    (git,), warnings = read(path)
+    assert git.config["inherit"] == [*CODEX_ENV, "A"]
+    assert any("`env_vars` 'B' has source 'remote'" in w for w in warnings)
+    assert any("`env_vars` entries are names or {name, source} tables; 3 ignored" in w for w in warnings)

@@ -91,7 +91,7 @@ EXPECT: dict[str, Run | Serve | Export] = {
     "mcp-cli serve .mcp.json --http 127.0.0.1:8000": Serve("memory"),
     "mcp-cli serve .mcp.json --openapi 8000": Serve("memory"),
     "mcp-cli wrap ~/.codex/config.toml -o my-tools": Run("built my-tools/", files={"my-tools/pyproject.toml": ""}),
-    "mcp-cli inspect .mcp.json": Run("mcp time get-current-time"),
+    "mcp-cli inspect .mcp.json": Run(" time get-current-time"),  # the root: the project folder's name
     "mcp-cli run .mcp.json -- search what time is it": Run("time get-current-time"),
     "mcp-cli tokens .mcp.json": Run("up front, one mcp-cli tool"),
     "mcp-cli add claude-code skills/pdf": Run("pdf: registered", files={"~/.claude.json": '"time"'}),  # kept
@@ -99,7 +99,7 @@ EXPECT: dict[str, Run | Serve | Export] = {
         "exported skill 'team-tools'", files={"~/.claude/skills/team-tools/SKILL.md": "name: team-tools"}
     ),
     "mcp-cli cache": Run("tool lists are kept 24 h"),
-    "mcp-cli cache --clear": Run("deleted 2 cached file(s)", own_cache=True),
+    "mcp-cli cache --clear": Run("deleted 4 cached file(s)", own_cache=True),  # JSON's two, Codex's (another env)
     # Trees as JSON or Python
     "mcp-cli run examples/demo/demo.json -- math add 2 40": Run("42"),
     "mcp-cli run examples/demo/demo.json -- files list examples/demo": Run("demo.json"),

@@ -61,7 +61,7 @@ async def test_a_hung_server_is_killed_and_named_while_the_rest_is_served(hung):
             slow = text(await client.call_tool("hung", {"argv": ["slow", "--help"]}))
             assert "could not list its tools: no answer within 1 s" in slow
             if attempt == 2:  # the failure is remembered: the second start did not wait for it again
-                assert "s ago; asked again after 60 s" in root
+                assert "s ago; next try after 60 s" in root, root
     assert starts.read_text().count("start") == 1
 
 
@@ -217,3 +217,69 @@ def test_a_one_shot_command_leaves_nothing_of_a_server_that_missed_its_budget_ru
     proc = subprocess.run(argv, capture_output=True, text=True, timeout=budget(120), env=env)
     assert "server 'stuck': cannot list its tools: no answer within 1 s" in proc.stderr
     assert not running(marker), running(marker)
+
+
+SLOW_START = ROOT / "tests" / "fixtures" / "upstreams" / "slow_start.py"
+
+
+@pytest.fixture
+def eight_seconds(tmp_path):
+    """A config of one server that takes 8 s to start serving (more than serve's 5 s budget), an empty cache, and
+    no start-up budget of the user's: each command's own default applies."""
+    entry = {"command": sys.executable, "args": [str(SLOW_START)], "env": {"SLOW_START_SECONDS": "8"}}
+    config = tmp_path / "slow.json"
+    config.write_text(json.dumps({"mcpServers": {"late": entry}}))
+    env = {k: v for k, v in os.environ.items() if k != STARTUP_ENV}
+    return config, {**env, "MCP_CLI_CACHE_DIR": str(tmp_path / "cache")}
+
+
+def test_a_cold_run_waits_for_a_server_that_takes_8_s_to_start(eight_seconds, tmp_path):
+    config, env = eight_seconds
+    argv = [sys.executable, "-m", "mcp_cli", "run", str(config), "--", "late", "where"]
+    proc = subprocess.run(argv, capture_output=True, text=True, timeout=budget(120), env=env, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == str(tmp_path)  # the tool's answer: the server started, listed and was called
+    assert "unavailable" not in proc.stderr
+
+
+def test_a_cold_inspect_waits_for_a_server_that_takes_8_s_to_start(eight_seconds):
+    config, env = eight_seconds
+    argv = [sys.executable, "-m", "mcp_cli", "inspect", str(config)]
+    proc = subprocess.run(argv, capture_output=True, text=True, timeout=budget(120), env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert "slow late where" in proc.stdout and "Unavailable" not in proc.stdout
+
+
+def test_an_exported_skill_with_an_empty_cache_waits_for_its_server(eight_seconds, tmp_path):
+    config, env = eight_seconds
+    argv = [sys.executable, "-m", "mcp_cli", "export", str(config), "-o", str(tmp_path / "slow")]
+    exported = subprocess.run(argv, capture_output=True, text=True, timeout=budget(120), env=env)
+    assert exported.returncode == 0, exported.stderr
+    fresh = {**env, "MCP_CLI_CACHE_DIR": str(tmp_path / "elsewhere")}  # another machine: nothing cached
+    script = tmp_path / "slow" / "scripts" / "slow.sh"
+    proc = subprocess.run([str(script), "late", "where"], capture_output=True, text=True, timeout=budget(120),
+                          env=fresh, cwd=tmp_path)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == str(tmp_path)
+
+
+async def test_serve_keeps_the_short_budget_and_asks_again_in_the_background(eight_seconds, monkeypatch):
+    config, env = eight_seconds
+    async with served("serve", str(config), env={**env, STARTUP_ENV: ""}) as client:
+        root = text(await client.call_tool("slow", {"argv": ["--help"]}))
+        assert "late  Unavailable: no answer within 5 s" in root  # a client is not kept waiting
+        late = text(await client.call_tool("slow", {"argv": ["late", "--help"]}))
+        assert "It is asked again in the background" in late
+        with anyio.fail_after(budget(120)):  # RETRY_DELAY, then the server's 8 s start
+            while "Unavailable" in text(await client.call_tool("slow", {"argv": ["--help"]})):
+                await anyio.sleep(0.5)
+        assert text(await client.call_tool("slow", {"argv": ["late", "where"]}))
+
+
+def test_a_one_shot_command_promises_no_retry_in_the_background(hung):
+    config, env, _, _ = hung
+    argv = [sys.executable, "-m", "mcp_cli", "run", str(config), "--", "slow", "--help"]
+    proc = subprocess.run(argv, capture_output=True, text=True, timeout=budget(120), env={**os.environ, **env})
+    said = proc.stdout + proc.stderr
+    assert "could not list its tools: no answer within 1 s" in said
+    assert "Run the command again to ask it again" in said and "background" not in said

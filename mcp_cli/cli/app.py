@@ -64,7 +64,10 @@ def config_options(command: Callable[..., None]) -> Callable[..., None]:
 
 
 def _load(source: str, **options: Any) -> Tree:
-    return serving.load(source, options)
+    """The tree for a one-shot command (every command here but `serve`): someone waits for this very answer, so
+    MCP servers get the long start-up budget (with a progress line on a terminal), and nothing is asked again
+    later."""
+    return serving.load(source, {**options, "progress": True, "one_shot": True})
 
 
 def _version(value: bool) -> None:
@@ -106,9 +109,9 @@ def wrap(
     if not path.is_file() or not mcp_config.looks_like_config(path):
         typer.echo(f"mcp-cli: {config}: not an MCP client configuration: {_why_not_config(path)}", err=True)
         raise typer.Exit(2)
-    tree = _load(config, progress=True, **options)
-    if tree.rediscover is not None:  # a package is frozen: it would never get the missing servers' tools
-        missing = [" ".join(p) for p, n in tree.walk() if n.kind == "group" and n.summary.startswith("Unavailable")]
+    tree = _load(config, **options)
+    missing = [" ".join(p) for p, n in tree.walk() if n.kind == "group" and n.summary.startswith("Unavailable")]
+    if missing:  # a package is frozen: it would never get the missing servers' tools
         typer.echo(f"mcp-cli: not wrapping while {', '.join(missing)} could not list its tools (see above); give "
                    "it longer with --startup-timeout, or leave it out with --exclude-server", err=True)  # fmt: skip
         raise typer.Exit(1)
@@ -259,7 +262,7 @@ def tokens(
     except tok.MissingExtra as exc:
         typer.echo(f"mcp-cli: tokens: {exc}", err=True)
         raise typer.Exit(1) from None
-    typer.echo(tok.render(tok.report(_load(source, progress=True, **options))), nl=False)
+    typer.echo(tok.render(tok.report(_load(source, **options))), nl=False)
 
 
 @app.command()
@@ -294,7 +297,7 @@ def inspect(
     """Print the whole tree, one path per line, with one-line summaries."""
     from ..text import columns, one_line
 
-    t = _load(tree, progress=True, **options)
+    t = _load(tree, **options)
     rows = [(t.name, t.root.summary)] + [(" ".join([t.name, *path]), node.summary) for path, node in t.walk()]
     typer.echo("\n".join(columns([(path, one_line(summary)) for path, summary in rows], indent=0, widest=10**6)))
 

@@ -20,7 +20,8 @@ TREE_HELP = (
 # The options for MCP client configs (ignored for other sources):
 # (parameter, flag, metavar, kind: str/int/float/bool/list, default, help, key of `sources.load`).
 CONFIG_OPTIONS: list[tuple[str, str, str, type, object, str, str]] = [
-    ("name", "--name", "NAME", str, None, "Tool (root) name for a config; default from the file name.", "name"),
+    ("name", "--name", "NAME", str, None, "Tool (root) name for a config; default: its one server's name, else "
+     "its project folder's (a file named by its user: the file's).", "name"),
     ("refresh", "--refresh", "", bool, False, "Ask the upstream servers for their tools again (skip the cache).",
      "refresh"),
     ("server", "--server", "NAME", list, None, "Only this server of the config (repeatable).", "only"),
@@ -32,8 +33,9 @@ CONFIG_OPTIONS: list[tuple[str, str, str, type, object, str, str]] = [
     ("threshold", "--threshold", "N", int, 15, "Split a server with more tools than this into subgroups.",
      "threshold"),
     ("startup_timeout", "--startup-timeout", "SECONDS", float, None,
-     "How long a server may take to list its tools (default $MCP_CLI_STARTUP_TIMEOUT, else 5); slower ones are "
-     "shown as unavailable.", "startup"),
+     "How long a server without a startup_timeout of its own may take to list its tools (default "
+     "$MCP_CLI_STARTUP_TIMEOUT, else 5 s for serve, 60 s for one-shot commands); slower ones are shown as "
+     "unavailable.", "startup"),
 ]  # fmt: skip
 CONFIG_FLAGS = {flag for _, flag, *_ in CONFIG_OPTIONS}
 

@@ -3,7 +3,9 @@
 A config is one server entry, already normalised (`sources/mcp_config.py`): `{"command", "args", "env", "cwd"}`
 for stdio or `{"url", "headers", "transport"}` for streamable HTTP (or SSE), or `{"server"}` holding an in-process
 server in tests. `${VAR}` and `${VAR:-default}`
-in it are expanded from the environment when the server starts, so frozen trees hold no expanded secrets.
+in it are expanded from the environment when the server starts, so frozen trees hold no expanded secrets; an unset
+`${VAR}` without a default stops the start with an error naming it. A stdio server gets this process's environment
+(only the names under `inherit`, when the config has it) with the config's `env` over it.
 Each server's session lives in a task of its own, so a slow or hung server never blocks the others.
 """
 
@@ -33,10 +35,25 @@ PING_TIMEOUT = 3.0
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 
 
+class UnsetVariable(HandlerError):
+    """A `${VAR}` without a default whose variable is not set."""
+
+
+def _value(match: re.Match[str]) -> str:
+    name, default = match.group(1), match.group(2)
+    if name in os.environ:
+        return os.environ[name]
+    if default is None:
+        raise UnsetVariable(f"the environment variable {name} is not set (the configuration uses ${{{name}}}); set "
+                            f"it, or give a default in the configuration: ${{{name}:-value}}")  # fmt: skip
+    return default
+
+
 def expand(value: Any) -> Any:
-    """`${VAR}` / `${VAR:-default}` replaced from the environment, in strings, lists and dicts."""
+    """`${VAR}` / `${VAR:-default}` replaced from the environment, in strings, lists and dicts; `UnsetVariable`
+    for a `${VAR}` whose variable is not set."""
     if isinstance(value, str):
-        return _VAR.sub(lambda m: os.environ.get(m.group(1), m.group(2) or ""), value)
+        return _VAR.sub(_value, value)
     if isinstance(value, list):
         return [expand(v) for v in value]
     if isinstance(value, dict):
@@ -66,7 +83,10 @@ def transport(config: dict[str, Any], errlog: TextIO) -> Any:
     from mcp.client.stdio import stdio_client
 
     command, *args = guarded([config["command"], *config.get("args", [])])
-    params = StdioServerParameters(command=command, args=args, env=config.get("env") or None, cwd=config.get("cwd"))
+    inherit = config.get("inherit")
+    env = {k: v for k, v in os.environ.items() if inherit is None or k in inherit} | (config.get("env") or {})
+    cwd = os.path.expanduser(config["cwd"]) if config.get("cwd") else None
+    params = StdioServerParameters(command=command, args=args, env=env, cwd=cwd)
     return stdio_client(params, errlog=errlog)
 
 
@@ -123,6 +143,10 @@ class Upstream:
     async def _start(self) -> Client:
         from mcp import Client
 
+        try:
+            expand(self.config)
+        except UnsetVariable as exc:
+            raise HandlerError(f"upstream server `{self.name}` cannot start: {exc}") from None
         ready, stop, done = anyio.Event(), anyio.Event(), anyio.Event()
         self._stop, self._done, failure = stop, done, {}
         self._errlog.seek(0)

@@ -4,6 +4,11 @@ Tool lists are cached on disk (the user cache folder, or `MCP_CLI_CACHE_DIR`) ke
 configuration, so a start with a warm cache starts no upstream process. Servers are asked concurrently, each
 within a start-up budget; one that fails or does not answer in time is reported (why), and its failure is
 remembered for FAILED_TTL seconds so that starts in a row do not each wait for it again.
+
+The budget: a server's own `startup_timeout`, else the command's `--startup-timeout`, else
+`MCP_CLI_STARTUP_TIMEOUT`, else STARTUP_BUDGET while serving (a client is kept waiting; what missed it is asked
+again in the background) or ONE_SHOT_BUDGET for a one-shot command (`run`, `inspect`, ...: someone waits for
+that very answer, and nothing asks again).
 """
 
 from __future__ import annotations
@@ -27,11 +32,12 @@ import platformdirs
 
 from ..errors import SourceError
 from ..handlers.processes import stopping
-from ..handlers.upstream import describe, transport
+from ..handlers.upstream import START_TIMEOUT, UnsetVariable, describe, expand, transport
 from ..text import one_line
 from .mcp_config import Server
 
 STARTUP_BUDGET = 5.0  # seconds a server may take to list its tools at start-up (then it is shown as unavailable)
+ONE_SHOT_BUDGET = START_TIMEOUT  # the same for one-shot commands, as long as a call would wait for a start
 STARTUP_ENV = "MCP_CLI_STARTUP_TIMEOUT"  # a default budget of the user's (slow first starts: npx, uvx)
 RETRY_BUDGET = 60.0  # the same, when retried in the background while serving
 FAILED_TTL = 60.0  # how long a failure is remembered
@@ -55,11 +61,12 @@ class Unavailable(Exception):
     """A server whose tools could not be listed; the message says why."""
 
 
-def startup_budget() -> float:
-    """The default start-up budget: `MCP_CLI_STARTUP_TIMEOUT` seconds when set, else STARTUP_BUDGET."""
+def startup_budget(one_shot: bool = False) -> float:
+    """The default start-up budget: `MCP_CLI_STARTUP_TIMEOUT` seconds when set, else STARTUP_BUDGET (serving) or
+    ONE_SHOT_BUDGET (a one-shot command)."""
     raw = os.environ.get(STARTUP_ENV, "").strip()
     try:
-        value = float(raw) if raw else STARTUP_BUDGET
+        value = float(raw) if raw else ONE_SHOT_BUDGET if one_shot else STARTUP_BUDGET
     except ValueError:
         value = 0.0
     if not 0 < value < float("inf"):
@@ -153,11 +160,15 @@ async def _listing(server: Server, refresh: bool, ttl: float, budget: float) -> 
             return cached
         except (OSError, ValueError):
             pass
+    try:
+        expand(server.config)  # said at once and not remembered: setting the variable is the fix
+    except UnsetVariable as exc:
+        raise Unavailable(str(exc)) from None
     timeout = float(server.config.get("startup_timeout") or budget)
     remembered = _remembered(failed)
     if not refresh and remembered and remembered[1] >= timeout:  # failed as recently, given as long as now
         why, _, age = remembered
-        raise Unavailable(f"{why} ({age:.0f} s ago; asked again after {FAILED_TTL:g} s)")
+        raise Unavailable(f"{why} ({age:.0f} s ago; next try after {FAILED_TTL:g} s)")
     try:
         listing = await list_tools(server.config, timeout)
     except Exception as exc:

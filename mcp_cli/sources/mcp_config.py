@@ -5,6 +5,11 @@ Claude Code's user file `~/.claude.json` (its MCP server entries, top level and 
 `config.toml` (`[mcp_servers.NAME]`). An entry becomes `{"command", "args", "env", "cwd"}` (stdio) or
 `{"url", "headers", "transport"}` (streamable HTTP or SSE), plus `timeout` (seconds per call) when set.
 
+A stdio server is started as the config's client starts it: Claude Code, Claude Desktop, Cursor and VS Code give it
+the caller's whole environment with the entry's `env` over it; Codex gives it only CODEX_ENV (when set) and the
+variables its `env_vars` names, with `env` over them. The Codex rule is kept as `inherit` (the names the server
+gets from the environment; no `inherit`: all of it). A relative `cwd` is made absolute against the config's folder.
+
 mcp-cli's own per-server options go in the entry under `"mcp-cli"` (TOML: `[mcp_servers.NAME.mcp-cli]`):
 `tools` / `exclude_tools` (name patterns), `groups` ({subgroup: [tool patterns]}), `threshold`, `entities`
 ({parameter name: entity type}, for what `entities.infer` cannot see).
@@ -29,6 +34,9 @@ _CODEX = {"enabled", "enabled_tools", "disabled_tools", "startup_timeout_sec", "
 OPTION_KEYS = ("tools", "exclude_tools", "groups", "threshold", "startup_timeout", "entities")
 CONFIG_KEYS = ("mcpServers", "servers", "projects", "mcp_servers")
 TREE_KEYS = ("format", "version", "settings", "upstreams", "root")
+# What Codex passes a stdio server from its own environment before `env_vars` (codex-rs rmcp-client, Unix).
+CODEX_ENV = ("HOME", "LOGNAME", "PATH", "SHELL", "USER", "__CF_USER_TEXT_ENCODING", "LANG", "LC_ALL", "TERM",
+             "TMPDIR", "TZ")  # fmt: skip
 
 
 @dataclass
@@ -68,8 +76,11 @@ def _entries(path: Path, data: object) -> list[tuple[str, Any]]:
     return pairs
 
 
-def _normalise(where: str, raw: Any, warnings: list[str]) -> tuple[dict[str, Any], dict[str, Any]] | None:
-    """(config, options) for one entry, or None (with a warning) for a disabled or broken one."""
+def _normalise(
+    where: str, raw: Any, warnings: list[str], folder: Path, codex: bool
+) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    """(config, options) for one entry of a config in `folder` (a Codex one: `codex`), or None (with a warning)
+    for a disabled or broken one."""
     if not isinstance(raw, dict):
         warnings.append(f"{where}: expected an object with `command` or `url`; skipped")
         return None
@@ -127,8 +138,27 @@ def _normalise(where: str, raw: Any, warnings: list[str]) -> tuple[dict[str, Any
     if env:
         config["env"] = {str(k): str(v) for k, v in env.items()}
     if raw.get("cwd"):
-        config["cwd"] = str(raw["cwd"])
+        cwd = str(raw["cwd"])
+        config["cwd"] = cwd if cwd.startswith(("$", "~")) else str(folder / cwd)  # an absolute one stays itself
+    if codex:
+        config["inherit"] = list(dict.fromkeys([*CODEX_ENV, *_env_vars(where, raw.get("env_vars"), warnings)]))
     return config, options
+
+
+def _env_vars(where: str, value: Any, warnings: list[str]) -> list[str]:
+    """The names in Codex's `env_vars`: strings, or tables `{name, source}` (`source = "remote"` is for Codex's
+    remote executors, which mcp-cli does not have: left out with a warning)."""
+    names: list[str] = []
+    for item in value if isinstance(value, list) else []:
+        table = item if isinstance(item, dict) else {"name": item}
+        if not isinstance(table.get("name"), str):
+            warnings.append(f"{where}: `env_vars` entries are names or {{name, source}} tables; {item!r} ignored")
+        elif table.get("source", "local") != "local":
+            warnings.append(f"{where}: `env_vars` {table['name']!r} has source {table['source']!r}; only local "
+                            "variables are passed here, so it is left out")  # fmt: skip
+        else:
+            names.append(table["name"])
+    return names
 
 
 def read(
@@ -146,6 +176,7 @@ def read(
     warnings: list[str] = []
     servers: list[Server] = []
     entries = _entries(path, data)
+    folder, codex = path.resolve().parent, path.suffix == ".toml"
     defined = list(dict.fromkeys(str(name) for name, _ in entries))
     for name in only or []:
         if name not in defined:
@@ -159,7 +190,7 @@ def read(
             continue
         if (only and name not in only) or (skip and name in skip):
             continue
-        entry = _normalise(f"{path}: server {name!r}", raw, warnings)
+        entry = _normalise(f"{path}: server {name!r}", raw, warnings, folder, codex)
         if entry is not None:
             servers.append(Server(str(name), *entry))
     for name in only or []:

@@ -127,13 +127,18 @@ def search_command(name: str) -> Command:
     )
 
 
-def unavailable_group(server: Server, why: str) -> Group:
-    """A server whose tools are unknown: an empty group at its place that says why."""
+def unavailable_group(server: Server, why: str, retried: bool = True) -> Group:
+    """A server whose tools are unknown: an empty group at its place that says why, and what happens next (while
+    serving, `retried`: it is asked again in the background)."""
+    then = (
+        "It is asked again in the background, and its commands appear here once it answers."
+        if retried
+        else "Run the command again to ask it again (give it longer with --startup-timeout SECONDS)."
+    )
     return Group(
         name=kebab(server.name),
         summary=f"Unavailable: {one_line(why, 120)}",
-        description=f"MCP server `{server.name}` could not list its tools: {why}. While serving, it is asked again "
-        "in the background and its commands appear here once it answers.",
+        description=f"MCP server `{server.name}` could not list its tools: {why}. {then}",
     )
 
 
@@ -145,9 +150,10 @@ def build(
     tools: list[str] | None = None,
     exclude_tools: list[str] | None = None,
     failed: dict[str, str] | None = None,
+    retried: bool = True,
 ) -> Tree:
     """The tree for servers whose listings were found, with a `search` command at the root; a server that
-    `failed` is an empty group that says why."""
+    `failed` is an empty group that says why (and whether it is `retried` in the background)."""
     root = Group(name=kebab(name), summary="")
     upstreams: dict[str, dict[str, Any]] = {}
     for server in servers:
@@ -157,7 +163,7 @@ def build(
             root.children.append(server_group(server, listing, kept, threshold))
             upstreams[server.name] = server.config
         elif failed and server.name in failed:
-            root.children.append(unavailable_group(server, failed[server.name]))
+            root.children.append(unavailable_group(server, failed[server.name], retried))
     count = sum(1 for _, n in Tree(root).walk() if isinstance(n, Command))
     servers_shown = [g.name for g in root.children]
     root.children.insert(0, search_command(root.name))
@@ -181,7 +187,8 @@ async def discover(path: str | Path, **options: Any) -> tuple[Tree, list[str]]:
 
 def load(path: str | Path, **options: Any) -> tuple[Tree, list[str]]:
     """`discover` from synchronous code, with progress on a terminal (`progress=True`); it returns while servers
-    that ran out of time are still being stopped."""
+    that ran out of time are still being stopped. For a one-shot command (`one_shot=True`) the default budget is
+    the long one and the tree does not ask again later."""
     servers, warnings = _servers(path, options)
     refresh, progress = options.get("refresh", False), options.get("progress", False)
     found, failed = discovery.listings_now(servers, refresh, _budget(options), progress)
@@ -189,7 +196,7 @@ def load(path: str | Path, **options: Any) -> tuple[Tree, list[str]]:
 
 
 def _budget(options: dict[str, Any]) -> float:
-    return float(options.get("startup") or discovery.startup_budget())
+    return float(options.get("startup") or discovery.startup_budget(bool(options.get("one_shot"))))
 
 
 def _servers(path: str | Path, options: dict[str, Any]) -> tuple[list[Server], list[str]]:
@@ -211,10 +218,11 @@ def _tree(
     warnings = warnings + [
         f"server {n!r}: cannot list its tools: {why}; shown as unavailable" for n, why in failed.items()
     ]
-    name = options.get("name") or default_name(Path(path))
+    name = options.get("name") or default_name(Path(path), [s.name for s in servers])
     keep = {k: options.get(k) for k in ("tools", "exclude_tools")}
-    tree = build(name, servers, found, options.get("threshold") or THRESHOLD, failed=failed, **keep)
-    if failed:
+    retried = not options.get("one_shot")
+    tree = build(name, servers, found, options.get("threshold") or THRESHOLD, failed=failed, retried=retried, **keep)
+    if failed and retried:
         again = {k: v for k, v in options.items() if k not in ("refresh", "progress", "startup")}
         retry = max(discovery.RETRY_BUDGET, _budget(options))
 
@@ -225,8 +233,26 @@ def _tree(
     return tree, warnings
 
 
-def default_name(path: Path) -> str:
-    """`team-tools.json` -> team-tools; the usual client file names (.mcp.json, config.toml, ...) -> mcp."""
+_GENERIC = {"", "mcp", "config", "claude", "claude_desktop_config", "settings", "servers", "mcp_servers"}
+_CLIENT_FOLDERS = {".claude", ".codex", ".cursor", ".vscode", ".gemini", ".roo", ".kiro"}
+
+
+def default_name(path: Path, servers: list[str] | None = None) -> str:
+    """The tool's name for a config: a file named by its user names it (`team-tools.json` -> team-tools); a client's
+    usual file (.mcp.json, config.toml, ~/.claude.json, ...) is named by what it holds: its one server's name
+    (`servers`, else read from the file), or for several the project folder it sits in (`~/code/shop/.mcp.json`,
+    `shop/.cursor/mcp.json` -> shop), or `mcp` when that is the home folder (a user-wide file)."""
     stem = path.stem.lstrip(".")
-    generic = {"", "mcp", "config", "claude", "claude_desktop_config", "settings", "servers"}
-    return "mcp" if stem.lower() in generic else stem
+    if stem.lower() not in _GENERIC:
+        return stem
+    if servers is None:
+        try:
+            servers = [s.name for s in read(path)[0]]
+        except SourceError:
+            servers = []
+    if len(servers) == 1 and kebab(servers[0]):
+        return servers[0]
+    folder = path.absolute().parent
+    if folder.name.lower() in _CLIENT_FOLDERS:
+        folder = folder.parent
+    return "mcp" if folder == Path.home() or not kebab(folder.name) else folder.name
