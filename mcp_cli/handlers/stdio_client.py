@@ -20,7 +20,7 @@ from typing import TextIO
 
 import anyio
 import mcp_types as types
-from anyio.abc import ByteReceiveStream, Process
+from anyio.abc import ByteReceiveStream, ObjectReceiveStream, ObjectSendStream, Process
 from mcp.client.stdio import StdioServerParameters, get_default_environment
 from mcp.shared.message import SessionMessage
 
@@ -99,7 +99,7 @@ def _parse(line: bytes) -> SessionMessage | Exception:
 @asynccontextmanager
 async def stdio_client(
     server: StdioServerParameters, errlog: TextIO
-) -> AsyncIterator[tuple[anyio.abc.ObjectReceiveStream[SessionMessage | Exception], anyio.abc.ObjectSendStream[SessionMessage]]]:
+) -> AsyncIterator[tuple[ObjectReceiveStream[SessionMessage | Exception], ObjectSendStream[SessionMessage]]]:
     """Start the server and yield the session's (read, write) streams; on exit stop it and its process group."""
     process = await anyio.open_process(
         [server.command, *server.args],
