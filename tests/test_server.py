@@ -150,6 +150,16 @@ async def test_a_null_field_counts_as_not_given(demo):
     assert both_null.is_error and "give `argv`" in text(both_null)
 
 
+async def test_an_empty_unused_field_counts_as_not_given(demo):
+    """Models also fill the field they do not use with `[]` or `""`."""
+    for arguments in ({"argv": [], "command": "math add 1 1"}, {"argv": ["math", "add", "1", "1"], "command": ""},
+                      {"argv": ["math", "add", "1", "1"], "command": "  "}):  # fmt: skip
+        result = await demo.call_tool("demo", arguments)
+        assert not result.is_error and text(result).strip() == "2", arguments
+    both = await demo.call_tool("demo", {"argv": ["math", "add", "1", "1"], "command": "math add 2 2"})
+    assert both.is_error and "not both" in text(both)
+
+
 async def test_an_unclosed_quote_is_told_where_and_how_to_quote(demo):
     command = "text upper What's up"
     failed = await demo.call_tool("demo", {"command": command})
