@@ -19,8 +19,8 @@ from contextlib import asynccontextmanager, suppress
 from typing import TextIO
 
 import anyio
-import mcp_types as types
 from anyio.abc import ByteReceiveStream, ObjectReceiveStream, ObjectSendStream, Process
+from mcp import types
 from mcp.client.stdio import StdioServerParameters, get_default_environment
 from mcp.shared.message import SessionMessage
 
