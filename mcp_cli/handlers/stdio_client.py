@@ -74,8 +74,10 @@ async def lines(stream: ByteReceiveStream, limit: int = MAX_MESSAGE) -> AsyncIte
             size += len(piece)
             if size <= limit:
                 line += piece
-            else:
-                line = line[:_KEPT] if len(line) > _KEPT else line
+            else:  # over the limit: keep its two ends only
+                if len(line) > _KEPT:
+                    del line[_KEPT:]
+                line += piece[: max(_KEPT - len(line), 0)]
                 tail = (tail + piece)[-_KEPT:]
             if end < 0:
                 break
