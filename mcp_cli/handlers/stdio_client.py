@@ -3,8 +3,9 @@
 - Lines are read in linear time. The SDK joins each 64 KiB chunk onto the line so far and splits the whole again,
   which is quadratic: a 30 MB answer took longer than any call's timeout.
 - A message over MAX_MESSAGE bytes is not held: its request is answered with an error that says how large it was.
-- The server's whole process group is killed when the session ends, also after the server exited or crashed on its
-  own (the SDK kills the group only when the server outlives its stdin), so nothing it started outlives it.
+- The server's whole process group is killed when the session ends, and as soon as the server exits or crashes on
+  its own (the SDK kills the group only when the server outlives its stdin), so nothing it started outlives it;
+  nor does a crash go unnoticed while what it started holds its stdout open.
 
 The server runs in a session (and process group) of its own, its stderr goes to `errlog`, and it gets the SDK's
 default environment with the config's `env` on top, as under the SDK's transport.
@@ -122,9 +123,13 @@ async def stdio_client(
                 if message is not None:
                     with suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
                         await to_session.send(message)
-        # the server closed its stdout: it has exited (or is about to); what it started goes with it
-        if await _exited(process, GRACE):
-            kill_group(process.pid)
+
+    async def watching() -> None:
+        """Once the server has exited (a crash, too), stop what it started: that also closes the pipes they
+        inherited, so that its stdout ends and the session learns it is gone."""
+        while process.returncode is None:
+            await anyio.sleep(0.2)
+        kill_group(process.pid)
 
     async def writing() -> None:
         assert process.stdin is not None
@@ -140,6 +145,7 @@ async def stdio_client(
         async with anyio.create_task_group() as tg:
             tg.start_soon(reading)
             tg.start_soon(writing)
+            tg.start_soon(watching)
             try:
                 yield read, write
             finally:
