@@ -132,7 +132,8 @@ def _unpacked(rev: str, folder: Path) -> Path:
 
 
 def report(runs: dict[str, dict[str, Any]]) -> list[str]:
-    lines = [f"{SESSIONS} concurrent HTTP sessions, one call each, on one single-threaded upstream ({WORK:g} s a "
+    sessions = next(iter(runs.values()))["sessions"]
+    lines = [f"{sessions} concurrent HTTP sessions, one call each, on one single-threaded upstream ({WORK:g} s a "
              f"call, {TIMEOUT:g} s timeout): the ideal is 0 lost"]  # fmt: skip
     for label, c in runs.items():
         lines.append(f"  {label:>6}: {c['answered']} answered, {c['timed out']} timed out in the queue, {c['lost']} "
