@@ -4,9 +4,12 @@ Reference: `{"kind": "subprocess", "command": ["{python}", "x.py"], "cwd": ".", 
 "timeout": 60}`. The call's tokens (already parsed and validated) are appended verbatim. `{python}` is this
 interpreter and `{base}` the tree's folder, in `command` and `env` values. `cwd` is relative to that folder;
 without it the command runs where the caller works (an MCP client's first root, else the server's own working
-directory). The environment is the safe part of the server's (SAFE_ENV: no credentials), the variables `inherit`
-names, then `env`; a `PYTHONPATH` in `env` goes before the inherited one. A Python script that fails because a
-module is missing is told in one line, naming the tree's `requirements.txt` when there is one.
+directory). The environment is the safe part of the server's (SAFE_ENV: no credentials, though a script running
+as the same user can still read the server's own from /proc), the variables `inherit` names, then `env`; a
+`PYTHONPATH` in `env` goes before the inherited one. A Python script that fails because a module is missing is told
+in one line, naming the tree's `requirements.txt` when there is one. Output that is not UTF-8 is binary: described
+in a line, and sent whole as an embedded resource with its MIME type (up to MAX_BLOB). Under `mcp-cli run`
+(IN_TERMINAL) the command reads and writes the terminal's stdin and stdout itself.
 
 Optional keys:
 - `"stdin": true`: the command takes `--stdin TEXT` (or `@FILE`, relative to where it runs), taken out of the
