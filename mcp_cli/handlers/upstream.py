@@ -251,7 +251,7 @@ class Upstream:
             raise HandlerTimeout(f"`{path}`: upstream server `{self.name}` did not answer within {timeout:g} s"
                                  + await self._timed_out(sent)) from None  # fmt: skip
         except Exception as exc:
-            if await self.alive():
+            if _answered(exc) or await self.alive():
                 why = describe(exc)
                 raise HandlerError(f"`{path}`: upstream server `{self.name}` failed the call: {why}") from None
             tail = self.stderr_tail()
@@ -274,6 +274,14 @@ class Upstream:
         await self.close()
         return (f"; it has sent nothing for {silent:.0f} s and no longer answers pings: it was stopped and restarts "
                 "on the next call.")  # fmt: skip
+
+
+def _answered(exc: Exception) -> bool:
+    """Whether `exc` is the server's own error answer (so it is there), not the connection ending."""
+    from mcp.shared.exceptions import MCPError
+    from mcp.types import CONNECTION_CLOSED
+
+    return isinstance(exc, MCPError) and exc.code != CONNECTION_CLOSED
 
 
 class Upstreams:
