@@ -14,6 +14,7 @@ import logging
 import math
 import os
 import re
+import sys
 import tempfile
 import warnings
 from collections.abc import AsyncIterator
@@ -69,7 +70,10 @@ def transport(config: dict[str, Any], errlog: TextIO) -> Any:
         return streamable_http_client(config["url"], http_client=create_mcp_http_client(headers=headers))
     from mcp import StdioServerParameters
 
-    from .stdio_client import stdio_client
+    if sys.platform == "win32":  # process groups are POSIX's: Windows keeps the SDK's transport (a Job Object)
+        from mcp.client.stdio import stdio_client
+    else:
+        from .stdio_client import stdio_client
 
     command, *args = guarded([config["command"], *config.get("args", [])])
     params = StdioServerParameters(command=command, args=args, env=config.get("env") or None, cwd=config.get("cwd"))
