@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from . import (
+    busy,
     context,
     corpora,
     crowded,
@@ -250,6 +251,12 @@ def main() -> None:
         lines, more = [f"Not measured: {why}"], [target_line({"name": "reliability", "failed": why})]
     sections.append(("Reliability", reliability.__doc__.strip().split("\n\n")[1], lines))
     targets += more
+
+    measured, why = attempt("Busy upstream", busy.measure, 50 if quick else busy.SESSIONS)
+    lines = busy.report({"now": measured}) if measured else [f"Not measured: {why}"]
+    sections.append(("Busy upstream", busy.__doc__.strip().split("\n\n")[0], lines))
+    kept = bool(measured) and measured["lost"] == 0 and not measured["stopped"]
+    targets.append(f"- busy upstream: 0 calls lost, the upstream never stopped -- {mark(kept)}")
 
     for title, _, lines in sections:
         print(f"## {title}\n\n" + "\n".join(lines) + "\n")

@@ -97,6 +97,11 @@ CASES: dict[str, Case] = {
     "frontmatter-a-list": Case(
         error="{skill}/SKILL.md: the frontmatter must be a YAML mapping with name and description."
     ),
+    "frontmatter-alias-bomb": Case(
+        error="{skill}/SKILL.md: the frontmatter holds YAML aliases that expand to 490,329,070 values (more than "
+        '100,000: a "billion laughs"); write the values out or remove the aliases.'
+    ),
+    "frontmatter-deep": Case(error="{skill}/SKILL.md: the frontmatter nests more than 100 levels deep; flatten it."),
     "no-name": Case(
         error="{skill}/SKILL.md: the frontmatter has no `name` (a non-empty string); the spec requires it."
     ),

@@ -110,6 +110,12 @@ def test_a_malformed_body_is_a_400_bad_request_and_the_server_keeps_serving(demo
     assert proc.poll() is None
 
 
+def test_an_empty_unused_field_counts_as_not_given(demo):
+    base, _, document = demo
+    for body in ({"argv": [], "command": "math add 1 2"}, {"argv": ["math", "add", "1", "2"], "command": ""}):
+        assert envelope(run(base, body), document)["data"] == 3, body
+
+
 def test_a_body_over_the_limit_is_refused(demo):
     base, proc, document = demo
     response = run(base, b'{"argv": ["' + b"x" * 5_000_000 + b'"]}')

@@ -150,6 +150,16 @@ async def test_a_null_field_counts_as_not_given(demo):
     assert both_null.is_error and "give `argv`" in text(both_null)
 
 
+async def test_an_empty_unused_field_counts_as_not_given(demo):
+    """Models also fill the field they do not use with `[]` or `""`."""
+    for arguments in ({"argv": [], "command": "math add 1 1"}, {"argv": ["math", "add", "1", "1"], "command": ""},
+                      {"argv": ["math", "add", "1", "1"], "command": "  "}):  # fmt: skip
+        result = await demo.call_tool("demo", arguments)
+        assert not result.is_error and text(result).strip() == "2", arguments
+    both = await demo.call_tool("demo", {"argv": ["math", "add", "1", "1"], "command": "math add 2 2"})
+    assert both.is_error and "not both" in text(both)
+
+
 async def test_an_unclosed_quote_is_told_where_and_how_to_quote(demo):
     command = "text upper What's up"
     failed = await demo.call_tool("demo", {"command": command})
@@ -352,10 +362,16 @@ def test_a_message_too_long_to_hold_is_answered_and_the_server_goes_on():
 
     raw = RawClient(str(FAULTS))
     head = '{"jsonrpc": "2.0", "id": 21, "method": "tools/call", "params": {"name": "faults", "arguments": {"argv": ["'
-    raw.send(head + "x" * LINE_LIMIT + '"]}}}')
-    cut = raw.reply(21)
-    cut = cut["result"]
-    assert _kind(cut) == "bad_request" and "not valid JSON" in cut["structuredContent"]["message"], cut
+    raw.send(head + "x" * 100_000_000 + '"]}}}')  # 100 MB
+    size = len(head) + 100_000_000 + 5
+    cut = raw.reply(21)["result"]
+    assert _kind(cut) == "bad_request", cut
+    assert cut["structuredContent"]["message"] == (
+        f"Error: the request is too large ({size:,} bytes; a message may have {LINE_LIMIT:,}); send less, or put the "
+        "data in a file and pass its path."
+    )
+    raw.send('{"jsonrpc": "2.0", "id": 22, "method": "ping", "params": {"pad": "' + "y" * LINE_LIMIT + '"}}')
+    assert "too large" in raw.reply(22)["error"]["message"]  # not a tool call: a JSON-RPC error, with its id
     assert json.loads(_call(raw, ["sh", "echo", "still", "here"])["structuredContent"]["output"]) == ["still", "here"]
     assert raw.close() == 0
 

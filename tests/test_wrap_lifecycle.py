@@ -19,11 +19,20 @@ AWKWARD = ROOT / "tests" / "fixtures" / "upstreams" / "awkward.py"
 TIMEOUT, SLOW_TIMEOUT = budget(2), budget(4)  # per call: of the others, and of `slow`
 
 
+def wait_until(check) -> bool:
+    deadline = time.monotonic() + budget(30)
+    while time.monotonic() < deadline:
+        if check():
+            return True
+        time.sleep(0.2)
+    return bool(check())
+
+
 @pytest.fixture(scope="module")
 def setup(tmp_path_factory):
     folder = tmp_path_factory.mktemp("life")
     marker = f"awk-{uuid.uuid4().hex[:8]}"
-    sentinel = folder / "fail-now"
+    sentinel, stuck = folder / "fail-now", folder / "hang-now"
     entry = {"command": sys.executable, "args": [str(AWKWARD), marker], "timeout": TIMEOUT}
     config = folder / "life.json"
     config.write_text(json.dumps({"mcpServers": {
@@ -31,6 +40,9 @@ def setup(tmp_path_factory):
         "b": {**entry, "args": [str(AWKWARD), marker, "b"]},
         "flaky": {**entry, "args": [str(AWKWARD), marker, "flaky"], "env": {"AWKWARD_FAIL_IF": str(sentinel)}},
         "slow": {**entry, "args": [str(AWKWARD), marker, "slow"], "timeout": SLOW_TIMEOUT},
+        "stuck": {**entry, "args": [str(AWKWARD), marker, "stuck"], "env": {"AWKWARD_HANG_IF": str(stuck)},
+                  "startup_timeout_sec": TIMEOUT},
+        "parent": {**entry, "args": [str(AWKWARD), marker, "parent"], "env": {"AWKWARD_CHILD": f"{marker}-child"}},
     }}))  # fmt: skip
     env = {"MCP_CLI_CACHE_DIR": str(folder / "cache")}
     warm = subprocess.run(
@@ -43,6 +55,7 @@ def setup(tmp_path_factory):
     assert warm.returncode == 0, warm.stderr
     assert not running(marker)
     sentinel.write_text("from now on `flaky` cannot start")
+    stuck.write_text("from now on `stuck` never finishes starting")
     return config, env, marker
 
 
@@ -117,6 +130,24 @@ async def test_upstream_that_cannot_start_names_itself_and_its_stderr(life):
     await ok(client, "a", "pid")
 
 
+async def test_an_upstream_that_never_finishes_starting_is_stopped_when_given_up(life):
+    client, marker = life
+    reply = await call(client, "stuck", "pid")
+    assert not reply.ok and f"upstream server `stuck` could not start (no answer within {TIMEOUT:g} s)" in reply.text
+    assert wait_until(lambda: not [p for p in running(marker) if " stuck" in p])  # while the server serves on
+    await ok(client, "a", "pid")
+
+
+async def test_what_a_crashed_upstream_started_is_stopped_with_it(life):
+    client, marker = life
+    await ok(client, "parent", "pid")
+    assert wait_until(lambda: running(f"{marker}-child"))
+    reply = await call(client, "parent", "crash")
+    assert not reply.ok and "stopped during the call" in reply.text
+    assert wait_until(lambda: not running(f"{marker}-child"))  # its own child, in its process group, went with it
+    assert wait_until(lambda: not [p for p in running(marker) if " parent" in p])
+
+
 async def test_a_hung_upstream_does_not_block_the_others(life):
     client, _ = life
     await ok(client, "b", "pid")  # started: only isolation is under test, not how long a start takes
@@ -149,5 +180,5 @@ async def test_concurrent_first_calls_each_finish_on_their_own(life):
             tg.start_soon(nap, seconds)
     assert [(s, error) for s, error, _ in finished[:3]] == [(0.2, False), (1.2, False), (2.2, False)]
     assert sorted(s for s, _, _ in finished[3:]) == list(over)
-    assert all(error and f"did not answer within {SLOW_TIMEOUT:g} s." in out for _, error, out in finished[3:])
+    assert all(error and f"did not answer within {SLOW_TIMEOUT:g} s;" in out for _, error, out in finished[3:])
     assert (await ok(client, "slow", "sleep", "--seconds", "0")).startswith("slept 0")  # the same session serves

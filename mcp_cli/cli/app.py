@@ -143,8 +143,9 @@ def run(
     *,
     options: dict[str, Any],
 ) -> None:
-    """Run one argv against TREE in this terminal: its output on stdout, errors and its stderr on stderr, the exit
-    status mirroring the result. mcp-cli's options go before TREE: everything after it belongs to the tool."""
+    """Run one argv against TREE in this terminal: its output on stdout (a script's, byte for byte; piped input
+    reaches it), errors and its stderr on stderr, the exit status mirroring the result. mcp-cli's options go before
+    TREE: everything after it belongs to the tool."""
     import anyio
 
     from ..engine.runtime import Runtime
@@ -164,6 +165,9 @@ def run(
     loaded = _load(tree, **options)
 
     async def once() -> Result:
+        from ..handlers.subprocess import IN_TERMINAL
+
+        IN_TERMINAL.set(True)  # scripts read our stdin and write our stdout themselves, byte for byte
         async with Runtime(loaded) as runtime:
             return await runtime.call(tokens, local_files=True)
 

@@ -60,10 +60,10 @@ def kill_all() -> None:
         _running.discard(pid)
 
 
-def kill_group(pid: int) -> None:
-    """Kill a child that leads its own process group, and everything it started."""
+def kill_group(pid: int, sig: int = signal.SIGKILL) -> None:
+    """Kill a child that leads its own process group, and everything it started (`sig`: another signal)."""
     try:
-        os.killpg(pid, signal.SIGKILL)
+        os.killpg(pid, sig)
     except (ProcessLookupError, PermissionError):
         pass
 

@@ -4,9 +4,12 @@ Reference: `{"kind": "subprocess", "command": ["{python}", "x.py"], "cwd": ".", 
 "timeout": 60}`. The call's tokens (already parsed and validated) are appended verbatim. `{python}` is this
 interpreter and `{base}` the tree's folder, in `command` and `env` values. `cwd` is relative to that folder;
 without it the command runs where the caller works (an MCP client's first root, else the server's own working
-directory). The environment is the safe part of the server's (SAFE_ENV: no credentials), the variables `inherit`
-names, then `env`; a `PYTHONPATH` in `env` goes before the inherited one. A Python script that fails because a
-module is missing is told in one line, naming the tree's `requirements.txt` when there is one.
+directory). The environment is the safe part of the server's (SAFE_ENV: no credentials, though a script running
+as the same user can still read the server's own from /proc), the variables `inherit` names, then `env`; a
+`PYTHONPATH` in `env` goes before the inherited one. A Python script that fails because a module is missing is told
+in one line, naming the tree's `requirements.txt` when there is one. Output that is not UTF-8 is binary: described
+in a line, and sent whole as an embedded resource with its MIME type (up to MAX_BLOB). Under `mcp-cli run`
+(IN_TERMINAL) the command reads and writes the terminal's stdin and stdout itself.
 
 Optional keys:
 - `"stdin": true`: the command takes `--stdin TEXT` (or `@FILE`, relative to where it runs), taken out of the
@@ -27,6 +30,7 @@ import re
 import shutil
 import subprocess
 import sys
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,7 +39,7 @@ import anyio
 from anyio.abc import ByteReceiveStream, ByteSendStream, Process
 
 from ..errors import ExitStatus, HandlerError, HandlerTimeout, UsageError
-from ..result import Result
+from ..result import Result, blob, sniff
 from ..tree import Tree
 from ..types import at_file
 from .base import Call, check_timeout, may, need, timeout_of
@@ -44,6 +48,10 @@ from .processes import ended, guarded, kill_group, started
 _STDERR_TAIL = 2_000
 _HELD = 1.0  # seconds to finish reading a command's output once it has exited
 STDIN_FLAG = "--stdin"  # the option of a command that reads its standard input (reference: "stdin": true)
+MAX_BLOB = 8 * 2**20  # bytes of binary output an answer carries (as an embedded resource)
+# Set by `mcp-cli run`: commands read this process's standard input and write to its standard output themselves,
+# byte for byte and whole, as when run directly (no output cap: that is for answers over MCP).
+IN_TERMINAL: ContextVar[bool] = ContextVar("mcp_cli_in_terminal", default=False)
 
 
 @dataclass
@@ -93,6 +101,23 @@ async def _exited(proc: Process) -> None:
         tg.cancel_scope.cancel()
 
 
+def _decoded(out: _Kept) -> tuple[str, bool]:
+    """A command's output as text, and whether it is binary (not UTF-8), which is then described in a line: it is
+    sent as an embedded resource when it is whole and at most MAX_BLOB bytes."""
+    data = bytes(out.data)
+    try:
+        return data.decode("utf-8"), False
+    except UnicodeDecodeError as exc:
+        if out.seen > len(data) and exc.start >= len(data) - 3 and exc.reason == "unexpected end of data":
+            return data.decode("utf-8", errors="replace"), False  # text cut inside a character
+    mime = sniff(data)
+    if out.seen > len(data):
+        return (f"[binary output: {out.seen:,} bytes ({mime}), more than the {MAX_BLOB:,} an answer carries, so not "
+                "sent; have the command write it to a file, or run it in a shell: mcp-cli run TREE -- ... > FILE]",
+                True)  # fmt: skip
+    return f"[binary output: {out.seen:,} bytes ({mime}), sent as an embedded resource]", True
+
+
 def _installed(requirement: str) -> bool:
     """Whether the distribution a requirement (`requests>=2`, `rich[jupyter]`) names is installed here."""
     from importlib import metadata  # only for scripts with inline dependencies: not at every start
@@ -140,7 +165,7 @@ class SubprocessHandler:
         requirements = Path(base, "requirements.txt")
         self.requirements = requirements if tree.base_dir and requirements.is_file() else None
         self.timeout = timeout_of(ref, tree)
-        self.keep = tree.settings.max_output * 4 + 4
+        self.keep = max(tree.settings.max_output * 4 + 4, MAX_BLOB + 1)  # text is cut later, binary whole or not
         self.stdin = bool(ref.get("stdin"))
         self.before: list[dict[str, int]] = ref.get("before", [])
         self.missing: list[str] = []
@@ -219,12 +244,14 @@ class SubprocessHandler:
             )
         argv, data = self._arrange(call)
         out, err = _Kept(), _Kept()
+        terminal = IN_TERMINAL.get()
         try:
             proc = await anyio.open_process(
                 argv,
                 cwd=self.cwd or call.cwd,
                 env=self.env,
-                stdin=subprocess.DEVNULL if data is None else subprocess.PIPE,
+                stdin=subprocess.PIPE if data is not None else None if terminal else subprocess.DEVNULL,
+                stdout=None if terminal else subprocess.PIPE,
                 start_new_session=True,
             )
         except OSError as exc:
@@ -258,7 +285,7 @@ class SubprocessHandler:
                 with anyio.CancelScope(shield=True):
                     await proc.wait()
             await proc.aclose()
-        stdout = out.data.decode("utf-8", errors="replace")
+        stdout, binary = _decoded(out)
         stderr = err.data.decode("utf-8", errors="replace")
         if err.seen > _STDERR_TAIL:
             stderr = (
@@ -277,7 +304,12 @@ class SubprocessHandler:
                           omitted=out.seen - len(out.data))  # fmt: skip
         code = proc.returncode
         assert code is not None  # it has exited, or was killed and waited for
-        result = Result(ok=code == 0, output=stdout, exit_code=code, stderr=stderr, omitted=out.seen - len(out.data))
+        omitted = 0 if binary else out.seen - len(out.data)
+        result = Result(ok=code == 0, output=stdout, exit_code=code, stderr=stderr, omitted=omitted)
+        if binary and out.seen == len(out.data):
+            said = stdout + (f"\n\n[stderr]\n{stderr.rstrip()}" if stderr.strip() else "")
+            uri = "mcp-cli://output/" + call.path.replace(" ", "/")
+            result.content = [{"type": "text", "text": said}, blob(bytes(out.data), uri)]
         if code != 0:
             signal_note = f" (killed by signal {-code})" if code < 0 else ""
             result.error = ExitStatus.kind

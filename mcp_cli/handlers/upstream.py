@@ -11,11 +11,15 @@ Each server's session lives in a task of its own, so a slow or hung server never
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import math
 import os
 import re
+import sys
 import tempfile
 import warnings
+from collections.abc import AsyncIterator
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -65,7 +69,9 @@ def transport(config: dict[str, Any], errlog: TextIO) -> Any:
     """The client transport for a server config (stdio with stderr to `errlog`, streamable HTTP, or SSE); an
     in-process server object under `server` (`mcp_cli.testing`) is connected over the SDK's in-memory transport."""
     if "server" in config:
-        return config["server"]
+        from mcp.client._memory import InMemoryTransport  # what Client(server) uses in legacy mode, as a transport
+
+        return InMemoryTransport(config["server"])
     config = expand(config)
     if "url" in config:
         headers = config.get("headers") or None
@@ -80,7 +86,11 @@ def transport(config: dict[str, Any], errlog: TextIO) -> Any:
 
         return streamable_http_client(config["url"], http_client=create_mcp_http_client(headers=headers))
     from mcp import StdioServerParameters
-    from mcp.client.stdio import stdio_client
+
+    if sys.platform == "win32":  # process groups are POSIX's: Windows keeps the SDK's transport (a Job Object)
+        from mcp.client.stdio import stdio_client
+    else:
+        from .stdio_client import stdio_client
 
     command, *args = guarded([config["command"], *config.get("args", [])])
     inherit = config.get("inherit")
@@ -113,13 +123,54 @@ def describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
+class _Heard:
+    """A transport's read stream that notes when the upstream last sent anything (`Upstream.heard`)."""
+
+    def __init__(self, read: Any, upstream: Upstream) -> None:
+        self.read, self.upstream = read, upstream
+
+    @property
+    def last_context(self) -> Any:  # the SDK restores each message's contextvars from its read stream
+        return getattr(self.read, "last_context", None)
+
+    async def receive(self) -> Any:
+        item = await self.read.receive()
+        self.upstream.heard = anyio.current_time()
+        return item
+
+    def __aiter__(self) -> _Heard:
+        return self
+
+    async def __anext__(self) -> Any:
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def aclose(self) -> None:
+        await self.read.aclose()
+
+    async def __aenter__(self) -> _Heard:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+
 class Upstream:
-    """One upstream server and its session, owned by a task in the pool's task group."""
+    """One upstream server and its session, owned by a task in the pool's task group.
+
+    A call that outlives its timeout fails alone. The server is stopped (and restarted on the next call) only when
+    it has stopped answering everything: nothing heard from it since that call was sent, and no answer to a ping.
+    A busy server, which answered something else meanwhile, is left running."""
 
     def __init__(self, name: str, config: dict[str, Any], tg: TaskGroup) -> None:
         self.name, self.config, self.tg = name, config, tg
         self.client: Client | None = None
+        self.heard = -math.inf  # when the server last sent anything (anyio's clock)
         self._lock = anyio.Lock()
+        self._starts = 0  # starts tried; calls that waited for one that failed are told its failure
+        self._failed: HandlerError | None = None
         self._stop: anyio.Event | None = None
         self._done: anyio.Event | None = None
         self._errlog = tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace")
@@ -133,11 +184,21 @@ class Upstream:
             return ""
 
     async def session(self) -> Client:
-        """The live client session, started if there is none."""
+        """The live client session, started if there is none. Calls that arrive while it starts are all answered
+        when that start ends: with the session, or with the start's failure."""
         if self.client is None:
+            starts = self._starts
             async with self._lock:
                 if self.client is None:  # not started by another call meanwhile
-                    return await self._start()
+                    if self._starts != starts and self._failed is not None:  # a start this call waited for failed
+                        raise self._failed
+                    self._starts += 1
+                    try:
+                        self._failed = None
+                        return await self._start()
+                    except HandlerError as exc:
+                        self._failed = exc
+                        raise
         return self.client
 
     async def _start(self) -> Client:
@@ -151,13 +212,20 @@ class Upstream:
         self._stop, self._done, failure = stop, done, {}
         self._errlog.seek(0)
         self._errlog.truncate()
+        scope = anyio.CancelScope()
+
+        @contextlib.asynccontextmanager
+        async def heard() -> AsyncIterator[tuple[_Heard, Any]]:
+            async with transport(self.config, self._errlog) as (read, write):
+                yield _Heard(read, self), write
 
         async def own_session() -> None:
             try:
-                async with Client(transport(self.config, self._errlog), mode="legacy", cache=None) as client:
-                    self.client = client
-                    ready.set()
-                    await stop.wait()
+                with scope:
+                    async with Client(heard(), mode="legacy", cache=None) as client:
+                        self.client = client
+                        ready.set()
+                        await stop.wait()
             except Exception as exc:  # a crash ends only this session, never the pool
                 failure["error"] = exc
             finally:
@@ -170,7 +238,7 @@ class Upstream:
         with anyio.move_on_after(limit):
             await ready.wait()
         if self.client is None:
-            stop.set()
+            scope.cancel()  # a start given up on: stop the server, which may still be starting
             why = describe(failure["error"]) if "error" in failure else f"no answer within {limit:g} s"
             tail = self.stderr_tail()
             raise HandlerError(
@@ -203,19 +271,15 @@ class Upstream:
     async def call(self, tool: str, arguments: dict[str, Any], timeout: float, path: str) -> CallToolResult:
         """Call a tool; a crash or a hang is reported, and a dead session is replaced on the next call."""
         client = await self.session()
+        sent = anyio.current_time()
         try:
             with anyio.fail_after(timeout):
                 return await client.call_tool(tool, arguments)
         except TimeoutError:
-            dead = not await self.alive()
-            if dead:
-                await self.close()
-            raise HandlerTimeout(
-                f"`{path}`: upstream server `{self.name}` did not answer within {timeout:g} s"
-                + (" and no longer answers pings; it was stopped and restarts on the next call." if dead else ".")
-            ) from None
+            raise HandlerTimeout(f"`{path}`: upstream server `{self.name}` did not answer within {timeout:g} s"
+                                 + await self._timed_out(sent)) from None  # fmt: skip
         except Exception as exc:
-            if await self.alive():
+            if _answered(exc) or await self.alive():
                 why = describe(exc)
                 raise HandlerError(f"`{path}`: upstream server `{self.name}` failed the call: {why}") from None
             tail = self.stderr_tail()
@@ -225,6 +289,27 @@ class Upstream:
                 + (f"; its stderr ends with:\n{tail}\n" if tail else "; ")
                 + "it restarts on the next call."
             ) from None
+
+    async def _timed_out(self, sent: float) -> str:
+        """What a call sent at `sent` that ran out of time says of the server, which is stopped if it has stopped
+        answering everything."""
+        if self.heard > sent:
+            ago = anyio.current_time() - self.heard
+            return f"; it is busy (it answered something else {ago:.1f} s ago), so it was left running."
+        if await self.alive():
+            return "; it still answers pings, so it was left running."
+        silent = anyio.current_time() - max(self.heard, sent)
+        await self.close()
+        return (f"; it has sent nothing for {silent:.0f} s and no longer answers pings: it was stopped and restarts "
+                "on the next call.")  # fmt: skip
+
+
+def _answered(exc: Exception) -> bool:
+    """Whether `exc` is the server's own error answer (so it is there), not the connection ending."""
+    from mcp.shared.exceptions import MCPError
+    from mcp.types import CONNECTION_CLOSED
+
+    return isinstance(exc, MCPError) and exc.code != CONNECTION_CLOSED
 
 
 class Upstreams:

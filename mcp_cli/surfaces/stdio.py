@@ -17,8 +17,10 @@ from typing import Any
 
 from mcp.server.stdio import stdio_server
 
-LINE_LIMIT = 64 * 2**20  # characters of one message; a longer one is cut, so that it reads as broken JSON
-_KEPT = 65536  # characters of a cut message kept: enough for the answer to find its id (see unreadable)
+from .unreadable import cut
+
+LINE_LIMIT = 64 * 2**20  # bytes of one message; a longer one is answered "too large" (see unreadable)
+_KEPT = 65536  # bytes of a cut message kept: enough for the answer to find its id
 
 
 class _Lines:
@@ -42,15 +44,19 @@ class _Lines:
         return line.decode("utf-8", errors="replace")
 
     async def _cut(self) -> bytes:
+        """A line over LINE_LIMIT: its start, marked as cut with its size (see `unreadable.cut`)."""
         start = await self.reader.readexactly(_KEPT)
+        size = len(start)
         while True:
             try:
-                await self.reader.readuntil(b"\n")
-                return start
+                size += len(await self.reader.readuntil(b"\n")) - 1
+                break
             except asyncio.LimitOverrunError as exc:
-                await self.reader.readexactly(exc.consumed)
-            except asyncio.IncompleteReadError:
-                return start
+                size += len(await self.reader.readexactly(exc.consumed))
+            except asyncio.IncompleteReadError as exc:
+                size += len(exc.partial)
+                break
+        return cut(start, size, LINE_LIMIT)
 
 
 class _Out:

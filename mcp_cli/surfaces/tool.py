@@ -57,7 +57,20 @@ async def run(
     """A call of the one tool, from any surface, in a session's `context` (`local_files`: see `Runtime.call_tool`):
     arguments that do not fit INPUT_SCHEMA are a bad_request."""
     problem = malformed(arguments)
-    return invalid(runtime, problem) if problem else await runtime.call_tool(arguments, cwd, context, local_files)
+    if problem:
+        return invalid(runtime, problem)
+    return await runtime.call_tool(one_of(arguments), cwd, context, local_files)
+
+
+def one_of(arguments: dict[str, Any]) -> dict[str, Any]:
+    """`arguments` with an empty `argv` (`[]`) or a blank `command` (`""`) left out when the other is given: models
+    fill the field they do not use so."""
+    argv, command = arguments.get("argv"), arguments.get("command")
+    if argv is None or command is None:
+        return arguments
+    if argv == []:
+        return {"command": command}
+    return {"argv": argv} if not command.strip() else arguments
 
 
 NAMED = 12  # domain names in the tool description

@@ -76,7 +76,11 @@ def reply(exc: Exception, tree_name: str) -> types.JSONRPCResponse | types.JSONR
     whole = [e for e in errors if e["type"] == "missing" or len(e["loc"]) < 2]
     if raw is not None:
         message, code = _message(raw["input"]), PARSE_ERROR
-        if message and has_surrogate(json.dumps(message, ensure_ascii=False)):
+        size, limit = _cut_size(raw["input"])
+        if size:
+            why = (f"is too large ({size:,} bytes; a message may have {limit:,}); send less, or put the data in a "
+                   "file and pass its path")  # fmt: skip
+        elif message and has_surrogate(json.dumps(message, ensure_ascii=False)):
             why = "holds a lone surrogate (half of a UTF-16 pair), which is not text; send the text as UTF-8"
         elif "recursion limit" in raw["msg"]:
             why = "nests JSON too deeply for the server to read; flatten it"
@@ -107,6 +111,21 @@ def reply(exc: Exception, tree_name: str) -> types.JSONRPCResponse | types.JSONR
             jsonrpc="2.0", id=request_id, result=body.model_dump(by_alias=True, exclude_none=True, mode="json")
         )
     return types.JSONRPCError(jsonrpc="2.0", id=request_id, error=types.ErrorData(code=code, message=text))
+
+
+_CUT = re.compile(r"\0mcp-cli: cut at (\d+) of (\d+) bytes\Z")
+
+
+def cut(start: bytes, size: int, limit: int) -> bytes:
+    """The start of a message too large to read, marked with its size and the limit: what the transport hands on
+    in its place, which no JSON parser reads (a NUL), and which `reply` answers as too large."""
+    return start + f"\0mcp-cli: cut at {limit} of {size} bytes".encode()
+
+
+def _cut_size(text: str) -> tuple[int, int]:
+    """(size, limit) of a message marked by `cut`, else (0, 0)."""
+    found = _CUT.search(text[-80:])
+    return (int(found.group(2)), int(found.group(1))) if found else (0, 0)
 
 
 def _message(text: str) -> dict[str, Any]:

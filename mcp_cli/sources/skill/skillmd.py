@@ -74,7 +74,9 @@ def read(skill_dir: Path) -> tuple[SkillMeta, list[str]]:
             "`description:`, then another --- line."
         )
     try:
-        data = yaml.safe_load(m.group(1))
+        data = load_yaml(m.group(1))
+    except Unsafe as exc:
+        raise SourceError(f"{path}: the frontmatter {exc}.") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 2}" if mark else ""
@@ -120,6 +122,48 @@ def read(skill_dir: Path) -> tuple[SkillMeta, list[str]]:
     return SkillMeta(name, description, text[m.end() :], path, _json(data)), warnings
 
 
+MAX_VALUES = 100_000  # values (scalars, lists, mappings) a YAML document may hold, aliases counted as expanded
+MAX_DEPTH = 100  # lists and mappings a YAML value may nest
+
+
+class Unsafe(Exception):
+    """YAML that would take too long or too deep a recursion to read: the message says which."""
+
+
+def load_yaml(text: str) -> Any:
+    """`yaml.safe_load`, refusing (Unsafe) aliases that expand to more than MAX_VALUES values (a "billion laughs")
+    and nesting deeper than MAX_DEPTH, both found on the composed node graph before anything is built from it."""
+    depth = 0
+    for event in yaml.parse(text, Loader=yaml.SafeLoader):  # events, read without recursion: stops at the depth
+        if isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise Unsafe(f"nests more than {MAX_DEPTH} levels deep; flatten it")
+        elif isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
+            depth -= 1
+    node = yaml.compose(text, Loader=yaml.SafeLoader)
+    if node is None:
+        return None
+    sizes: dict[int, int] = {}  # each node's size with its aliases expanded, counted once per node
+
+    def size(node: yaml.Node, depth: int) -> int:
+        if depth > MAX_DEPTH:
+            raise Unsafe(f"nests more than {MAX_DEPTH} levels deep; flatten it")
+        if id(node) not in sizes:
+            children = node.value if isinstance(node, yaml.SequenceNode) else []
+            if isinstance(node, yaml.MappingNode):
+                children = [n for pair in node.value for n in pair]
+            sizes[id(node)] = 1 + sum(size(child, depth + 1) for child in children)
+        return sizes[id(node)]
+
+    if size(node, 0) > MAX_VALUES:
+        raise Unsafe(
+            f'holds YAML aliases that expand to {sizes[id(node)]:,} values (more than {MAX_VALUES:,}: a "billion '
+            'laughs"); write the values out or remove the aliases'
+        )
+    return yaml.safe_load(text)  # read again: a few kilobytes, and then known to be safe
+
+
 def _json(value: object) -> Any:
     """A YAML value as JSON: mappings with string keys, lists; dates and other scalars YAML makes as text."""
     if isinstance(value, dict):
@@ -147,8 +191,8 @@ def _key_by_key(frontmatter: str) -> dict[str, Any] | None:
     data: dict[str, Any] = {}
     for key, lines in entries:
         try:
-            value = yaml.safe_load("\n".join(lines))
-        except yaml.YAMLError:
+            value = load_yaml("\n".join(lines))
+        except (yaml.YAMLError, Unsafe):
             value = None
         if isinstance(value, dict):
             data.update(value)

@@ -1,0 +1,99 @@
+"""Results that survive: a script's binary stdout reaches `mcp-cli run`'s stdout byte for byte and an MCP client as
+an embedded resource with its MIME type, never as U+FFFD; piped stdin reaches a script under `mcp-cli run`; a
+100 MB upstream answer is answered within the call's timeout, and one over the message limit is refused for its
+request, with its size."""
+
+import base64
+import json
+import subprocess
+import sys
+
+import anyio
+import pytest
+
+from mcp_cli.handlers import stdio_client
+from mcp_cli.testing import call
+
+from .conftest import ROOT, budget, served
+
+pytestmark = pytest.mark.anyio
+SERIAL = ROOT / "tests" / "fixtures" / "upstreams" / "serial.py"
+PNG = base64.b64decode(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+)
+SCRIPTS = {
+    "png.py": '"""Write a tiny PNG to stdout."""\nimport sys\nsys.stdout.buffer.write(bytes.fromhex(sys.argv[1]))\n',
+    "shout.py": '"""Read standard input and write it in capitals."""\nimport sys\n'
+    "sys.stdout.write(sys.stdin.read().upper())\n",
+    "latin.py": '"""Write Latin-1 bytes."""\nimport sys\nsys.stdout.buffer.write(b"caf\\xe9 \\x00\\x01")\n',
+}
+
+
+@pytest.fixture
+def skill(tmp_path):
+    folder = tmp_path / "bytes"
+    (folder / "scripts").mkdir(parents=True)
+    (folder / "SKILL.md").write_text("---\nname: bytes\ndescription: Scripts that write bytes.\n---\n# Bytes\n")
+    for name, text in SCRIPTS.items():
+        (folder / "scripts" / name).write_text(text)
+    return folder
+
+
+def run(*argv, stdin=b""):
+    return subprocess.run([sys.executable, "-m", "mcp_cli", "run", *map(str, argv)], input=stdin,
+                          capture_output=True, timeout=budget(60))  # fmt: skip
+
+
+def test_run_writes_a_scripts_bytes_as_they_were(skill):
+    done = run(skill, "--", "png", PNG.hex())
+    assert (done.returncode, done.stdout) == (0, PNG), done.stderr
+    latin = run(skill, "--", "latin")
+    assert latin.stdout == b"caf\xe9 \x00\x01"
+
+
+def test_piped_stdin_reaches_the_script_under_run(skill):
+    done = run(skill, "--", "shout", stdin=b"hi there\n")
+    assert (done.returncode, done.stdout) == (0, b"HI THERE\n"), done.stderr
+
+
+async def test_binary_output_over_mcp_is_an_embedded_blob_with_its_mime_type(skill):
+    async with served("serve", str(skill)) as client:
+        reply = await call(client, "png", PNG.hex())
+        assert reply.ok, reply.text
+        said, item = reply.content
+        assert said.text == f"[binary output: {len(PNG)} bytes (image/png), sent as an embedded resource]"
+        assert item.type == "resource" and item.resource.mime_type == "image/png"
+        assert base64.b64decode(item.resource.blob) == PNG
+        latin = await call(client, "latin")
+        assert latin.content[1].resource.mime_type == "application/octet-stream"
+        assert base64.b64decode(latin.content[1].resource.blob) == b"caf\xe9 \x00\x01"
+        assert "\ufffd" not in reply.text + latin.text + json.dumps(reply.structured)
+        text = await call(client, "shout")  # text output stays text
+        assert text.ok and [c.type for c in text.content] == ["text"]
+
+
+async def test_a_100_mb_upstream_answer_is_answered_within_its_timeout(tmp_path):
+    config = tmp_path / "big.json"
+    entry = {"command": sys.executable, "args": [str(SERIAL)], "timeout": budget(20)}
+    config.write_text(json.dumps({"mcpServers": {"big": entry}}))
+    async with served("serve", str(config)) as client:
+        reply = await call(client, "big", "big", "--mb", "100")
+        assert reply.ok, reply.text[:500]
+        assert "[output cut: showed 20,000 of 100,000,000 characters" in reply.text
+
+
+async def test_a_message_over_the_limit_is_refused_for_its_request():
+    """The transport's reader, on a real process's stdout: lines come whole, and one over the limit comes as
+    TooLarge, whose answer is an error for its request (its id first, as the Python SDK writes, or last, as the
+    TypeScript SDK does)."""
+    first = {"jsonrpc": "2.0", "id": 1, "result": {}}
+    second = {"jsonrpc": "2.0", "id": 2, "result": {"x": "y" * 5000}}
+    third = {"result": {"x": "y" * 5000}, "jsonrpc": "2.0", "id": "three"}
+    code = "".join(f"print({json.dumps(json.dumps(m))})\n" for m in (first, second, third))
+    async with await anyio.open_process([sys.executable, "-c", code]) as proc:
+        got = [line async for line in stdio_client.lines(proc.stdout, limit=1000)]
+    assert got[0] == b'{"jsonrpc": "2.0", "id": 1, "result": {}}'
+    for line, request_id in zip(got[1:], (2, "three"), strict=True):
+        assert isinstance(line, stdio_client.TooLarge) and line.size > 5000
+        error = line.answer().message
+        assert error.id == request_id and "bytes, over mcp-cli's limit" in error.error.message
