@@ -44,9 +44,10 @@ def expand(value: Any) -> Any:
     return value
 
 
-def transport(config: dict[str, Any], errlog: TextIO) -> Any:
+def transport(config: dict[str, Any], errlog: TextIO, auth: Any = None) -> Any:
     """The client transport for a server config (stdio with stderr to `errlog`, streamable HTTP, or SSE); an
-    in-process server object under `server` (`mcp_cli.testing`) is connected over the SDK's in-memory transport."""
+    in-process server object under `server` (`mcp_cli.testing`) is connected over the SDK's in-memory transport.
+    Streamable HTTP logs in with OAuth (`auth`, else the user's stored login: `handlers/oauth.py`)."""
     if "server" in config:
         return config["server"]
     config = expand(config)
@@ -61,7 +62,10 @@ def transport(config: dict[str, Any], errlog: TextIO) -> Any:
             streamable_http_client,
         )
 
-        return streamable_http_client(config["url"], http_client=create_mcp_http_client(headers=headers))
+        from .oauth import provider
+
+        auth = auth or provider(config)
+        return streamable_http_client(config["url"], http_client=create_mcp_http_client(headers=headers, auth=auth))
     from mcp import StdioServerParameters
     from mcp.client.stdio import stdio_client
 
@@ -91,6 +95,16 @@ def describe(exc: BaseException) -> str:
         exc = members[0]
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def needs_login(exc: BaseException) -> bool:
+    """Whether an exception (a group, or one raised from another) comes from a server that wants an OAuth login."""
+    from .oauth import LoginRequired
+
+    if isinstance(exc, LoginRequired):
+        return True
+    inner = [*getattr(exc, "exceptions", ()), exc.__cause__, exc.__context__]
+    return any(needs_login(e) for e in inner if e is not None)
 
 
 class Upstream:
