@@ -285,10 +285,10 @@ async def callback_listener(port: int = 0) -> tuple[str, Callable[[], Awaitable[
 
 
 class _Quiet(logging.Filter):
-    """The SDK logs a failed OAuth flow with a traceback; a server that needs a login is told in one line."""
+    """The SDK logs a failed OAuth flow with a traceback, then raises; the caller tells the error in one line."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        return not (record.exc_info and isinstance(record.exc_info[1], LoginRequired))
+        return record.exc_info is None
 
 
 logging.getLogger("mcp.client.auth.oauth2").addFilter(_Quiet())
