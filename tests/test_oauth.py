@@ -180,6 +180,14 @@ async def test_login_call_refresh_concurrent_refresh_logout(world: dict) -> None
     assert stats(world)["authorizations"] == 2  # nothing after the logout logged in
 
 
+async def test_token_refused_before_its_expiry_is_refreshed_not_a_login(world: dict) -> None:
+    assert login(world).returncode == 0
+    httpx2.post(world["base"] + "/forget-access", timeout=budget(30)).raise_for_status()
+    call = mcp(world, "run", "team.json", "--", "prot", "whoami")
+    assert call.returncode == 0 and "hello from the protected server" in call.stdout, call.stderr
+    assert stats(world)["refreshes"] == 1 and stats(world)["authorizations"] == 1
+
+
 async def test_redirect_from_another_issuer_is_refused(world: dict) -> None:
     """RFC 9207: a redirect whose `iss` is not the authorization server's is refused, in one line."""
     refused = login(world, iss="http://evil.example")

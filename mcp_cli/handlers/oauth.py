@@ -169,33 +169,45 @@ class Provider(OAuthClientProvider):
         return await super()._handle_refresh_response(response)
 
     async def _auth_flow(self, request: httpx2.Request) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
-        async with self.context.lock:
-            if not self._initialized:
-                await self._initialize()
-            stale = not self.context.is_token_valid() and self.context.can_refresh_token()
-        lock = await self.storage.acquire() if stale else None
-        flow = super()._auth_flow(request)
-        try:
-            if lock is not None:
-                async with self.context.lock:
-                    await self._initialize()  # another process may have refreshed while this one waited
-            outgoing = await flow.__anext__()
-            while True:
-                response = yield outgoing
-                if outgoing is request and response.status_code == 401 and not self.interactive:
-                    raise LoginRequired(f"{self.context.server_url} needs an OAuth login")
-                try:
-                    outgoing = await flow.asend(response)
-                except StopAsyncIteration:
-                    return
-                finally:  # the first exchange (the refresh, if one was due) is over: others may go on
-                    if lock is not None:
-                        self.storage.release(lock)
-                        lock = None
-        finally:
-            if lock is not None:
-                self.storage.release(lock)
-            await flow.aclose()
+        """The SDK's flow, with a refresh due taken under the cross-process lock after reading the store again (a
+        token another process got meanwhile is used as it is), and an access token refused before its expiry
+        refreshed once before a login is asked for."""
+        refused: str | None = None
+        while True:
+            async with self.context.lock:
+                if not self._initialized:
+                    await self._initialize()
+                stale = (refused is not None or not self.context.is_token_valid()) and self.context.can_refresh_token()
+            lock = await self.storage.acquire() if stale else None
+            flow = super()._auth_flow(request)
+            try:
+                if lock is not None:
+                    async with self.context.lock:
+                        await self._initialize()  # another process may have refreshed while this one waited
+                        if self.context.current_tokens and self.context.current_tokens.access_token == refused:
+                            self.context.token_expiry_time = 1.0  # still the refused one: refresh it (0 is "never")
+                outgoing = await flow.__anext__()
+                while True:
+                    response = yield outgoing
+                    if outgoing is request and response.status_code == 401:
+                        sent = request.headers.get("Authorization", "").removeprefix("Bearer ")
+                        if refused is None and sent and self.context.can_refresh_token():
+                            refused = sent
+                            break
+                        if not self.interactive:
+                            raise LoginRequired(f"{self.context.server_url} needs an OAuth login")
+                    try:
+                        outgoing = await flow.asend(response)
+                    except StopAsyncIteration:
+                        return
+                    finally:  # the first exchange (the refresh, if one was due) is over: others may go on
+                        if lock is not None:
+                            self.storage.release(lock)
+                            lock = None
+            finally:
+                if lock is not None:
+                    self.storage.release(lock)
+                await flow.aclose()
 
 
 async def _no_login(url: str) -> None:
