@@ -21,7 +21,10 @@ def server_config(config: str, name: str | None) -> tuple[str, dict[str, Any]]:
     servers, _ = mcp_config.read(config, [name] if name else None)
     remote = [s for s in servers if oauth.server_url(s.config)]
     if name and not remote:
-        raise SourceError(f"{config}: server {name!r} is not a streamable-HTTP server; OAuth applies to those only")
+        raise SourceError(
+            f"{config}: server {name!r} is not a streamable-HTTP server without an Authorization header of its "
+            "own; OAuth logins are for those only"
+        )
     if len(remote) != 1:
         names = ", ".join(s.name for s in remote) or "none"
         raise SourceError(f"{config}: name the server to log in to (streamable-HTTP servers: {names})")

@@ -44,9 +44,11 @@ def token_dir() -> Path:
 
 
 def server_url(config: dict[str, Any]) -> str | None:
-    """The URL of a streamable-HTTP server config (the servers OAuth applies to), else None."""
-    url = config.get("url")
-    return str(url) if url and config.get("transport", "http") != "sse" and "server" not in config else None
+    """The URL of a server config OAuth applies to: streamable HTTP without an `Authorization` header of its own."""
+    url, headers = config.get("url"), config.get("headers") or {}
+    if not url or config.get("transport", "http") == "sse" or any(h.lower() == "authorization" for h in headers):
+        return None
+    return str(url)
 
 
 class TokenFile:
@@ -195,7 +197,9 @@ class Provider(OAuthClientProvider):
                             refused = sent
                             break
                         if not self.interactive:
-                            raise LoginRequired(f"{self.context.server_url} needs an OAuth login")
+                            raise LoginRequired(
+                                f"{self.context.server_url} needs an OAuth login: run `mcp-cli login CONFIG SERVER`"
+                            )
                     try:
                         outgoing = await flow.asend(response)
                     except StopAsyncIteration:
@@ -220,9 +224,9 @@ def provider(
     redirect: Callable[[str], Awaitable[None]] | None = None,
     callback: Callable[[], Awaitable[AuthorizationCodeResult]] | None = None,
 ) -> Provider | None:
-    """The OAuth provider for a streamable-HTTP config (None for others). Interactive only with `redirect` and
-    `callback` (`mcp-cli login`). The config's `oauth` object may give `clientId` (and `clientSecret`), `scope`
-    and `clientMetadataUrl` (an HTTPS Client ID Metadata Document, used where the server supports them)."""
+    """The OAuth provider for a config OAuth applies to (else None). Interactive only with `redirect` and `callback`
+    (`mcp-cli login`). The config's `oauth` object may give `clientId` (and `clientSecret`), `scope` and
+    `clientMetadataUrl` (an HTTPS Client ID Metadata Document, used where the server supports them)."""
     url = server_url(config)
     if url is None:
         return None
