@@ -181,11 +181,38 @@ async def test_login_call_refresh_concurrent_refresh_logout(world: dict) -> None
 
 
 async def test_token_refused_before_its_expiry_is_refreshed_not_a_login(world: dict) -> None:
+    """The server forgets its access tokens (a restart) while a run starts and while a server is serving: each
+    refreshes once and goes on, no login asked for."""
     assert login(world).returncode == 0
     httpx2.post(world["base"] + "/forget-access", timeout=budget(30)).raise_for_status()
     call = mcp(world, "run", "team.json", "--", "prot", "whoami")
     assert call.returncode == 0 and "hello from the protected server" in call.stdout, call.stderr
-    assert stats(world)["refreshes"] == 1 and stats(world)["authorizations"] == 1
+    assert stats(world)["refreshes"] == 1
+    async with served("serve", "team.json", cwd=world["dir"], env=world["env"]) as client:
+        first = await client.call_tool("team", {"argv": ["prot", "whoami"]})
+        httpx2.post(world["base"] + "/forget-access", timeout=budget(30)).raise_for_status()
+        second = await client.call_tool("team", {"argv": ["prot", "whoami"]})
+        assert not first.is_error and not second.is_error, text(second)
+        assert "hello from the protected server" in text(second)
+    counts = stats(world)
+    assert counts["refreshes"] == 2 and counts["authorizations"] == 1 and counts["replays"] == 0
+
+
+async def test_a_client_id_from_the_config_is_used_not_registered(world: dict) -> None:
+    assert login(world).returncode == 0
+    client = json.loads(token_file(world).read_text())["client"]  # one the server knows, and its redirect URI
+    client_id, port = client["client_id"], urlparse(client["redirect_uris"][0]).port
+    assert mcp(world, "logout", "team.json", "prot").returncode == 0
+    config = json.loads(world["config"].read_text())
+    config["mcpServers"]["prot"]["oauth"] = {"clientId": client_id, "callbackPort": port}
+    world["config"].write_text(json.dumps(config))
+    again = login(world)
+    assert again.returncode == 0, again.stderr
+    assert "client" not in json.loads(token_file(world).read_text())
+    assert client_id in again.stderr  # the authorization URL names it
+    call = mcp(world, "run", "team.json", "--", "prot", "whoami")
+    assert call.returncode == 0, call.stderr
+    assert stats(world)["registrations"] == 1 and stats(world)["authorizations"] == 2
 
 
 async def test_redirect_from_another_issuer_is_refused(world: dict) -> None:
