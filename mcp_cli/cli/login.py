@@ -5,7 +5,9 @@ from __future__ import annotations
 import sys
 import tempfile
 import webbrowser
+from collections.abc import Awaitable, Callable
 from typing import Any
+from urllib.parse import urlparse
 
 import anyio
 from mcp.client.auth import AuthorizationCodeResult
@@ -19,7 +21,7 @@ from ..sources import discovery, mcp_config
 def server_config(config: str, name: str | None) -> tuple[str, dict[str, Any]]:
     """(name, config) of the streamable-HTTP server `name` of a config file (or its only one)."""
     servers, _ = mcp_config.read(config, [name] if name else None)
-    remote = [s for s in servers if oauth.server_url(s.config)]
+    remote = [s for s in servers if oauth.server_url(expand(s.config))]
     if name and not remote:
         raise SourceError(
             f"{config}: server {name!r} is not a streamable-HTTP server without an Authorization header of its "
@@ -33,36 +35,34 @@ def server_config(config: str, name: str | None) -> tuple[str, dict[str, Any]]:
 
 async def login(config: dict[str, Any], browser: bool) -> str:
     """Log in to a server (a new authorization even with a stored login); what was logged in to, in one line.
-    The URL opens in the browser (else it is printed) and the redirect comes to a listener on 127.0.0.1; without
-    `browser` the redirect URL may also be pasted on stdin (a browser on another machine)."""
+    The URL opens in the browser (`browser`; else it is printed), and the redirect comes to a listener on
+    127.0.0.1 or is pasted on stdin (a browser on another machine), whichever comes first."""
     from mcp import Client
 
-    url = str(oauth.server_url(config))
+    url = str(oauth.server_url(expand(config)))
     stored = oauth.TokenFile(url)
     client = await stored.get_client_info()
     registered = [str(u) for u in (client.redirect_uris or [])] if client else []
-    wanted = (config.get("oauth") or {}).get("callbackPort") or (
-        int(registered[0].rsplit(":", 1)[1].split("/")[0]) if registered else 0
-    )
-    redirect_uri, listen = await oauth.callback_listener(int(wanted))
+    port = (config.get("oauth") or {}).get("callbackPort") or (urlparse(registered[0]).port if registered else 0)
+    redirect_uri, listen = await oauth.callback_listener(int(port or 0))
     stored.forget(client=redirect_uri not in registered)  # a new port needs a new registration
 
     async def show(authorization_url: str) -> None:
         opened = browser and webbrowser.open(authorization_url)
         how = "Opened the browser at" if opened else "Open this URL in a browser to log in"
         print(f"{how}:\n{authorization_url}", file=sys.stderr, flush=True)
-        if not browser:
+        if not opened:
             print("Then paste the URL the browser was sent to (it may fail to load) here:", file=sys.stderr, flush=True)
 
     async def wait() -> AuthorizationCodeResult:
-        if browser:
-            return await listen()
         result: list[AuthorizationCodeResult] = []
-        async with anyio.create_task_group() as tg:  # whichever comes first: the redirect, or it pasted
+        async with anyio.create_task_group() as tg:
 
-            async def take(get: Any) -> None:
-                result.append(await get())
-                tg.cancel_scope.cancel()
+            async def take(get: Callable[[], Awaitable[AuthorizationCodeResult | None]]) -> None:
+                got = await get()
+                if got is not None:  # (stdin ended: the listener may still get it)
+                    result.append(got)
+                    tg.cancel_scope.cancel()
 
             tg.start_soon(take, listen)
             tg.start_soon(take, lambda: anyio.to_thread.run_sync(_pasted, abandon_on_cancel=True))
@@ -76,16 +76,17 @@ async def login(config: dict[str, Any], browser: bool) -> str:
     return f"logged in to {url} (issuer {stored.issuer() or 'unknown'}); {len(tools.tools)} tools"
 
 
-def _pasted() -> AuthorizationCodeResult:
-    line = sys.stdin.readline()
-    if not line:
-        raise oauth.LoginRequired("no redirect URL was pasted (stdin ended)")
-    return oauth.redirect_result(line)
+def _pasted() -> AuthorizationCodeResult | None:
+    """The redirect URL pasted on stdin (blank lines skipped); None when stdin ends first."""
+    for line in sys.stdin or ():
+        if line.strip():
+            return oauth.redirect_result(line)
+    return None
 
 
 async def logout(config: dict[str, Any]) -> str:
     """Delete a server's stored tokens and registered client; what was done, in one line."""
-    url = str(oauth.server_url(config))
+    url = str(oauth.server_url(expand(config)))
     had = oauth.TokenFile(url).forget()
     discovery.forget(config)
     return f"logged out of {url}" if had else f"no login stored for {url}; nothing to do"
