@@ -17,10 +17,12 @@ import json
 import logging
 import os
 import sys
+import tempfile
 import time
 from collections.abc import AsyncGenerator, Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import parse_qs, urlparse
 
 import anyio
 import platformdirs
@@ -31,7 +33,6 @@ if TYPE_CHECKING:
     import httpx2
 
 ENV = "MCP_CLI_OAUTH_DIR"
-log = logging.getLogger("mcp_cli")
 
 
 class LoginRequired(Exception):
@@ -70,8 +71,7 @@ class TokenFile:
     def _write(self, **changes: Any) -> None:
         data = {**self.read(), "server_url": self.url, **changes}
         token_dir().mkdir(mode=0o700, parents=True, exist_ok=True)
-        tmp = self.path.with_suffix(f".{os.getpid()}.tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        fd, tmp = tempfile.mkstemp(dir=token_dir(), suffix=".tmp")  # mode 0600
         with os.fdopen(fd, "w", encoding="utf-8") as out:
             json.dump(data, out)
         os.replace(tmp, self.path)
@@ -257,8 +257,6 @@ def provider(
 
 def redirect_result(url: str) -> AuthorizationCodeResult:
     """The code, state and issuer (RFC 9207) of the redirect URL the authorization server sent the browser to."""
-    from urllib.parse import parse_qs, urlparse
-
     query = {k: v[0] for k, v in parse_qs(urlparse(url.strip()).query).items()}
     if "error" in query:
         raise LoginRequired(f"the authorization server refused: {query.get('error_description') or query['error']}")
