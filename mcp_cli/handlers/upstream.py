@@ -97,14 +97,14 @@ def describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
-def needs_login(exc: BaseException) -> bool:
+def needs_login(exc: BaseException, depth: int = 0) -> bool:
     """Whether an exception (a group, or one raised from another) comes from a server that wants an OAuth login."""
     from .oauth import LoginRequired
 
     if isinstance(exc, LoginRequired):
         return True
     inner = [*getattr(exc, "exceptions", ()), exc.__cause__, exc.__context__]
-    return any(needs_login(e) for e in inner if e is not None)
+    return depth < 8 and any(needs_login(e, depth + 1) for e in inner if e is not None)
 
 
 class Upstream:
