@@ -6,7 +6,7 @@ import functools
 import inspect as pyinspect
 import logging
 import sys
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 import typer
@@ -282,6 +282,49 @@ def cache(clear: bool = typer.Option(False, "--clear", help="Delete every cached
                f"{discovery.TTL / 3600:g} h, failures {discovery.FAILED_TTL:g} s")  # fmt: skip
     for name, about, age in entries:
         typer.echo(f"  {name}  {_age(age):>6}  {about}")
+
+
+@app.command()
+def login(
+    config: str = typer.Argument(..., metavar="CONFIG", help="The MCP client config with the server."),
+    server: str | None = typer.Argument(None, metavar="SERVER", help="Its name there; default its one HTTP server."),
+    no_browser: bool = typer.Option(
+        False, "--no-browser", help="Print the URL instead of opening it, and take the redirect URL pasted back."
+    ),
+) -> None:
+    """Log in to an MCP server that wants OAuth, and keep its tokens for this user (README: OAuth upstreams)."""
+    from . import login as oauth_login
+
+    _oauth("login", config, server, lambda entry: oauth_login.login(entry, browser=not no_browser))
+
+
+@app.command()
+def logout(
+    config: str = typer.Argument(..., metavar="CONFIG", help="The MCP client config with the server."),
+    server: str | None = typer.Argument(None, metavar="SERVER", help="Its name there; default its one HTTP server."),
+) -> None:
+    """Forget the stored OAuth login (tokens and registered client) of an MCP server."""
+    from . import login as oauth_login
+
+    _oauth("logout", config, server, oauth_login.logout)
+
+
+def _oauth(command: str, config: str, server: str | None, act: Callable[[dict[str, Any]], Awaitable[str]]) -> None:
+    import anyio
+
+    from ..errors import SourceError
+    from ..handlers.upstream import describe
+    from .login import server_config
+
+    try:
+        name, entry = server_config(config, server)
+        typer.echo(f"{name}: {anyio.run(act, entry)}")
+    except SourceError as exc:
+        typer.echo(f"mcp-cli: {exc}", err=True)
+        raise typer.Exit(2) from None
+    except (Exception, KeyboardInterrupt) as exc:
+        typer.echo(f"mcp-cli: {command} {server or config}: {describe(exc)}", err=True)
+        raise typer.Exit(1) from None
 
 
 def _age(seconds: float) -> str:

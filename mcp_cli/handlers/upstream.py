@@ -65,9 +65,10 @@ def expand(value: Any) -> Any:
     return value
 
 
-def transport(config: dict[str, Any], errlog: TextIO) -> Any:
+def transport(config: dict[str, Any], errlog: TextIO, auth: Any = None) -> Any:
     """The client transport for a server config (stdio with stderr to `errlog`, streamable HTTP, or SSE); an
-    in-process server object under `server` (`mcp_cli.testing`) is connected over the SDK's in-memory transport."""
+    in-process server object under `server` (`mcp_cli.testing`) is connected over the SDK's in-memory transport.
+    Streamable HTTP logs in with OAuth (`auth`, else the user's stored login: `handlers/oauth.py`)."""
     if "server" in config:
         from mcp.client._memory import InMemoryTransport  # what Client(server) uses in legacy mode, as a transport
 
@@ -84,7 +85,10 @@ def transport(config: dict[str, Any], errlog: TextIO) -> Any:
             streamable_http_client,
         )
 
-        return streamable_http_client(config["url"], http_client=create_mcp_http_client(headers=headers))
+        from .oauth import provider
+
+        auth = auth or provider(config)
+        return streamable_http_client(config["url"], http_client=create_mcp_http_client(headers=headers, auth=auth))
     from mcp import StdioServerParameters
 
     if sys.platform == "win32":  # process groups are POSIX's: Windows keeps the SDK's transport (a Job Object)
@@ -155,6 +159,16 @@ class _Heard:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
+
+
+def needs_login(exc: BaseException, depth: int = 0) -> bool:
+    """Whether an exception (a group, or one raised from another) comes from a server that wants an OAuth login."""
+    from .oauth import LoginRequired
+
+    if isinstance(exc, LoginRequired):
+        return True
+    inner = [*getattr(exc, "exceptions", ()), exc.__cause__, exc.__context__]
+    return depth < 8 and any(needs_login(e, depth + 1) for e in inner if e is not None)
 
 
 class Upstream:

@@ -135,6 +135,11 @@ def externalise(upstreams: dict[str, dict[str, Any]]) -> tuple[dict[str, dict[st
         if isinstance(headers, dict):
             for key, value in headers.items():
                 headers[key] = _header(server, key, value, replace, f"header {key}")
+        oauth = config.get("oauth")
+        if isinstance(oauth, dict):  # a client secret of the config's own OAuth client
+            for key, value in oauth.items():
+                if _secret(key, value):
+                    oauth[key] = replace(server, f"oauth {key}", _variable(server, key), value)
         if isinstance(config.get("url"), str):
             config["url"] = _url(server, config["url"], replace)
         if isinstance(config.get("args"), list):

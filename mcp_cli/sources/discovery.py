@@ -18,6 +18,7 @@ import functools
 import hashlib
 import json
 import os
+import shlex
 import sys
 import tempfile
 import threading
@@ -32,7 +33,7 @@ import platformdirs
 
 from ..errors import SourceError
 from ..handlers.processes import stopping
-from ..handlers.upstream import START_TIMEOUT, UnsetVariable, describe, expand, transport
+from ..handlers.upstream import START_TIMEOUT, UnsetVariable, describe, expand, needs_login, transport
 from ..text import one_line
 from .mcp_config import Server
 
@@ -59,6 +60,21 @@ class Listing(TypedDict):
 
 class Unavailable(Exception):
     """A server whose tools could not be listed; the message says why."""
+
+
+class NeedsLogin(Unavailable):
+    """A server that answered that it wants an OAuth login."""
+
+
+def login_command(server: Server) -> str:
+    """The command that logs in to a server of a config file."""
+    return shlex.join(["mcp-cli", "login", *([server.source] if server.source else []), server.name])
+
+
+def forget(config: dict[str, Any]) -> None:
+    """Drop a server's cached tool list and remembered failure (after a login or logout)."""
+    _cache_file(config).unlink(missing_ok=True)
+    _failure_file(config).unlink(missing_ok=True)
 
 
 def startup_budget(one_shot: bool = False) -> float:
@@ -144,6 +160,8 @@ async def list_tools(config: dict[str, Any], timeout: float) -> Listing:
                         "tools": tools,
                     }
         except Exception as exc:
+            if needs_login(exc):
+                raise NeedsLogin from None
             errlog.seek(0)
             tail = errlog.read()[-1500:].strip()
             why = f"no answer within {timeout:g} s" if isinstance(exc, TimeoutError) else describe(exc)
@@ -171,6 +189,8 @@ async def _listing(server: Server, refresh: bool, ttl: float, budget: float) -> 
         raise Unavailable(f"{why} ({age:.0f} s ago; next try after {FAILED_TTL:g} s)")
     try:
         listing = await list_tools(server.config, timeout)
+    except NeedsLogin:  # not remembered: it costs no wait, and a login in between must be seen at once
+        raise Unavailable(f"needs an OAuth login: run `{login_command(server)}`") from None
     except Exception as exc:
         _remember(failed, str(exc), timeout)
         raise Unavailable(str(exc)) from None

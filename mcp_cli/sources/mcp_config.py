@@ -28,7 +28,7 @@ from ..errors import SourceError, close_to
 
 _IGNORED = {"description", "alwaysAllow", "autoApprove", "disabledTools", "trust", "envFile", "icon", "name"}
 _STDIO = {"command", "args", "env", "cwd", "type", "transport", "timeout"}
-_HTTP = {"url", "headers", "type", "transport", "timeout"}
+_HTTP = {"url", "headers", "type", "transport", "timeout", "oauth"}
 _CODEX = {"enabled", "enabled_tools", "disabled_tools", "startup_timeout_sec", "tool_timeout_sec",
           "http_headers", "env_http_headers", "bearer_token_env_var", "env_vars"}  # fmt: skip
 OPTION_KEYS = ("tools", "exclude_tools", "groups", "threshold", "startup_timeout", "entities")
@@ -44,6 +44,7 @@ class Server:
     name: str
     config: dict[str, Any]
     options: dict[str, Any] = field(default_factory=dict)
+    source: str = ""  # the config file it came from
 
     def wants(self, tool: str, patterns: list[str], excluded: list[str]) -> bool:
         """Whether a tool passes the include/exclude patterns (matched against `tool` and `server/tool`)."""
@@ -123,6 +124,8 @@ def _normalise(
         config.update({"url": raw["url"], "transport": "sse" if kind == "sse" else "http"})
         if headers:
             config["headers"] = {str(k): str(v) for k, v in headers.items()}
+        if isinstance(raw.get("oauth"), dict):  # clientId, clientSecret, scope, callbackPort (handlers/oauth.py)
+            config["oauth"] = raw["oauth"]
         return config, options
     command, args, env = raw.get("command"), raw.get("args", []), raw.get("env", {})
     if not isinstance(command, str) or not command.strip():
@@ -192,7 +195,7 @@ def read(
             continue
         entry = _normalise(f"{path}: server {name!r}", raw, warnings, folder, codex)
         if entry is not None:
-            servers.append(Server(str(name), *entry))
+            servers.append(Server(str(name), *entry, source=str(path)))
     for name in only or []:
         if not any(s.name == name for s in servers):
             warnings.append(f"{path}: no usable server named {name!r}")
