@@ -256,7 +256,10 @@ class OpHandler:
             own = self.catalogue.split(uri)
             uri = own[1] if own is not None and own[0] == self.server else uri
             read = await upstream.ask(lambda c: c.read_resource(uri), self.timeout, call.path)
-            return self.passed([{"type": "resource", "resource": dump(c)} for c in read.contents], dump(read))
+            data = dump(read)  # text as text, for agents that read only that; a blob as an embedded resource
+            items = [{"type": "text", "text": c["text"]} if "text" in c else {"type": "resource", "resource": c}
+                     for c in data.get("contents", [])]  # fmt: skip
+            return self.passed(items, data)
         if self.op == "prompts/get":
             arguments = {k: v if isinstance(v, str) else str(v) for k, v in call.values.items() if v is not None}
             got = await upstream.ask(lambda c: c.get_prompt(self.prompt, arguments), self.timeout, call.path)
@@ -272,10 +275,9 @@ class OpHandler:
         """Content items passed through, their text capped."""
         budget = self.limit
         for item in content:
-            inner = item.get("resource") if item.get("type") == "resource" else item
-            if isinstance(inner, dict) and isinstance(inner.get("text"), str):
-                text = inner["text"]
-                inner["text"] = cap(text, max(budget, 0))
+            if item.get("type") == "text":
+                text = item["text"]
+                item["text"] = cap(text, max(budget, 0))
                 budget -= len(text)
         return Result(ok=True, output="\n".join(as_text(c) for c in content), content=content, data=data)
 

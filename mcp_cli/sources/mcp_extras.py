@@ -18,6 +18,10 @@ from ..tree import Command, Group, Node, Param
 READ_ONLY = {"readOnlyHint": True}
 
 
+def plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'s' * (count != 1)}"
+
+
 def free_name(wanted: str, children: list[Node]) -> str:
     """`wanted`, or the first of `mcp-WANTED`, `mcp-WANTED-2`, ... that no child has as a name or an alias."""
     taken = {n for c in children for n in (c.name, *c.aliases)}
@@ -43,7 +47,7 @@ def resources_group(server: str, listing: dict[str, Any], name: str) -> Group:
     )  # fmt: skip
     return Group(
         name=name,
-        summary=f"The server's resources ({len(resources)} listed, {len(templates)} templates): list, read.",
+        summary=f"The server's resources ({len(resources)} listed, {plural(len(templates), 'template')}): list, read.",
         children=[
             _op(server, "resources/list", "list", "List the server's resources: URI, name and type."),
             _op(server, "resources/templates/list", "templates", "List its resource templates (URIs to fill in)."),

@@ -1,0 +1,189 @@
+"""Resources and prompts through the wrap: the real npm server-everything and a notes server (an MCPServer script whose
+prompt `simple-prompt` and resource `demo://.../architecture.md` clash with server-everything's, and whose tool
+`resources` pushes its resources group to `mcp-resources`) behind `mcp-cli serve`, read by real MCP clients of both
+eras over stdio (the one-tool and the meta surfaces), over streamable HTTP with scopes, through OpenAPI, and under
+`mcp-cli run`."""
+
+import json
+import subprocess
+import sys
+from contextlib import asynccontextmanager
+
+import httpx2
+import pytest
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
+
+from mcp_cli.testing import call, ok
+
+from .conftest import NODE_BIN, ROOT, budget, served
+from .test_http_security import environment, server
+
+pytestmark = pytest.mark.anyio
+
+ARCH = "demo://resource/static/document/architecture.md"
+ALL, NARROW = "all resources token", "narrow token"
+SCOPES = """
+[[scope]]
+name = "all"
+token_env = "ALL_TOKEN"
+paths = ["*"]
+
+[[scope]]
+name = "narrow"
+token_env = "NARROW_TOKEN"
+paths = ["everything echo", "notes prompts get *"]
+"""
+ERAS = ["legacy", "auto"]  # the initialize handshake; the 2026-07-28 protocol (discover), which auto picks
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory):
+    root = tmp_path_factory.mktemp("resources")
+    config = root / "team.json"
+    config.write_text(json.dumps({"mcpServers": {
+        "everything": {"command": str(NODE_BIN / "mcp-server-everything")},
+        "notes": {"command": sys.executable, "args": [str(ROOT / "tests" / "fixtures" / "upstreams" / "notes.py")]},
+    }}))  # fmt: skip
+    (root / "scopes.toml").write_text(SCOPES)
+    return {"root": root, "config": config, "env": {"MCP_CLI_CACHE_DIR": str(root / "cache")}}
+
+
+@pytest.fixture(scope="module", params=ERAS)
+async def team(world, request):
+    async with served("serve", str(world["config"]), env=world["env"], mode=request.param) as client:
+        assert (client.protocol_version == "2026-07-28") == (request.param == "auto")
+        yield client
+
+
+async def test_resources_of_every_server_listed_with_clashing_uris_prefixed(team):
+    uris = [str(r.uri) for r in (await team.list_resources()).resources]
+    assert f"everything+{ARCH}" in uris and f"notes+{ARCH}" in uris and ARCH not in uris  # both list it
+    assert "demo://resource/static/document/features.md" in uris and "notes://readme" in uris  # no clash: as they are
+    assert len(uris) == 7 + 2
+    templates = {t.uri_template for t in (await team.list_resource_templates()).resource_templates}
+    assert templates == {"demo://resource/dynamic/text/{resourceId}", "demo://resource/dynamic/blob/{resourceId}",
+                         "notes://note/{id}"}  # fmt: skip
+
+
+async def test_static_templated_and_clashing_resources_read_from_the_right_server(team):
+    features = (await team.read_resource("demo://resource/static/document/features.md")).contents[0]
+    assert features.uri == "demo://resource/static/document/features.md" and "Features" in features.text
+    everything = (await team.read_resource(f"everything+{ARCH}")).contents[0]
+    notes = (await team.read_resource(f"notes+{ARCH}")).contents[0]
+    assert "Everything Server" in everything.text and notes.text.startswith("# Notes architecture")
+    assert everything.uri == f"everything+{ARCH}"  # as the client named it
+    assert "Resource 7" in (await team.read_resource("demo://resource/dynamic/text/7")).contents[0].text
+    assert (await team.read_resource("notes://note/5")).contents[0].text == "note number 5"
+    with pytest.raises(MCPError, match="several wrapped servers"):
+        await team.read_resource(ARCH)
+
+
+async def test_prompts_listed_with_clashing_names_prefixed_and_got_with_arguments(team):
+    prompts = {p.name: p for p in (await team.list_prompts()).prompts}
+    assert set(prompts) == {"everything_simple-prompt", "notes_simple-prompt", "args-prompt", "completable-prompt",
+                            "resource-prompt", "summarize"}  # fmt: skip
+    assert [(a.name, a.required) for a in prompts["args-prompt"].arguments] == [("city", True), ("state", False)]
+    got = await team.get_prompt("args-prompt", {"city": "Paris"})
+    assert "Paris" in got.messages[0].content.text
+    assert (await team.get_prompt("notes_simple-prompt")).messages[0].content.text == "notes simple prompt text"
+    assert "notes" not in (await team.get_prompt("everything_simple-prompt")).messages[0].content.text
+    assert "Summarize maps in a long way." in (await team.get_prompt("summarize", {"topic": "maps", "style": "long"})
+                                               ).messages[0].content.text  # fmt: skip
+    with pytest.raises(MCPError, match="no prompt named 'simple-prompt'"):
+        await team.get_prompt("simple-prompt")
+
+
+async def test_resource_links_a_tool_returns_are_readable(team):
+    reply = await call(team, "everything", "get-resource-links", "--count", "4")
+    links = [c for c in reply.content if c.type == "resource_link"]
+    assert len(links) == 4
+    for link in links:
+        contents = (await team.read_resource(str(link.uri))).contents
+        assert contents and contents[0].uri == str(link.uri)
+    embedded = await call(team, "everything", "get-resource-reference", "--resource-type", "Text", "--resource-id", "3")
+    [resource] = [c.resource for c in embedded.content if c.type == "resource"]
+    assert "Resource 3" in (await team.read_resource(str(resource.uri))).contents[0].text
+
+
+async def test_the_tree_carries_resources_and_prompts(team):
+    listing = await ok(team, "everything", "resources", "list")
+    assert "demo://resource/static/document/features.md (text/markdown)" in listing
+    assert "{resourceId}" in await ok(team, "everything", "resources", "templates")
+    assert "Resource 2" in await ok(team, "everything", "resources", "read", "demo://resource/dynamic/text/2")
+    assert "Paris" in await ok(team, command="everything prompts get args-prompt --city Paris")
+    assert "args-prompt --city --state (optional)" in await ok(team, "everything", "prompts", "list")
+    missing = await call(team, "everything", "prompts", "get", "args-prompt")
+    assert not missing.ok and "--city" in missing.text
+    # the notes server's tool `resources` keeps its name; its resources group is `mcp-resources`
+    assert await ok(team, "notes", "resources") == "the resources tool ran"
+    assert "notes readme text" in await ok(team, "notes", "mcp-resources", "read", "notes://readme")
+    assert "Notes architecture" in await ok(team, "notes", "mcp-resources", "read", f"notes+{ARCH}")  # as served
+    help_text = await ok(team, "notes", "--help")
+    assert "mcp-resources  The server's resources (2 listed, 1 template)" in help_text
+
+
+def test_mcp_cli_run_reads_resources_and_gets_prompts(world):
+    def run(*argv: str) -> str:
+        command = [sys.executable, "-m", "mcp_cli", "run", str(world["config"]), "--", *argv]
+        env = environment(**world["env"])
+        done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=budget(120))
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    assert "What's weather in Lyon?" in run("everything", "prompts", "get", "args-prompt", "--city", "Lyon")
+    assert "Resource 9" in run("everything", "resources", "read", "demo://resource/dynamic/text/9")
+    assert "notes://readme" in run("notes", "mcp-resources", "list")
+
+
+@pytest.mark.parametrize("mode", ERAS)
+async def test_the_meta_surface_reaches_them_as_commands(world, mode):
+    async with served("serve", str(world["config"]), "--surface", "meta", env=world["env"], mode=mode) as client:
+        answer = await client.call_tool("call_tool", {"name": "everything prompts get args-prompt",
+                                                      "arguments": {"city": "Oslo"}})  # fmt: skip
+        assert not answer.is_error and "Oslo" in answer.content[0].text
+        uri = "demo://resource/dynamic/text/5"
+        read = await client.call_tool("call_tool", {"name": "everything resources read", "arguments": {"uri": uri}})
+        assert not read.is_error and "Resource 5" in read.content[0].text
+        assert "args-prompt" in [p.name for p in (await client.list_prompts()).prompts]
+
+
+@asynccontextmanager
+async def connect(url: str, token: str, mode: str):
+    async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=budget(60)) as http:
+        async with Client(streamable_http_client(url, http_client=http), mode=mode) as client:
+            yield client
+
+
+@pytest.fixture(scope="module")
+def scoped(world):
+    command = [sys.executable, "-m", "mcp_cli", "serve", str(world["config"])]
+    env = environment(ALL_TOKEN=ALL, NARROW_TOKEN=NARROW, **world["env"])
+    with server(command, "127.0.0.1", "127.0.0.1", "--scopes", str(world["root"] / "scopes.toml"), env=env) as found:
+        yield found[0]
+
+
+@pytest.mark.parametrize("mode", ERAS)
+async def test_a_scope_sees_only_the_resources_and_prompts_its_paths_cover(scoped, mode):
+    async with connect(scoped, NARROW, mode) as narrow:
+        assert (await narrow.list_resources()).resources == []
+        assert (await narrow.list_resource_templates()).resource_templates == []
+        with pytest.raises(MCPError):
+            await narrow.read_resource("notes://readme")
+        assert sorted(p.name for p in (await narrow.list_prompts()).prompts) == ["notes_simple-prompt", "summarize"]
+        with pytest.raises(MCPError, match="no prompt named"):
+            await narrow.get_prompt("args-prompt", {"city": "Paris"})
+        assert (
+            "Paris" not in (await call(narrow, "everything", "prompts", "get", "args-prompt", "--city", "Paris")).text
+        )
+    async with connect(scoped, ALL, mode) as everyone:
+        assert len((await everyone.list_resources()).resources) == 9
+        assert "Paris" in (await everyone.get_prompt("args-prompt", {"city": "Paris"})).messages[0].content.text
+
+
+def test_openapi_runs_them_as_commands(scoped):
+    answer = httpx2.post(scoped.removesuffix("/mcp") + "/run", headers={"Authorization": f"Bearer {ALL}"},
+                         json={"argv": ["everything", "resources", "read", "demo://resource/dynamic/text/6"]},
+                         timeout=budget(60))  # fmt: skip
+    assert answer.status_code == 200 and "Resource 6" in answer.json()["output"]
