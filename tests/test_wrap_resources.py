@@ -11,7 +11,7 @@ from contextlib import asynccontextmanager
 
 import httpx2
 import pytest
-from mcp import Client
+from mcp import Client, StdioServerParameters, types
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
@@ -50,11 +50,59 @@ def world(tmp_path_factory):
     return {"root": root, "config": config, "env": {"MCP_CLI_CACHE_DIR": str(root / "cache")}}
 
 
+async def decline(context, params) -> types.ElicitResult:
+    return types.ElicitResult(action="decline")
+
+
+async def answer(context, params) -> types.CreateMessageResult:
+    return types.CreateMessageResult(role="assistant", content=types.TextContent(type="text", text="hi"), model="m")
+
+
+@pytest.fixture(scope="module", params=ERAS)
+async def direct(request):
+    """A client of either era straight to server-everything (the baseline: what works direct), one that can answer
+    elicitation and sampling. server-everything speaks only the handshake era: a 2026 client falls back to it."""
+    params = StdioServerParameters(command=str(NODE_BIN / "mcp-server-everything"))
+    async with Client(params, mode=request.param, elicitation_callback=decline, sampling_callback=answer) as client:
+        assert client.protocol_version == "2025-11-25"
+        yield client
+
+
+async def test_direct_tools(direct):
+    tools = {t.name for t in (await direct.list_tools()).tools}
+    assert len(tools) == 16 and {"trigger-elicitation-request", "trigger-sampling-request"} <= tools  # gated ones
+    assert "Echo: hi" in (await direct.call_tool("echo", {"message": "hi"})).content[0].text
+
+
+async def test_direct_resources_templates_and_links(direct):
+    assert len((await direct.list_resources()).resources) == 7
+    assert "Features" in (await direct.read_resource("demo://resource/static/document/features.md")).contents[0].text
+    assert len((await direct.list_resource_templates()).resource_templates) == 2
+    assert "Resource 7" in (await direct.read_resource("demo://resource/dynamic/text/7")).contents[0].text
+    result = await direct.call_tool("get-resource-links", {"count": 2})
+    links = [c for c in result.content if c.type == "resource_link"]
+    assert len(links) == 2
+    for link in links:
+        assert (await direct.read_resource(str(link.uri))).contents
+
+
+async def test_direct_prompts(direct):
+    assert len((await direct.list_prompts()).prompts) == 4
+    assert "Paris" in (await direct.get_prompt("args-prompt", {"city": "Paris"})).messages[0].content.text
+
+
 @pytest.fixture(scope="module", params=ERAS)
 async def team(world, request):
     async with served("serve", str(world["config"]), env=world["env"], mode=request.param) as client:
         assert (client.protocol_version == "2026-07-28") == (request.param == "auto")
         yield client
+
+
+async def test_tools_through_the_one_tool(team):
+    assert [t.name for t in (await team.list_tools()).tools] == ["team"]
+    assert "Echo: hi" in await ok(team, "everything", "echo", "--message", "hi")
+    gated = await call(team, "everything", "trigger-sampling-request", "--help")  # item 2: the upstream client
+    assert not gated.ok  # declares neither elicitation nor sampling yet, so the server hides these tools
 
 
 async def test_resources_of_every_server_listed_with_clashing_uris_prefixed(team):
@@ -140,12 +188,21 @@ def test_mcp_cli_run_reads_resources_and_gets_prompts(world):
 @pytest.mark.parametrize("mode", ERAS)
 async def test_the_meta_surface_reaches_them_as_commands(world, mode):
     async with served("serve", str(world["config"]), "--surface", "meta", env=world["env"], mode=mode) as client:
-        answer = await client.call_tool("call_tool", {"name": "everything prompts get args-prompt",
-                                                      "arguments": {"city": "Oslo"}})  # fmt: skip
-        assert not answer.is_error and "Oslo" in answer.content[0].text
-        uri = "demo://resource/dynamic/text/5"
-        read = await client.call_tool("call_tool", {"name": "everything resources read", "arguments": {"uri": uri}})
-        assert not read.is_error and "Resource 5" in read.content[0].text
+
+        async def run(name: str, **arguments: str) -> str:
+            answer = await client.call_tool("call_tool", {"name": name, "arguments": arguments})
+            assert not answer.is_error, answer.content
+            return "".join(getattr(c, "text", "") for c in answer.content)
+
+        assert "Echo: hi" in await run("everything echo", message="hi")
+        assert "Oslo" in await run("everything prompts get args-prompt", city="Oslo")
+        assert "features.md" in await run("everything resources list")
+        assert "Resource 5" in await run("everything resources read", uri="demo://resource/dynamic/text/5")
+        links = await client.call_tool(
+            "call_tool", {"name": "everything get-resource-links", "arguments": {"count": 2}}
+        )
+        for link in [c for c in links.content if c.type == "resource_link"]:
+            assert (await client.read_resource(str(link.uri))).contents
         assert "args-prompt" in [p.name for p in (await client.list_prompts()).prompts]
 
 
@@ -183,7 +240,16 @@ async def test_a_scope_sees_only_the_resources_and_prompts_its_paths_cover(scope
 
 
 def test_openapi_runs_them_as_commands(scoped):
-    answer = httpx2.post(scoped.removesuffix("/mcp") + "/run", headers={"Authorization": f"Bearer {ALL}"},
-                         json={"argv": ["everything", "resources", "read", "demo://resource/dynamic/text/6"]},
-                         timeout=budget(60))  # fmt: skip
-    assert answer.status_code == 200 and "Resource 6" in answer.json()["output"]
+    def run(*argv: str) -> str:
+        answer = httpx2.post(scoped.removesuffix("/mcp") + "/run", headers={"Authorization": f"Bearer {ALL}"},
+                             json={"argv": list(argv)}, timeout=budget(60))  # fmt: skip
+        assert answer.status_code == 200 and answer.json()["ok"], answer.text
+        return answer.json()["output"]
+
+    assert "Echo: hi" in run("everything", "echo", "--message", "hi")
+    assert "features.md" in run("everything", "resources", "list")
+    assert "Features" in run("everything", "resources", "read", "demo://resource/static/document/features.md")
+    assert "Resource 6" in run("everything", "resources", "read", "demo://resource/dynamic/text/6")
+    link = run("everything", "get-resource-links", "--count", "2").splitlines()[-1]  # [resource_link TYPE URI]
+    assert "Resource 2" in run("everything", "resources", "read", link.rstrip("]").split()[-1])
+    assert "Paris" in run("everything", "prompts", "get", "args-prompt", "--city", "Paris")
