@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from . import (
+    conformance,
     context,
     corpora,
     crowded,
@@ -250,6 +251,12 @@ def main() -> None:
         lines, more = [f"Not measured: {why}"], [target_line({"name": "reliability", "failed": why})]
     sections.append(("Reliability", reliability.__doc__.strip().split("\n\n")[1], lines))
     targets += more
+
+    found, why = attempt("Conformance", conformance.run)
+    lines, more = found or ([f"Not measured: {why}"], f"- conformance: not measured: {why}")
+    title, _, about = conformance.__doc__.strip().partition("\n\n")
+    sections.append((title, about, lines))
+    targets.append(more)
 
     for title, _, lines in sections:
         print(f"## {title}\n\n" + "\n".join(lines) + "\n")

@@ -1,10 +1,11 @@
 """A wrapped server's resources and prompts in its group, for clients that only call tools and for `mcp-cli run`.
 
-A server that declares resources gets a `resources` group (`list`, `templates`, `read URI`); one that declares
-prompts gets a `prompts` group (`list`, and `get NAME --ARG VALUE`, a command per prompt whose options are its
-arguments). A group is named `resources` (`prompts`) unless a tool or toolset of the server is already named so
-(by its name or its original name); then the first free of `mcp-resources`, `mcp-resources-2`, ... Their handlers
-are `mcp` references with an `op`, the MCP method they call (see `handlers/catalogue.py`).
+A server that declares resources and lists some (or templates) gets a `resources` group (`list`, `templates`,
+`read URI`); one that declares prompts and lists some gets a `prompts` group (`list`, and `get NAME --ARG VALUE`, a
+command per prompt whose options are its arguments). A group is named `resources` (`prompts`) unless a tool or
+toolset of the server is already named so (by its name or its original name); then the first free of
+`mcp-resources`, `mcp-resources-2`, ... Their handlers are `mcp` references with an `op`, the MCP method they call
+(see `handlers/catalogue.py`).
 """
 
 from __future__ import annotations
@@ -90,11 +91,11 @@ def prompts_group(server: str, listing: dict[str, Any], name: str) -> Group:
 
 
 def extras(server: str, listing: dict[str, Any], children: list[Node]) -> list[Node]:
-    """The `resources` and `prompts` groups of a server's listing (each only when the server declares it), named so
-    that they never clash with `children`, the server's tools and toolsets."""
+    """The `resources` and `prompts` groups of a server's listing (each only when the server declares it and lists
+    some), named so that they never clash with `children`, the server's tools and toolsets."""
     found: list[Node] = []
-    if "resources" in listing:
+    if listing.get("resources") or listing.get("resourceTemplates"):
         found.append(resources_group(server, listing, free_name("resources", children)))
-    if "prompts" in listing:
+    if listing.get("prompts"):
         found.append(prompts_group(server, listing, free_name("prompts", children)))
     return found
