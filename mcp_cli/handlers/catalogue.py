@@ -153,7 +153,9 @@ class Catalogue:
     def route(self, uri: str, among: set[str]) -> tuple[str, str]:
         """The server (of `among`) that a served URI belongs to, and what that server calls it; NotFound if none."""
         split = self.split(uri)
-        if split is not None and split[0] in among:
+        if split is not None:
+            if split[0] not in among:
+                raise NotFound(f"no resource {uri}: this client reads the resources of {', '.join(sorted(among))}.")
             return split
         claim = self.claimants(uri) & among
         if len(claim) > 1:

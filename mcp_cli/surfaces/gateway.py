@@ -26,9 +26,9 @@ T = TypeVar("T")
 RESOURCE_NOT_FOUND = -32002  # the code the protocol gives an unknown resource
 
 
-def offers(tree_runtime: Runtime) -> bool:
+def offers(runtime: Runtime) -> bool:
     """Whether a runtime's tree has upstream servers (or may gain them) whose resources or prompts could be served."""
-    tree = tree_runtime.tree
+    tree = runtime.tree
     readers, _, prompts = offered(tree)
     return bool(readers or prompts or tree.rediscover)
 
