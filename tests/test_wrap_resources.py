@@ -253,3 +253,29 @@ def test_openapi_runs_them_as_commands(scoped):
     link = run("everything", "get-resource-links", "--count", "2").splitlines()[-1]  # [resource_link TYPE URI]
     assert "Resource 2" in run("everything", "resources", "read", link.rstrip("]").split()[-1])
     assert "Paris" in run("everything", "prompts", "get", "args-prompt", "--city", "Paris")
+
+
+def test_discovery_caches_resources_templates_and_prompts_beside_the_tools(world):
+    from mcp_cli.sources import discovery, mcp_config
+
+    servers, _ = mcp_config.read(world["config"])
+    found, failed = discovery.listings_now(servers, refresh=True, budget=budget(discovery.STARTUP_BUDGET))
+    assert not failed
+    cached = [json.loads(p.read_text()) for p in discovery.cache_dir().glob("tools-*.json")]
+    assert found["everything"] in cached and found["notes"] in cached
+    everything = found["everything"]
+    assert len(everything["resources"]) == 7 and len(everything["resourceTemplates"]) == 2
+    assert [p["name"] for p in everything["prompts"]][:2] == ["simple-prompt", "args-prompt"]
+    assert [p["name"] for p in found["notes"]["prompts"]] == ["simple-prompt", "summarize"]
+
+
+def test_names_are_unique_across_servers_and_groups_never_shadow_a_tool():
+    from mcp_cli.handlers.catalogue import unique
+    from mcp_cli.sources.mcp_extras import free_name
+    from mcp_cli.tree import Command, Group
+
+    named = unique([("a", "x"), ("b", "x"), ("a", "b_y"), ("z", "b_y"), ("a_b", "y"), ("q", "y"), ("c", "only")], "_")
+    assert named[("a", "x")] == "a_x" and named[("b", "x")] == "b_x" and named[("c", "only")] == "only"
+    assert (named[("a", "b_y")], named[("a_b", "y")]) == ("a_b_y", "a_b_y-2")  # unique even then
+    tools = [Command("resources"), Group("mcp-resources"), Command("list-prompts", aliases=["prompts"])]
+    assert free_name("resources", tools) == "mcp-resources-2" and free_name("prompts", tools) == "mcp-prompts"
