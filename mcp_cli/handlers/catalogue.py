@@ -2,11 +2,11 @@
 `op`), and the `Catalogue` that serves them all as one server's, with names and URIs unique across servers.
 
 Naming: a prompt keeps its name unless another server has one so named; then every such prompt is `SERVER_NAME`
-(SERVER the config key). A resource URI or template is kept unless another server lists the same URI or has a
-template that fits it (or the same template); then it is `SERVER+URI`. A URI a tool returns (a resource link, an
-embedded resource) gets the same treatment, so reading it reaches the server that made it. On the way in,
-`SERVER+URI` goes to SERVER; a plain URI to the one server that lists it or has a template for it, else to the one
-server that has resources at all.
+(SERVER the config key). A resource URI is kept unless another server lists the same URI or has a template that
+fits it, and a template unless another server has one with the same fixed start (before its first `{`); then it is
+`SERVER+URI` (`SERVER+TEMPLATE`). A URI a tool returns (a resource link, an embedded resource) gets the same
+treatment, so reading it reaches the server that made it. On the way in, `SERVER+URI` goes to SERVER; a plain URI to
+the one server that lists it or has a template for it, else to the one server that has resources at all.
 """
 
 from __future__ import annotations
@@ -33,33 +33,29 @@ SEP = "+"  # SERVER+URI
 PROMPT_SEP = "_"  # SERVER_NAME
 
 
-LISTS = {  # a list method: the client's method, the result's field (in wire form), what it lists
-    "resources/list": ("list_resources", "resources", "resources"),
-    "resources/templates/list": ("list_resource_templates", "resourceTemplates", "resource templates"),
-    "prompts/list": ("list_prompts", "prompts", "prompts"),
-}
+LISTS = {  # a list method: the client's method, the result's list (attribute; wire field), what it lists
+    "resources/list": ("list_resources", "resources", "resources", "resources"),
+    "resources/templates/list": ("list_resource_templates", "resource_templates", "resourceTemplates",
+                                 "resource templates"),
+    "prompts/list": ("list_prompts", "prompts", "prompts", "prompts"),
+}  # fmt: skip
 
 
 async def listed(client: Any, op: str) -> list[dict[str, Any]]:
     """Everything a session lists for the list method `op`, every page."""
-    method, field, _ = LISTS[op]
-    return await every_page(getattr(client, method), field)
+    method, attribute, _, _ = LISTS[op]
+    return await every_page(getattr(client, method), attribute)
 
 
-async def every_page(ask: Callable[..., Awaitable[Any]], field: str) -> list[dict[str, Any]]:
-    """Every item of a paginated list (`client.list_tools`, ...; `field` names the result's list in wire form), as
-    JSON."""
+async def every_page(ask: Callable[..., Awaitable[Any]], attribute: str) -> list[dict[str, Any]]:
+    """Every item of a paginated list (`client.list_tools`, ...; `attribute` names the result's list), as JSON."""
     items, cursor = [], None
     while True:
         page = await ask(cursor=cursor)
-        items += [dump(x) for x in getattr(page, _snake(field))]
+        items += [dump(x) for x in getattr(page, attribute)]
         cursor = page.next_cursor
         if not cursor:
             return items
-
-
-def _snake(field: str) -> str:
-    return "".join(f"_{c.lower()}" if c.isupper() else c for c in field)
 
 
 def dump(model: Any) -> dict[str, Any]:
@@ -271,7 +267,7 @@ class OpHandler:
                 lines += [f"[{message.get('role')}]", as_text(message.get("content") or {})]
             return Result(ok=True, output="\n".join(lines) + "\n", data=data)
         items = await upstream.ask(lambda c: listed(c, self.op), self.timeout, call.path)
-        return Result(ok=True, output=listing(self.op, items), data={LISTS[self.op][1]: items})
+        return Result(ok=True, output=listing(self.op, items), data={LISTS[self.op][2]: items})
 
     def passed(self, content: list[dict[str, Any]], data: Any = None) -> Result:
         """Content items passed through, their text capped."""
@@ -287,7 +283,7 @@ class OpHandler:
 def listing(op: str, items: list[dict[str, Any]]) -> str:
     """A list of resources, templates or prompts as text, one per line: what to use, then what it is."""
     if not items:
-        return f"None: the server lists no {LISTS[op][2]}.\n"
+        return f"None: the server lists no {LISTS[op][3]}.\n"
     lines = []
     for item in items:
         if op == "prompts/list":
