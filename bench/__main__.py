@@ -20,6 +20,7 @@ from typing import Any
 
 from . import (
     busy,
+    conformance,
     context,
     corpora,
     crowded,
@@ -257,6 +258,11 @@ def main() -> None:
     sections.append(("Busy upstream", busy.__doc__.strip().split("\n\n")[0], lines))
     kept = bool(measured) and measured["lost"] == 0 and not measured["stopped"]
     targets.append(f"- busy upstream: 0 calls lost, the upstream never stopped -- {mark(kept)}")
+    found, why = attempt("Conformance", conformance.run)
+    lines, more = found or ([f"Not measured: {why}"], f"- conformance: not measured: {why}")
+    title, _, about = conformance.__doc__.strip().partition("\n\n")
+    sections.append((title, about, lines))
+    targets.append(more)
 
     for title, _, lines in sections:
         print(f"## {title}\n\n" + "\n".join(lines) + "\n")

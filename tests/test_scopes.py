@@ -43,6 +43,7 @@ token_sha256 = "{hashlib.sha256(WRITER.encode()).hexdigest()}"
 paths = ["memory"]
 """
 READS = ["open-nodes", "read-graph", "search-nodes"]  # the memory server's tools with readOnlyHint: true
+RESOURCES = "resources"  # the memory server's resources group (memory://knowledge-graph): read-only commands
 MODES = pytest.mark.parametrize("mode", ["legacy", "auto"])  # the initialize handshake (sessions), the 2026 protocol
 
 
@@ -111,7 +112,7 @@ async def test_each_token_sees_its_own_tree(tool_server, mode):
         assert listed(await ok(files, "--help")) == ["files", "search"]
         assert listed(await ok(reader, "--help")) == ["memory", "search"]
         assert "write-file" in await ok(files, "files", "--help")
-        assert listed(await ok(reader, "memory", "--help")) == READS
+        assert listed(await ok(reader, "memory", "--help")) == sorted([*READS, RESOURCES])
 
 
 async def test_a_denied_path_answers_as_an_unknown_one(tool_server):
@@ -152,7 +153,7 @@ async def test_allowed_calls_work_and_read_only_hides_writes(tool_server, world)
 
         assert listed(await ok(writer, "memory", "--help")) == sorted([
             "add-observations", "create-entities", "create-relations", "delete-entities", "delete-observations",
-            "delete-relations", *READS])  # fmt: skip
+            "delete-relations", *READS, RESOURCES])  # fmt: skip
         entity = json.dumps([{"name": "Ada", "entityType": "person", "observations": ["wrote the first program"]}])
         await ok(writer, "memory", "create-entities", "--entities", entity)
         assert "first program" in await ok(reader, "memory", "search-nodes", "--query", "Ada")

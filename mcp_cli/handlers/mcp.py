@@ -11,21 +11,11 @@ from typing import TYPE_CHECKING, Any
 from ..errors import HandlerError, UpstreamError
 from ..result import Result, cap
 from ..tree import Tree
-from .base import Call, HandlerClass, Kind, check_timeout, need, timeout_of
+from .base import Call, HandlerClass, Kind, check_timeout, may, need, timeout_of
+from .catalogue import OPS, Catalogue, OpHandler, as_text
 
 if TYPE_CHECKING:
     from .upstream import Upstreams
-
-
-def _as_text(item: dict[str, Any]) -> str:
-    """A content item as text for terminals: text itself, a placeholder line for anything else."""
-    if item.get("type") == "text":
-        return str(item["text"])
-    resource = item.get("resource") or {}
-    where = resource.get("uri") or item.get("uri") or ""
-    mime = item.get("mimeType") or resource.get("mimeType") or ""
-    label = " ".join(x for x in (item.get("type", "item"), mime, where) if x)
-    return f"[{label}]" + (f"\n{resource['text']}" if resource.get("text") else "")
 
 
 class McpKind(Kind):
@@ -35,12 +25,16 @@ class McpKind(Kind):
     def __init__(self, handler: HandlerClass, tree: Tree) -> None:
         super().__init__(handler, tree)
         self.pool: Upstreams | None = None
+        self.catalogue = Catalogue(tree)  # the servers' resources and prompts, as one server's
 
-    def make(self, ref: dict[str, Any], tree: Tree) -> McpHandler:
-        return McpHandler(ref, tree, self.pool)
+    def make(self, ref: dict[str, Any], tree: Tree) -> McpHandler | OpHandler:
+        if "op" in ref:
+            return OpHandler(ref, tree, self.pool, self.catalogue)
+        return McpHandler(ref, tree, self.pool, self.catalogue)
 
     def adopt(self, tree: Tree) -> None:
         super().adopt(tree)
+        self.catalogue.adopt(tree)
         if self.pool is not None:
             self.pool.configs = tree.upstreams
 
@@ -61,9 +55,12 @@ class McpKind(Kind):
 
 
 class McpHandler:
-    def __init__(self, ref: dict[str, Any], tree: Tree, pool: Upstreams | None = None) -> None:
+    def __init__(
+        self, ref: dict[str, Any], tree: Tree, pool: Upstreams | None = None, catalogue: Catalogue | None = None
+    ) -> None:
         self.check(ref)
         self.server, self.tool, self.pool = ref["server"], ref["tool"], pool
+        self.catalogue = catalogue
         self.timeout = float(ref.get("timeout") or tree.upstreams.get(self.server, {}).get("timeout") or 0) or (
             timeout_of(ref, tree)
         )
@@ -72,7 +69,14 @@ class McpHandler:
     @staticmethod
     def check(ref: dict[str, Any]) -> None:
         need(ref, "server", str, "the upstream server's name")
-        need(ref, "tool", str, "the tool's name")
+        if "op" in ref:  # a command of the server's resources or prompts (see `catalogue`)
+            if ref["op"] not in OPS:
+                raise ValueError(f"mcp handler reference has an unknown 'op' {ref['op']!r} (one of {', '.join(OPS)})")
+            if ref["op"] == "prompts/get":
+                need(ref, "prompt", str, "the prompt's name")
+            may(ref, "templates", list, "a list of URI templates", str)
+        else:
+            need(ref, "tool", str, "the tool's name")
         check_timeout(ref)
 
     async def run(self, call: Call) -> Result:
@@ -89,7 +93,9 @@ class McpHandler:
                 data["text"] = cap(text, max(budget, 0))
                 budget -= len(text)
             content.append(data)
-        output = "\n".join(_as_text(c) for c in content)
+        if self.catalogue is not None:  # links and embedded resources as served: reading them finds this server
+            self.catalogue.passed(self.server, content)
+        output = "\n".join(as_text(c) for c in content)
         return Result(
             ok=not result.is_error,
             output=output,

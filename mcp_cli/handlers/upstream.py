@@ -19,9 +19,9 @@ import re
 import sys
 import tempfile
 import warnings
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
 import anyio
 from anyio.abc import TaskGroup
@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("mcp_cli")
 START_TIMEOUT = 60.0
 PING_TIMEOUT = 3.0
+T = TypeVar("T")
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 
 
@@ -284,11 +285,16 @@ class Upstream:
 
     async def call(self, tool: str, arguments: dict[str, Any], timeout: float, path: str) -> CallToolResult:
         """Call a tool; a crash or a hang is reported, and a dead session is replaced on the next call."""
+        return await self.ask(lambda client: client.call_tool(tool, arguments), timeout, path)
+
+    async def ask(self, send: Callable[[Client], Awaitable[T]], timeout: float, path: str) -> T:
+        """What `send` asks of the session (a tool call, a resource read, ...) for `path` (what the caller named);
+        a crash or a hang is reported, and a dead session is replaced on the next call."""
         client = await self.session()
         sent = anyio.current_time()
         try:
             with anyio.fail_after(timeout):
-                return await client.call_tool(tool, arguments)
+                return await send(client)
         except TimeoutError:
             raise HandlerTimeout(f"`{path}`: upstream server `{self.name}` did not answer within {timeout:g} s"
                                  + await self._timed_out(sent)) from None  # fmt: skip

@@ -41,7 +41,8 @@ def says_nothing(key: str) -> bool:
 
 
 def _tools(group: Group) -> list[str]:
-    return [n.handler.get("tool", n.name) for _, n in Tree(group).walk() if isinstance(n, Command)]
+    walked = Tree(group).walk()  # the tools: not the commands that list or read its resources and prompts (`op`)
+    return [n.handler.get("tool", n.name) for _, n in walked if isinstance(n, Command) and "op" not in n.handler]
 
 
 def _known(group: Group) -> tuple[Counter[str], dict[str, str]]:

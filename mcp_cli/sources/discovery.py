@@ -32,6 +32,7 @@ import anyio
 import platformdirs
 
 from ..errors import SourceError
+from ..handlers.catalogue import every_page, listed
 from ..handlers.processes import stopping
 from ..handlers.upstream import START_TIMEOUT, UnsetVariable, describe, expand, needs_login, transport
 from ..text import one_line
@@ -51,11 +52,15 @@ class ServerInfo(TypedDict):
     instructions: str
 
 
-class Listing(TypedDict):
-    """A server's tool list, as cached: the server, and each tool as the JSON of an MCP `Tool`."""
+class Listing(TypedDict, total=False):
+    """A server's listing, as cached: the server, and each tool as the JSON of an MCP `Tool`; for a server that
+    declares them, its resources, resource templates and prompts (each as JSON, every page)."""
 
     server: ServerInfo
     tools: list[dict[str, Any]]
+    resources: list[dict[str, Any]]
+    resourceTemplates: list[dict[str, Any]]
+    prompts: list[dict[str, Any]]
 
 
 class Unavailable(Exception):
@@ -126,8 +131,12 @@ def clear_cache() -> int:
     return deleted
 
 
+LISTING_VERSION = 2  # what a cached listing holds (2: resources, templates, prompts); older ones are not read
+
+
 def _cache_file(config: dict[str, Any]) -> Path:
-    key = hashlib.sha256(json.dumps(config, sort_keys=True).encode()).hexdigest()[:32]
+    keyed = {**config, "\0listing": LISTING_VERSION}
+    key = hashlib.sha256(json.dumps(keyed, sort_keys=True).encode()).hexdigest()[:32]
     return cache_dir() / f"tools-{key}.json"
 
 
@@ -136,29 +145,31 @@ def _failure_file(config: dict[str, Any]) -> Path:
 
 
 async def list_tools(config: dict[str, Any], timeout: float) -> Listing:
-    """Connect once and read a server's tools (every page); `Unavailable` with why, and its stderr tail, if not."""
+    """Connect once and read a server's tools, and its resources, templates and prompts when it declares them
+    (every page); `Unavailable` with why, and its stderr tail, if not."""
     from mcp import Client
 
     with tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace") as errlog:
         try:
             with anyio.fail_after(timeout):
                 async with Client(transport(config, errlog), mode="legacy", cache=None) as client:
-                    tools, cursor = [], None
-                    while True:
-                        page = await client.list_tools(cursor=cursor)
-                        tools += [t.model_dump(by_alias=True, exclude_none=True, mode="json") for t in page.tools]
-                        cursor = page.next_cursor
-                        if not cursor:
-                            break
                     info = client.server_info
-                    return {
+                    listing: Listing = {
                         "server": {
                             "name": getattr(info, "name", ""),
                             "version": getattr(info, "version", ""),
                             "instructions": client.instructions or "",
                         },
-                        "tools": tools,
+                        "tools": await every_page(client.list_tools, "tools"),
                     }
+                    declared = client.server_capabilities
+                    for key, op, has in (("resources", "resources/list", declared.resources),
+                                         ("resourceTemplates", "resources/templates/list", declared.resources),
+                                         ("prompts", "prompts/list", declared.prompts)):  # fmt: skip
+                        if has is not None:
+                            with contextlib.suppress(Exception):  # declared but not answered: its tools still count
+                                listing[key] = await listed(client, op)  # type: ignore[literal-required]
+                    return listing
         except Exception as exc:
             if needs_login(exc):
                 raise NeedsLogin from None

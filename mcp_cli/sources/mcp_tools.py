@@ -20,7 +20,7 @@ from ..errors import SourceError
 from ..search.ranking import SHOWN
 from ..text import first_sentence, kebab, one_line
 from ..tree import Command, Group, Node, Param, Tree
-from . import clusters, discovery, grouping
+from . import clusters, discovery, grouping, mcp_extras
 from .mcp_config import Server, read
 
 THRESHOLD = 15  # tools in a server's group before it is split into subgroups
@@ -160,11 +160,13 @@ def build(
         if server.name in found:
             listing = found[server.name]
             kept = [t for t in listing.get("tools", []) if server.wants(t["name"], tools or [], exclude_tools or [])]
-            root.children.append(server_group(server, listing, kept, threshold))
+            group = server_group(server, listing, kept, threshold)
+            group.children += mcp_extras.extras(server.name, dict(listing), group.children)
+            root.children.append(group)
             upstreams[server.name] = server.config
         elif failed and server.name in failed:
             root.children.append(unavailable_group(server, failed[server.name], retried))
-    count = sum(1 for _, n in Tree(root).walk() if isinstance(n, Command))
+    count = sum(1 for _, n in Tree(root).walk() if isinstance(n, Command) and "op" not in n.handler)
     servers_shown = [g.name for g in root.children]
     root.children.insert(0, search_command(root.name))
     if len(servers_shown) > ROOT_LIMIT:

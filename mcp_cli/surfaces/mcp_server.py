@@ -162,6 +162,11 @@ def build(runtime: Runtime, surface: str = "tool", scoped: bool = False, local_f
         from ..sources.skill.resources import SkillResources
 
         SkillResources(runtime.tree).install(server)
+    elif "mcp" in runtime.kinds:  # wrapped servers: their resources and prompts, as the client's part of the tree has
+        from . import gateway
+
+        if gateway.offers(runtime):
+            gateway.install(server, runtime, lambda ctx: scope_of(ctx)[0])
     return server
 
 
