@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import HandlerError, UpstreamError
 from ..result import Result, cap
 from ..tree import Tree
-from .base import Call, HandlerClass, Kind, check_timeout, need, timeout_of
+from .base import Call, HandlerClass, Kind, check_timeout, may, need, timeout_of
 
 if TYPE_CHECKING:
     from .upstream import Upstreams
@@ -64,6 +64,7 @@ class McpHandler:
     def __init__(self, ref: dict[str, Any], tree: Tree, pool: Upstreams | None = None) -> None:
         self.check(ref)
         self.server, self.tool, self.pool = ref["server"], ref["tool"], pool
+        self.task = bool(ref.get("task"))  # the tool runs only as a task (its `execution.taskSupport` is required)
         self.timeout = float(ref.get("timeout") or tree.upstreams.get(self.server, {}).get("timeout") or 0) or (
             timeout_of(ref, tree)
         )
@@ -73,13 +74,14 @@ class McpHandler:
     def check(ref: dict[str, Any]) -> None:
         need(ref, "server", str, "the upstream server's name")
         need(ref, "tool", str, "the tool's name")
+        may(ref, "task", bool, "true or false")
         check_timeout(ref)
 
     async def run(self, call: Call) -> Result:
         if self.pool is None:
             raise HandlerError(f"`{call.path}` calls an upstream server, which needs a running server (mcp-cli serve)")
         upstream = self.pool.get(self.server)
-        result = await upstream.call(self.tool, call.values, self.timeout, call.path)
+        result = await upstream.call(self.tool, call.values, self.timeout, call.path, self.task)
         content: list[dict[str, Any]] = []
         budget = self.limit
         for item in result.content:

@@ -22,6 +22,7 @@ from anyio.abc import TaskGroup
 
 from ..errors import HandlerError, HandlerTimeout
 from .processes import guarded
+from .relay import CURRENT, Calls
 
 if TYPE_CHECKING:
     from mcp import Client
@@ -103,6 +104,7 @@ class Upstream:
         self._stop: anyio.Event | None = None
         self._done: anyio.Event | None = None
         self._errlog = tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace")
+        self.calls = Calls()  # the calls in flight and the session's callbacks to their clients (`relay.py`)
 
     def stderr_tail(self, limit: int = 1500) -> str:
         try:
@@ -130,7 +132,7 @@ class Upstream:
 
         async def own_session() -> None:
             try:
-                async with Client(transport(self.config, self._errlog), mode="legacy", cache=None) as client:
+                async with Client(transport(self.config, self._errlog), mode="legacy", cache=None, **self.calls.options()) as client:
                     self.client = client
                     ready.set()
                     await stop.wait()
@@ -176,12 +178,15 @@ class Upstream:
                 return False
         return False
 
-    async def call(self, tool: str, arguments: dict[str, Any], timeout: float, path: str) -> CallToolResult:
-        """Call a tool; a crash or a hang is reported, and a dead session is replaced on the next call."""
+    async def call(
+        self, tool: str, arguments: dict[str, Any], timeout: float, path: str, task: bool = False
+    ) -> CallToolResult:
+        """Call a tool (as a task with `task`) for the current client (`relay.CURRENT`); a crash or a hang is reported,
+        and a dead session is replaced on the next call."""
         client = await self.session()
         try:
             with anyio.fail_after(timeout):
-                return await client.call_tool(tool, arguments)
+                return await self.calls.call(client, tool, arguments, CURRENT.get(), task)
         except TimeoutError:
             dead = not await self.alive()
             if dead:

@@ -48,12 +48,19 @@ def command(server: str, tool: dict[str, Any], name: str = "", declared: dict[st
         summary=one_line(description) if description else "",
         description=description,
         params=schema.params(input_schema),
-        handler={"kind": "mcp", "server": server, "tool": tool["name"]},
+        handler={"kind": "mcp", "server": server, "tool": tool["name"], **_task(tool)},
         aliases=[tool["name"]] if tool["name"] != cmd_name else [],
         schema=input_schema,
         annotations={k: v for k, v in annotations.items() if k != "title"},
         entities=entities.infer(list(properties), declared),
     )
+
+
+def _task(tool: dict[str, Any]) -> dict[str, bool]:
+    """`{"task": True}` for a tool that runs only as a task (`execution.taskSupport: required`); an `optional` one
+    runs as a plain call."""
+    execution = tool.get("execution")
+    return {"task": True} if isinstance(execution, dict) and execution.get("taskSupport") == "required" else {}
 
 
 def _toolset(tool: dict[str, Any]) -> str:
