@@ -14,6 +14,7 @@ import os
 import re
 import tempfile
 import warnings
+from collections.abc import Callable, Coroutine
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -132,7 +133,9 @@ class Upstream:
 
         async def own_session() -> None:
             try:
-                async with Client(transport(self.config, self._errlog), mode="legacy", cache=None, **self.calls.options()) as client:
+                async with Client(
+                    transport(self.config, self._errlog), mode="legacy", cache=None, **self.calls.options()
+                ) as client:
                     self.client = client
                     ready.set()
                     await stop.wait()
@@ -215,6 +218,9 @@ class Upstreams:
         self.configs = configs
         self._servers: dict[str, Upstream] = {}
         self._tg: TaskGroup | None = None
+        self.changed: Callable[[Upstream, str], Coroutine[Any, Any, None]] | None = (
+            None  # a server's list of KIND changed
+        )
 
     async def __aenter__(self) -> Upstreams:
         self._tg = anyio.create_task_group()
@@ -236,11 +242,16 @@ class Upstreams:
                 for server in self._servers.values():
                     tg.start_soon(server.close)
 
+    async def _changed(self, server: Upstream, kind: str) -> None:
+        if self.changed is not None and self._tg is not None:  # not in the session's receive loop: it may call
+            self._tg.start_soon(self.changed, server, kind)
+
     def get(self, name: str) -> Upstream:
         if self._tg is None:
             raise HandlerError("upstream servers are not available outside a running server")
         if name not in self._servers:
             if name not in self.configs:
                 raise HandlerError(f"no upstream server named `{name}` in this tree")
-            self._servers[name] = Upstream(name, self.configs[name], self._tg)
+            server = self._servers[name] = Upstream(name, self.configs[name], self._tg)
+            server.calls.changed = lambda kind: self._changed(server, kind)
         return self._servers[name]

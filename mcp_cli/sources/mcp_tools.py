@@ -221,8 +221,16 @@ def _tree(
     name = options.get("name") or default_name(Path(path))
     keep = {k: options.get(k) for k in ("tools", "exclude_tools")}
     tree = build(name, servers, found, options.get("threshold") or THRESHOLD, failed=failed, **keep)
+    again = {k: v for k, v in options.items() if k not in ("refresh", "progress", "startup")}
+    configs = {s.name: s.config for s in servers}
+
+    async def reload(server: str, listing: discovery.Listing) -> Tree:
+        """The tree again, with `server`'s tools as its live session lists them now."""
+        discovery.remember(configs[server], listing)
+        return (await discover(path, **again))[0]
+
+    tree.reload = reload
     if failed:
-        again = {k: v for k, v in options.items() if k not in ("refresh", "progress", "startup")}
         retry = max(discovery.RETRY_BUDGET, _budget(options))
 
         async def rediscover() -> Tree:
