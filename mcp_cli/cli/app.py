@@ -161,6 +161,10 @@ def run(
     loaded = _load(tree, **options)
 
     async def once() -> Result:
+        from ..handlers.relay import CURRENT
+        from ..surfaces.relay import Terminal
+
+        CURRENT.set(Terminal())  # an upstream's questions are asked here, its progress shown
         async with Runtime(loaded) as runtime:
             return await runtime.call(tokens, local_files=True)
 

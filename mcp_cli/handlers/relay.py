@@ -54,7 +54,7 @@ def refusal(request: types.InputRequest, why: str) -> types.ErrorData:
 
 
 def offers(capabilities: types.ClientCapabilities | None) -> frozenset[str]:
-    """The input requests a client with these capabilities can answer (an elicitation capability without modes: form)."""
+    """The input requests a client with these capabilities can answer (elicitation without modes: form)."""
     if capabilities is None:
         return frozenset()
     can = set()

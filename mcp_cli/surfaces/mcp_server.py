@@ -35,7 +35,6 @@ if TYPE_CHECKING:
     from mcp.server.session import ServerSession
 
     from ..handlers.upstream import Upstream
-
     from .meta_tools import Meta
 
 log = logging.getLogger("mcp_cli")

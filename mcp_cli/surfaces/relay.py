@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import logging
 import secrets
+import sys
 import warnings
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO
 
 import anyio
+import anyio.to_thread
 from anyio.abc import TaskGroup
 from mcp import types
 from mcp.shared.exceptions import MCPError
@@ -124,7 +126,7 @@ class Parked(Relay):
             return refusal(request, f"the client did not answer within {ASK_TIMEOUT:g} s")
         return answer
 
-    def answer(self, responses: dict[str, Any] | None) -> None:
+    def answer(self, responses: types.InputResponses | None) -> None:
         """The client's retry: its answers to the questions sent."""
         for key, given in (responses or {}).items():
             waiting = self.answers.get(key)
@@ -210,3 +212,94 @@ class Relays:
         if answer.get("resultType") != "input_required":
             self.parked.pop(state, None)
         return answer
+
+
+class Terminal(Relay):
+    """`mcp-cli run`'s caller: a person at a terminal, asked a form's fields on stderr and stdin (refused when stdin is
+    not a terminal), shown progress as lines on stderr; sampling is refused (there is no model here)."""
+
+    def __init__(self, stdin: TextIO | None = None, stderr: TextIO | None = None) -> None:
+        self.stdin, self.stderr = stdin or sys.stdin, stderr or sys.stderr
+
+    async def ask(self, request: types.InputRequest) -> types.InputResponse | types.ErrorData:
+        if not isinstance(request, types.ElicitRequest):
+            return refusal(request, "`mcp-cli run` has no model to sample with; call it from an MCP client that can")
+        if not self.stdin.isatty():
+            return refusal(request, "stdin is not a terminal, so `mcp-cli run` cannot ask; run it in a terminal")
+        return await anyio.to_thread.run_sync(self._elicit, request.params)
+
+    def _line(self, prompt: str) -> str | None:
+        self.stderr.write(prompt)
+        self.stderr.flush()
+        line = self.stdin.readline()
+        return None if not line else line.strip()
+
+    def _elicit(self, params: types.ElicitRequestParams) -> types.ElicitResult:
+        self.stderr.write(f"{params.message}\n")
+        if isinstance(params, types.ElicitRequestURLParams):
+            said = self._line(f"Open {params.url} and finish there, then press Enter (n: decline): ")
+            return types.ElicitResult(action="cancel" if said is None else "decline" if said == "n" else "accept")
+        schema = params.requested_schema
+        required, content = set(schema.get("required") or []), {}
+        self.stderr.write("(an empty answer skips a field; to a required one it declines; Ctrl-D cancels)\n")
+        for name, field in (schema.get("properties") or {}).items():
+            while True:
+                said = self._line(_prompt(name, field, name in required))
+                if said is None:
+                    return types.ElicitResult(action="cancel")
+                if not said:
+                    if name in required:
+                        return types.ElicitResult(action="decline")
+                    break
+                try:
+                    content[name] = _value(said, field)
+                    break
+                except ValueError as exc:
+                    self.stderr.write(f"  {exc}\n")
+        return types.ElicitResult(action="accept", content=content)
+
+    async def progress(self, progress: float, total: float | None, message: str | None) -> None:
+        if self.stderr.isatty():
+            done = f"{progress:g}/{total:g}" if total else f"{progress:g}"
+            self.stderr.write(f"progress {done}" + (f": {message}" if message else "") + "\n")
+            self.stderr.flush()
+
+
+def _choices(field: dict[str, Any]) -> list[str]:
+    """A field's allowed values: `enum`, `oneOf`/`anyOf` consts, or an array's item choices."""
+    items = field.get("items") if field.get("type") == "array" else field
+    items = items if isinstance(items, dict) else {}
+    options = items.get("enum") or [o.get("const") for o in items.get("oneOf") or items.get("anyOf") or []]
+    return [str(o) for o in options if o is not None]
+
+
+def _prompt(name: str, field: dict[str, Any], required: bool) -> str:
+    what = field.get("title") or name
+    kind = field.get("type", "string")
+    choices = _choices(field)
+    hint = f"one of {', '.join(choices)}" if choices else "y/n" if kind == "boolean" else kind
+    hint += ", several comma-separated" if kind == "array" else ""
+    default = f", default {field['default']}" if "default" in field else ""
+    return f"{what} ({hint}{default}){' *' if required else ''}: "
+
+
+def _value(said: str, field: dict[str, Any]) -> Any:
+    """What a person typed, as the field's type; ValueError saying what is expected."""
+    kind, choices = field.get("type", "string"), _choices(field)
+    if kind == "array":
+        values = [v.strip() for v in said.split(",") if v.strip()]
+        if choices and (bad := [v for v in values if v not in choices]):
+            raise ValueError(f"not among the choices: {', '.join(bad)}")
+        return values
+    if choices and said not in choices:
+        raise ValueError(f"give one of {', '.join(choices)}")
+    if kind == "boolean":
+        if said.lower() not in ("y", "yes", "n", "no", "true", "false"):
+            raise ValueError("give y or n")
+        return said.lower() in ("y", "yes", "true")
+    if kind in ("integer", "number"):
+        try:
+            return int(said) if kind == "integer" else float(said)
+        except ValueError:
+            raise ValueError(f"give a{'n integer' if kind == 'integer' else ' number'}") from None
+    return said
