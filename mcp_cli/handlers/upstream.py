@@ -133,8 +133,9 @@ class Upstream:
 
         async def own_session() -> None:
             try:
+                mode = self.config.get("mode", "legacy")  # the handshake era unless the config says (`protocol`)
                 async with Client(
-                    transport(self.config, self._errlog), mode="legacy", cache=None, **self.calls.options()
+                    transport(self.config, self._errlog), mode=mode, cache=None, **self.calls.options()
                 ) as client:
                     self.client = client
                     ready.set()

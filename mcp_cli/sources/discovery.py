@@ -148,7 +148,8 @@ async def list_tools(config: dict[str, Any], timeout: float) -> Listing:
     with tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace") as errlog:
         try:
             with anyio.fail_after(timeout):
-                session = Client(transport(config, errlog), mode="legacy", cache=None, **Calls().options())
+                mode = config.get("mode", "legacy")
+                session = Client(transport(config, errlog), mode=mode, cache=None, **Calls().options())
                 async with session as client:  # declares what serving sessions do: the tools listed are the ones called
                     return await read_listing(client)
         except Exception as exc:

@@ -17,7 +17,9 @@ from urllib.parse import unquote, urlparse
 import anyio
 from mcp import types
 from mcp.server.lowlevel import Server
+from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler
 from mcp.shared.exceptions import MCPError
+from mcp.shared.subscriptions import PromptsListChanged, ResourcesListChanged, ServerEvent, ToolsListChanged
 
 from .. import __version__
 from ..engine.runtime import Runtime
@@ -44,15 +46,10 @@ def tool(runtime: Runtime) -> types.Tool:
     return types.Tool(name=runtime.tree.name, description=description(runtime), input_schema=INPUT_SCHEMA)
 
 
-_CHANGED: dict[
-    str,
-    type[
-        types.ToolListChangedNotification | types.ResourceListChangedNotification | types.PromptListChangedNotification
-    ],
-] = {
-    "tools": types.ToolListChangedNotification,
-    "resources": types.ResourceListChangedNotification,
-    "prompts": types.PromptListChangedNotification,
+_CHANGED: dict[str, tuple[Callable[[], types.ServerNotification], Callable[[], ServerEvent]]] = {
+    "tools": (types.ToolListChangedNotification, ToolsListChanged),
+    "resources": (types.ResourceListChangedNotification, ResourcesListChanged),
+    "prompts": (types.PromptListChangedNotification, PromptsListChanged),
 }
 _COMPLETE = {"resultType": "complete"}  # required by the 2026 protocol; older versions' sieve drops it
 
@@ -148,6 +145,7 @@ def build(runtime: Runtime, surface: str = "tool", scoped: bool = False, local_f
         from . import meta_tools
     roots, relays = Roots(), Relays()
     listening: weakref.WeakSet[ServerSession] = weakref.WeakSet()  # handshake-era sessions, told of list changes
+    bus = InMemorySubscriptionBus()  # list changes for 2026-era clients' `subscriptions/listen` streams
     kept: weakref.WeakKeyDictionary[Runtime, tuple[Meta | None, Contexts]] = weakref.WeakKeyDictionary()
 
     def scope_of(ctx: ServerRequestContext) -> tuple[Runtime, Meta | None, Contexts]:
@@ -170,7 +168,8 @@ def build(runtime: Runtime, surface: str = "tool", scoped: bool = False, local_f
         if meta is None and params.name != rt.tree.name:
             text = f"Error: no tool named {params.name!r}; this server has one tool, {rt.tree.name!r}."
             return {**_COMPLETE, "content": [{"type": "text", "text": text}], "isError": True}
-        listening.add(ctx.session)
+        if ctx.session.can_send_request:
+            listening.add(ctx.session)
 
         async def work() -> dict[str, Any]:  # with the client's relay (`relay.py`): it may be asked, told progress
             if meta is not None:
@@ -193,9 +192,11 @@ def build(runtime: Runtime, surface: str = "tool", scoped: bool = False, local_f
             except Exception as exc:
                 log.warning("upstream server %s changed its tools, but reading them failed: %s", server.name, exc)
                 return
-        for session in list(listening):
+        notification, event = _CHANGED[kind]
+        for session in list(listening):  # handshake-era clients; 2026-era ones listen (`subscriptions/listen`)
             with contextlib.suppress(Exception):
-                await session.send_notification(_CHANGED[kind]())
+                await session.send_notification(notification())
+        await bus.publish(event())
 
     @contextlib.asynccontextmanager
     async def lifespan(_: Server) -> AsyncIterator[dict[str, Any]]:
@@ -220,6 +221,7 @@ def build(runtime: Runtime, surface: str = "tool", scoped: bool = False, local_f
             on_call_tool=call_tool,  # type: ignore[arg-type]
             on_roots_list_changed=roots.changed,
             on_set_logging_level=set_level,
+            on_subscriptions_listen=ListenHandler(bus),
         )
     if runtime.tree.skill and not scoped:  # served from a skill folder: its files as skill resources (SEP-2640)
         from ..sources.skill.resources import SkillResources
