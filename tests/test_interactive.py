@@ -271,3 +271,20 @@ async def test_without_roots_the_hosts_folder(tmp_path):
     async with served("serve", str(WORKDIR), cwd=ROOT, env={"CLAUDE_PROJECT_DIR": str(project)}) as client:
         result = await client.call_tool("workdir", {"argv": ["where"]})
         assert f"cwd={project}" in text(result)
+
+
+async def test_through_the_meta_surface(world, era):
+    asker = Client()
+    async with served("serve", str(world), "--surface", "meta", **asker.options(era)) as client:
+
+        async def run(name: str, **arguments) -> str:
+            got = await client.call_tool("call_tool", {"name": name, "arguments": arguments},
+                                         progress_callback=asker.on_progress)  # fmt: skip
+            assert not got.is_error, text(got)
+            return text(got)
+
+        assert "Ada Lovelace" in await run("everything request trigger-elicitation")
+        assert "a sampled haiku" in await run("everything request trigger-sampling", prompt="a haiku")
+        assert "completed" in await run("everything trigger-long-running-operation", duration=1, steps=2)
+        assert [(p, t) for p, t, _ in asker.progress] == [(1, 2), (2, 2)]
+        assert "# Research Report: go" in await run("everything simulate-research-query", topic="go")
