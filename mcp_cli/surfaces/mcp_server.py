@@ -17,9 +17,8 @@ from urllib.parse import unquote, urlparse
 import anyio
 from mcp import types
 from mcp.server.lowlevel import Server
-from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler
+from mcp.server.subscriptions import ListenHandler
 from mcp.shared.exceptions import MCPError
-from mcp.shared.subscriptions import PromptsListChanged, ResourcesListChanged, ServerEvent, ToolsListChanged
 
 from .. import __version__
 from ..engine.runtime import Runtime
@@ -28,15 +27,13 @@ from ..handlers import relay
 from ..handlers.processes import exit_process
 from ..result import Result
 from . import http_guard, scopes
-from .relay import Relays
+from .relay import Changes, Relays
 from .tool import INPUT_SCHEMA, description, instructions, run
 from .unreadable import Answering
 
 if TYPE_CHECKING:
     from mcp.server import ServerRequestContext
-    from mcp.server.session import ServerSession
 
-    from ..handlers.upstream import Upstream
     from .meta_tools import Meta
 
 log = logging.getLogger("mcp_cli")
@@ -46,11 +43,6 @@ def tool(runtime: Runtime) -> types.Tool:
     return types.Tool(name=runtime.tree.name, description=description(runtime), input_schema=INPUT_SCHEMA)
 
 
-_CHANGED: dict[str, tuple[Callable[[], types.ServerNotification], Callable[[], ServerEvent]]] = {
-    "tools": (types.ToolListChangedNotification, ToolsListChanged),
-    "resources": (types.ResourceListChangedNotification, ResourcesListChanged),
-    "prompts": (types.PromptListChangedNotification, PromptsListChanged),
-}
 _COMPLETE = {"resultType": "complete"}  # required by the 2026 protocol; older versions' sieve drops it
 
 
@@ -143,9 +135,7 @@ def build(runtime: Runtime, surface: str = "tool", scoped: bool = False, local_f
     resources."""
     if surface == "meta":
         from . import meta_tools
-    roots, relays = Roots(), Relays()
-    listening: weakref.WeakSet[ServerSession] = weakref.WeakSet()  # handshake-era sessions, told of list changes
-    bus = InMemorySubscriptionBus()  # list changes for 2026-era clients' `subscriptions/listen` streams
+    roots, relays, changes = Roots(), Relays(), Changes(runtime)
     kept: weakref.WeakKeyDictionary[Runtime, tuple[Meta | None, Contexts]] = weakref.WeakKeyDictionary()
 
     def scope_of(ctx: ServerRequestContext) -> tuple[Runtime, Meta | None, Contexts]:
@@ -168,8 +158,7 @@ def build(runtime: Runtime, surface: str = "tool", scoped: bool = False, local_f
         if meta is None and params.name != rt.tree.name:
             text = f"Error: no tool named {params.name!r}; this server has one tool, {rt.tree.name!r}."
             return {**_COMPLETE, "content": [{"type": "text", "text": text}], "isError": True}
-        if ctx.session.can_send_request:
-            listening.add(ctx.session)
+        changes.heard(ctx)
 
         async def work() -> dict[str, Any]:  # with the client's relay (`relay.py`): it may be asked, told progress
             if meta is not None:
@@ -180,31 +169,15 @@ def build(runtime: Runtime, surface: str = "tool", scoped: bool = False, local_f
 
     async def set_level(ctx: ServerRequestContext, params: types.SetLevelRequestParams) -> types.EmptyResult:
         relays.levels[roots.session(ctx) or ""] = params.level
+        if len(relays.levels) > KEYED:  # HTTP sessions come and go: the oldest forgotten
+            relays.levels.pop(next(iter(relays.levels)))
         return types.EmptyResult()
-
-    async def changed(server: Upstream, kind: str) -> None:
-        """An upstream's list of `kind` changed: its tools are read again and the tree rebuilt; clients are told."""
-        if kind == "tools" and runtime.tree.reload is not None and server.client is not None:
-            from ..sources.discovery import read_listing
-
-            try:
-                runtime.adopt(await runtime.tree.reload(server.name, await read_listing(server.client)))
-            except Exception as exc:
-                log.warning("upstream server %s changed its tools, but reading them failed: %s", server.name, exc)
-                return
-        notification, event = _CHANGED[kind]
-        for session in list(listening):  # handshake-era clients; 2026-era ones listen (`subscriptions/listen`)
-            with contextlib.suppress(Exception):
-                await session.send_notification(notification())
-        await bus.publish(event())
 
     @contextlib.asynccontextmanager
     async def lifespan(_: Server) -> AsyncIterator[dict[str, Any]]:
         async with runtime, anyio.create_task_group() as tg:
             relays.tg = tg
-            pool = getattr(runtime.kinds.get("mcp"), "pool", None)
-            if pool is not None:
-                pool.changed = changed
+            changes.install()
             yield {}
             tg.cancel_scope.cancel()
 
@@ -221,7 +194,7 @@ def build(runtime: Runtime, surface: str = "tool", scoped: bool = False, local_f
             on_call_tool=call_tool,  # type: ignore[arg-type]
             on_roots_list_changed=roots.changed,
             on_set_logging_level=set_level,
-            on_subscriptions_listen=ListenHandler(bus),
+            on_subscriptions_listen=ListenHandler(changes.bus),
         )
     if runtime.tree.skill and not scoped:  # served from a skill folder: its files as skill resources (SEP-2640)
         from ..sources.skill.resources import SkillResources

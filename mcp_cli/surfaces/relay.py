@@ -9,10 +9,12 @@ for the result or the next questions. A client that lacks what a question needs 
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import secrets
 import sys
 import warnings
+import weakref
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -20,12 +22,18 @@ import anyio
 import anyio.to_thread
 from anyio.abc import TaskGroup
 from mcp import types
+from mcp.server.subscriptions import InMemorySubscriptionBus
 from mcp.shared.exceptions import MCPError
+from mcp.shared.subscriptions import PromptsListChanged, ResourcesListChanged, ServerEvent, ToolsListChanged
 
+from ..engine.runtime import Runtime
 from ..handlers.relay import CURRENT, Relay, need, offers, refusal
 
 if TYPE_CHECKING:
     from mcp.server import ServerRequestContext
+    from mcp.server.session import ServerSession
+
+    from ..handlers.upstream import Upstream
 
 log = logging.getLogger("mcp_cli")
 ASK_TIMEOUT = 600.0  # seconds a 2026-era call waits for its client's retry with the answers
@@ -38,6 +46,13 @@ _RESULTS: dict[str, type[types.Result]] = {
     "roots": types.ListRootsResult,
 }
 Work = Callable[[], Awaitable[dict[str, Any]]]
+
+
+def _result_type(request: types.InputRequest) -> type[types.Result]:
+    """What answers `request`."""
+    if isinstance(request, types.CreateMessageRequest) and request.params.tools:
+        return types.CreateMessageResultWithTools
+    return _RESULTS[need(request)]
 
 
 def _missing(request: types.InputRequest, capabilities: types.ClientCapabilities | None) -> str:
@@ -60,11 +75,8 @@ class BackChannel(Relay):
         if why := _missing(request, self.ctx.session.client_capabilities):
             return refusal(request, why)
         related = ServerMessageMetadata(related_request_id=self.ctx.request_id)
-        kind = _RESULTS[need(request)]
-        if isinstance(request, types.CreateMessageRequest) and request.params.tools:
-            kind = types.CreateMessageResultWithTools
         try:
-            answer: Any = await self.ctx.session.send_request(request, kind, metadata=related)
+            answer: Any = await self.ctx.session.send_request(request, _result_type(request), metadata=related)
             return answer  # type: ignore[no-any-return]
         except MCPError as exc:
             return exc.error
@@ -127,22 +139,19 @@ class Parked(Relay):
         return answer
 
     def answer(self, responses: types.InputResponses | None) -> None:
-        """The client's retry: its answers to the questions sent."""
+        """The client's retry: its answers to the questions sent; a question it left unanswered is asked again."""
         for key, given in (responses or {}).items():
-            waiting = self.answers.get(key)
-            if not isinstance(waiting, anyio.Event):
+            waiting, request = self.answers.get(key), self.sent.pop(key, None)
+            if not isinstance(waiting, anyio.Event) or request is None:
                 continue
-            data = (
-                given.model_dump(by_alias=True, mode="json", exclude_none=True)
-                if hasattr(given, "model_dump")
-                else given
-            )
-            kind = _RESULTS[need(self.sent.pop(key))]
-            try:
-                self.answers[key] = kind.model_validate(data)  # type: ignore[assignment]
+            try:  # as the type the question asks for: a union of answers may have been read as another
+                data = given.model_dump(by_alias=True, mode="json", exclude_none=True)
+                self.answers[key] = _result_type(request).model_validate(data)  # type: ignore[assignment]
             except Exception as exc:
                 self.answers[key] = types.ErrorData(code=types.INVALID_PARAMS, message=f"bad answer: {exc}")
             waiting.set()
+        self.questions.update(self.sent)
+        self.sent = {}
 
     async def next(self, ctx: ServerRequestContext, token: str) -> dict[str, Any]:
         """Wait, for the client's request `ctx`, until the call ends (its result) or asks (`input_required`)."""
@@ -183,9 +192,6 @@ class Relays:
         self.parked: dict[str, Parked] = {}
         self.levels: dict[str, str] = {}
 
-    async def set_level(self, session: str, level: str) -> None:
-        self.levels[session] = level
-
     async def run(self, ctx: ServerRequestContext, session: str | None, params: types.CallToolRequestParams,
                   work: Work) -> dict[str, Any]:  # fmt: skip
         """`work` (the call) for the client of `ctx`, with its relay as `CURRENT`."""
@@ -212,6 +218,51 @@ class Relays:
         if answer.get("resultType") != "input_required":
             self.parked.pop(state, None)
         return answer
+
+
+_CHANGED: dict[str, tuple[Callable[[], types.ServerNotification], Callable[[], ServerEvent]]] = {
+    "tools": (types.ToolListChangedNotification, ToolsListChanged),
+    "resources": (types.ResourceListChangedNotification, ResourcesListChanged),
+    "prompts": (types.PromptListChangedNotification, PromptsListChanged),
+}
+
+
+class Changes:
+    """An upstream's list changes, passed on: its tools read again on its live session and the tree rebuilt (calls
+    under way finish on the old one); handshake-era clients told `notifications/.../list_changed`, 2026-era ones on
+    their `subscriptions/listen` streams (`bus`)."""
+
+    def __init__(self, runtime: Runtime) -> None:
+        self.runtime = runtime
+        self.listening: weakref.WeakSet[ServerSession] = weakref.WeakSet()  # handshake-era sessions that called
+        self.bus = InMemorySubscriptionBus()
+
+    def heard(self, ctx: ServerRequestContext) -> None:
+        """A call from the client of `ctx`: a handshake-era one is told of changes from now on."""
+        if ctx.session.can_send_request:
+            self.listening.add(ctx.session)
+
+    def install(self) -> None:
+        """Hear the runtime's upstream servers (once it is entered)."""
+        pool = getattr(self.runtime.kinds.get("mcp"), "pool", None)
+        if pool is not None:
+            pool.changed = self.changed
+
+    async def changed(self, server: Upstream, kind: str) -> None:
+        if kind == "tools" and self.runtime.tree.reload is not None and server.client is not None:
+            from ..sources.discovery import read_listing
+
+            try:
+                tree = await self.runtime.tree.reload(server.name, await read_listing(server.client))
+            except Exception as exc:
+                log.warning("upstream server %s changed its tools, but reading them failed: %s", server.name, exc)
+                return
+            self.runtime.adopt(tree)
+        notification, event = _CHANGED[kind]
+        for session in list(self.listening):
+            with contextlib.suppress(Exception):  # a client gone meanwhile
+                await session.send_notification(notification())
+        await self.bus.publish(event())
 
 
 class Terminal(Relay):
