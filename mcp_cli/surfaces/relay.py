@@ -63,8 +63,9 @@ def _missing(request: types.InputRequest, capabilities: types.ClientCapabilities
     return f"the client did not declare the `{wanted}` capability, so it cannot answer; call it from a client that can"
 
 
-class BackChannel(Relay):
-    """A handshake-era client: asked on its call's back-channel."""
+class Direct(Relay):
+    """A client served within its request: a handshake-era one, asked on the call's back-channel; or a 2026-era one
+    that declared nothing it could answer, which needs no `input_required` round (its questions are refused)."""
 
     def __init__(self, ctx: ServerRequestContext, level: str | None) -> None:
         self.ctx, self.level = ctx, level
@@ -85,7 +86,8 @@ class BackChannel(Relay):
         await self.ctx.session.report_progress(progress, total, message)
 
     async def log(self, params: types.LoggingMessageNotificationParams) -> None:
-        if self.level is None or LEVELS.index(params.level) < LEVELS.index(self.level):
+        handshake = self.ctx.session.can_send_request  # a 2026 request's own log level is checked by the SDK
+        if handshake and (self.level is None or LEVELS.index(params.level) < LEVELS.index(self.level)):
             return  # the client did not ask for log messages (logging/setLevel), or not at this level
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # logging is deprecated in the 2026 protocol; this client is older
@@ -194,9 +196,10 @@ class Relays:
 
     async def run(self, ctx: ServerRequestContext, session: str | None, params: types.CallToolRequestParams,
                   work: Work) -> dict[str, Any]:  # fmt: skip
-        """`work` (the call) for the client of `ctx`, with its relay as `CURRENT`."""
-        if ctx.session.can_send_request or self.tg is None:
-            token = CURRENT.set(BackChannel(ctx, self.levels.get(session or "")))
+        """`work` (the call) for the client of `ctx`, with its relay as `CURRENT`: run in the request, or for a 2026-era
+        client that may be asked something, parked in the server's task group between its retries."""
+        if ctx.session.can_send_request or not offers(ctx.session.client_capabilities) or self.tg is None:
+            token = CURRENT.set(Direct(ctx, self.levels.get(session or "")))  # no task: the cheap path
             try:
                 return await work()
             finally:
