@@ -17,7 +17,7 @@ import anyio
 import pytest
 from mcp import types
 
-from .conftest import NODE_BIN, ROOT, budget, served, text
+from .conftest import NODE_BIN, ROOT, budget, free_port, served, text, wait_for_port
 
 pytestmark = pytest.mark.anyio
 HELPER = ROOT / "tests" / "fixtures" / "interactive" / "server.py"
@@ -288,3 +288,24 @@ async def test_through_the_meta_surface(world, era):
         assert "completed" in await run("everything trigger-long-running-operation", duration=1, steps=2)
         assert [(p, t) for p, t, _ in asker.progress] == [(1, 2), (2, 2)]
         assert "# Research Report: go" in await run("everything simulate-research-query", topic="go")
+
+
+async def test_over_streamable_http(world, era):
+    """The back-channel of an HTTP request (handshake era) and `input_required` over HTTP (2026)."""
+    from mcp import Client as McpClient
+
+    port = free_port()
+    server = subprocess.Popen([sys.executable, "-m", "mcp_cli", "serve", str(world), "--http", f"127.0.0.1:{port}"],
+                              cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    try:
+        wait_for_port(port, server)
+        asker = Client()
+        async with McpClient(f"http://127.0.0.1:{port}/mcp", **asker.options(era)) as client:
+            assert await call(client, "helper", "ask") == (True, "hello Ada Lovelace")
+            assert await call(client, "helper26", "ask-2026") == (True, "hello Ada Lovelace (2026)")
+            ok, said = await call(client, "everything", "trigger-long-running-operation", "--duration", "1",
+                                  "--steps", "2", progress_callback=asker.on_progress)  # fmt: skip
+            assert ok and [(p, t) for p, t, _ in asker.progress] == [(1, 2), (2, 2)]
+    finally:
+        server.terminate()
+        server.wait(timeout=budget(30))
