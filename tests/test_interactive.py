@@ -251,6 +251,25 @@ def test_run_asks_on_a_terminal(world):
     assert proc.returncode == 0 and out.strip() == "hello Grace"
 
 
+def test_run_shows_progress_on_a_terminal(world):
+    primary, secondary = pty.openpty()
+    argv = ["everything", "trigger-long-running-operation", "--duration", "1", "--steps", "2"]
+    proc = subprocess.Popen([sys.executable, "-m", "mcp_cli", "run", str(world), "--", *argv],
+                            stdin=subprocess.DEVNULL, stderr=secondary, stdout=subprocess.PIPE, text=True)  # fmt: skip
+    os.close(secondary)
+    seen = b""
+    while proc.poll() is None or select.select([primary], [], [], 0)[0]:
+        if select.select([primary], [], [], 0.1)[0]:
+            try:
+                seen += os.read(primary, 4096)
+            except OSError:  # the terminal closed with the process
+                break
+    os.close(primary)
+    assert proc.wait(timeout=budget(60)) == 0, seen
+    assert b"progress 1/2" in seen and b"progress 2/2" in seen
+    assert "Long running operation completed" in proc.stdout.read()
+
+
 async def test_a_2026_client_with_roots_gives_the_working_folder(tmp_path):
     project = tmp_path / "project"
     project.mkdir()
