@@ -148,6 +148,21 @@ class Calls:
             self.relays.remove(relay)
 
 
+async def listing(client: Client) -> dict[str, Any]:
+    """A connected server's tools (every page, each as the JSON of an MCP `Tool`) and who it is: what discovery
+    caches (`sources/discovery.py`), read again when a server says its tools changed."""
+    tools, cursor = [], None
+    while True:
+        page = await client.list_tools(cursor=cursor)
+        tools += [t.model_dump(by_alias=True, exclude_none=True, mode="json") for t in page.tools]
+        cursor = page.next_cursor
+        if not cursor:
+            break
+    info = client.server_info
+    server = {"name": getattr(info, "name", ""), "version": getattr(info, "version", "")}
+    return {"server": {**server, "instructions": client.instructions or ""}, "tools": tools}
+
+
 _LIST_CHANGED: list[tuple[type[Any], str]] = [
     (types.ToolListChangedNotification, "tools"),
     (types.ResourceListChangedNotification, "resources"),

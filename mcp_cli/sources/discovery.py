@@ -20,20 +20,17 @@ import time
 from collections.abc import Callable
 from concurrent.futures import Future
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import Any, TypedDict
 
 import anyio
 import platformdirs
 
 from ..errors import SourceError
 from ..handlers.processes import stopping
-from ..handlers.relay import Calls
+from ..handlers.relay import Calls, listing
 from ..handlers.upstream import describe, transport
 from ..text import one_line
 from .mcp_config import Server
-
-if TYPE_CHECKING:
-    from mcp import Client
 
 STARTUP_BUDGET = 5.0  # seconds a server may take to list its tools at start-up (then it is shown as unavailable)
 STARTUP_ENV = "MCP_CLI_STARTUP_TIMEOUT"  # a default budget of the user's (slow first starts: npx, uvx)
@@ -116,26 +113,6 @@ def _failure_file(config: dict[str, Any]) -> Path:
     return _cache_file(config).with_suffix(".failed")
 
 
-async def read_listing(client: Client) -> Listing:
-    """A connected server's tools (every page) and who it is."""
-    tools, cursor = [], None
-    while True:
-        page = await client.list_tools(cursor=cursor)
-        tools += [t.model_dump(by_alias=True, exclude_none=True, mode="json") for t in page.tools]
-        cursor = page.next_cursor
-        if not cursor:
-            break
-    info = client.server_info
-    return {
-        "server": {
-            "name": getattr(info, "name", ""),
-            "version": getattr(info, "version", ""),
-            "instructions": client.instructions or "",
-        },
-        "tools": tools,
-    }
-
-
 def remember(config: dict[str, Any], listing: Listing) -> None:
     """Cache a server's listing as read now (its live session said its tools changed)."""
     _write(_cache_file(config), json.dumps(listing))
@@ -151,7 +128,7 @@ async def list_tools(config: dict[str, Any], timeout: float) -> Listing:
                 mode = config.get("mode", "legacy")
                 session = Client(transport(config, errlog), mode=mode, cache=None, **Calls().options())
                 async with session as client:  # declares what serving sessions do: the tools listed are the ones called
-                    return await read_listing(client)
+                    return await listing(client)  # type: ignore[return-value]  # a Listing, as a plain dict
         except Exception as exc:
             errlog.seek(0)
             tail = errlog.read()[-1500:].strip()

@@ -27,7 +27,7 @@ from mcp.shared.exceptions import MCPError
 from mcp.shared.subscriptions import PromptsListChanged, ResourcesListChanged, ServerEvent, ToolsListChanged
 
 from ..engine.runtime import Runtime
-from ..handlers.relay import CURRENT, Relay, need, offers, refusal
+from ..handlers.relay import CURRENT, Relay, listing, need, offers, refusal
 
 if TYPE_CHECKING:
     from mcp.server import ServerRequestContext
@@ -253,10 +253,8 @@ class Changes:
 
     async def changed(self, server: Upstream, kind: str) -> None:
         if kind == "tools" and self.runtime.tree.reload is not None and server.client is not None:
-            from ..sources.discovery import read_listing
-
             try:
-                tree = await self.runtime.tree.reload(server.name, await read_listing(server.client))
+                tree = await self.runtime.tree.reload(server.name, await listing(server.client))
             except Exception as exc:
                 log.warning("upstream server %s changed its tools, but reading them failed: %s", server.name, exc)
                 return
