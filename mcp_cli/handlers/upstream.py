@@ -219,9 +219,7 @@ class Upstreams:
         self.configs = configs
         self._servers: dict[str, Upstream] = {}
         self._tg: TaskGroup | None = None
-        self.changed: Callable[[Upstream, str], Coroutine[Any, Any, None]] | None = (
-            None  # a server's list of KIND changed
-        )
+        self.changed: Callable[[Upstream, str], Coroutine[Any, Any, None]] | None = None  # (server, list changed)
 
     async def __aenter__(self) -> Upstreams:
         self._tg = anyio.create_task_group()
