@@ -158,6 +158,8 @@ class Tree:
     file: Path | None = field(default=None, compare=False, repr=False)
     # the tree again, for a source that could not read everything (not serialised)
     rediscover: Callable[[], Awaitable[Tree]] | None = field(default=None, compare=False, repr=False)
+    # the tree again after server NAME said its tools changed, given their listing now (not serialised)
+    reload: Callable[[str, Any], Awaitable[Tree]] | None = field(default=None, compare=False, repr=False)
 
     @property
     def name(self) -> str:

@@ -165,9 +165,12 @@ def run(
     loaded = _load(tree, **options)
 
     async def once() -> Result:
+        from ..handlers.relay import CURRENT
         from ..handlers.subprocess import IN_TERMINAL
+        from ..surfaces.relay import Terminal
 
         IN_TERMINAL.set(True)  # scripts read our stdin and write our stdout themselves, byte for byte
+        CURRENT.set(Terminal())  # an upstream's questions are asked here, its progress shown
         async with Runtime(loaded) as runtime:
             return await runtime.call(tokens, local_files=True)
 

@@ -61,6 +61,7 @@ class McpHandler:
         self.check(ref)
         self.server, self.tool, self.pool = ref["server"], ref["tool"], pool
         self.catalogue = catalogue
+        self.task = bool(ref.get("task"))  # the tool runs only as a task (its `execution.taskSupport` is required)
         self.timeout = float(ref.get("timeout") or tree.upstreams.get(self.server, {}).get("timeout") or 0) or (
             timeout_of(ref, tree)
         )
@@ -77,13 +78,14 @@ class McpHandler:
             may(ref, "templates", list, "a list of URI templates", str)
         else:
             need(ref, "tool", str, "the tool's name")
+            may(ref, "task", bool, "true or false")
         check_timeout(ref)
 
     async def run(self, call: Call) -> Result:
         if self.pool is None:
             raise HandlerError(f"`{call.path}` calls an upstream server, which needs a running server (mcp-cli serve)")
         upstream = self.pool.get(self.server)
-        result = await upstream.call(self.tool, call.values, self.timeout, call.path)
+        result = await upstream.call(self.tool, call.values, self.timeout, call.path, self.task)
         content: list[dict[str, Any]] = []
         budget = self.limit
         for item in result.content:

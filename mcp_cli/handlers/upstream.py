@@ -19,7 +19,7 @@ import re
 import sys
 import tempfile
 import warnings
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
@@ -28,6 +28,7 @@ from anyio.abc import TaskGroup
 
 from ..errors import HandlerError, HandlerTimeout
 from .processes import guarded
+from .relay import CURRENT, Calls
 
 if TYPE_CHECKING:
     from mcp import Client
@@ -189,6 +190,7 @@ class Upstream:
         self._stop: anyio.Event | None = None
         self._done: anyio.Event | None = None
         self._errlog = tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace")
+        self.calls = Calls()  # the calls in flight and the session's callbacks to their clients (`relay.py`)
 
     def stderr_tail(self, limit: int = 1500) -> str:
         try:
@@ -236,8 +238,9 @@ class Upstream:
 
         async def own_session() -> None:
             try:
+                mode = self.config.get("mode", "legacy")  # the handshake era unless the config says (`protocol`)
                 with scope:
-                    async with Client(heard(), mode="legacy", cache=None) as client:
+                    async with Client(heard(), mode=mode, cache=None, **self.calls.options()) as client:
                         self.client = client
                         ready.set()
                         await stop.wait()
@@ -283,9 +286,13 @@ class Upstream:
                 return False
         return False
 
-    async def call(self, tool: str, arguments: dict[str, Any], timeout: float, path: str) -> CallToolResult:
-        """Call a tool; a crash or a hang is reported, and a dead session is replaced on the next call."""
-        return await self.ask(lambda client: client.call_tool(tool, arguments), timeout, path)
+    async def call(
+        self, tool: str, arguments: dict[str, Any], timeout: float, path: str, task: bool = False
+    ) -> CallToolResult:
+        """Call a tool (as a task with `task`) for the current client (`relay.CURRENT`)."""
+        return await self.ask(
+            lambda client: self.calls.call(client, tool, arguments, CURRENT.get(), task), timeout, path
+        )
 
     async def ask(self, send: Callable[[Client], Awaitable[T]], timeout: float, path: str) -> T:
         """What `send` asks of the session (a tool call, a resource read, ...) for `path` (what the caller named);
@@ -339,6 +346,7 @@ class Upstreams:
         self.configs = configs
         self._servers: dict[str, Upstream] = {}
         self._tg: TaskGroup | None = None
+        self.changed: Callable[[Upstream, str], Coroutine[Any, Any, None]] | None = None  # (server, list changed)
 
     async def __aenter__(self) -> Upstreams:
         self._tg = anyio.create_task_group()
@@ -360,11 +368,16 @@ class Upstreams:
                 for server in self._servers.values():
                     tg.start_soon(server.close)
 
+    async def _changed(self, server: Upstream, kind: str) -> None:
+        if self.changed is not None and self._tg is not None:  # not in the session's receive loop: it may call
+            self._tg.start_soon(self.changed, server, kind)
+
     def get(self, name: str) -> Upstream:
         if self._tg is None:
             raise HandlerError("upstream servers are not available outside a running server")
         if name not in self._servers:
             if name not in self.configs:
                 raise HandlerError(f"no upstream server named `{name}` in this tree")
-            self._servers[name] = Upstream(name, self.configs[name], self._tg)
+            server = self._servers[name] = Upstream(name, self.configs[name], self._tg)
+            server.calls.changed = lambda kind: self._changed(server, kind)
         return self._servers[name]

@@ -32,8 +32,8 @@ import anyio
 import platformdirs
 
 from ..errors import SourceError
-from ..handlers.catalogue import every_page, listed
 from ..handlers.processes import stopping
+from ..handlers.relay import Calls, listing
 from ..handlers.upstream import START_TIMEOUT, UnsetVariable, describe, expand, needs_login, transport
 from ..text import one_line
 from .mcp_config import Server
@@ -144,6 +144,11 @@ def _failure_file(config: dict[str, Any]) -> Path:
     return _cache_file(config).with_suffix(".failed")
 
 
+def remember(config: dict[str, Any], listing: Listing) -> None:
+    """Cache a server's listing as read now (its live session said its tools changed)."""
+    _write(_cache_file(config), json.dumps(listing))
+
+
 async def list_tools(config: dict[str, Any], timeout: float) -> Listing:
     """Connect once and read a server's tools, and its resources, templates and prompts when it declares them
     (every page); `Unavailable` with why, and its stderr tail, if not."""
@@ -152,24 +157,10 @@ async def list_tools(config: dict[str, Any], timeout: float) -> Listing:
     with tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace") as errlog:
         try:
             with anyio.fail_after(timeout):
-                async with Client(transport(config, errlog), mode="legacy", cache=None) as client:
-                    info = client.server_info
-                    listing: Listing = {
-                        "server": {
-                            "name": getattr(info, "name", ""),
-                            "version": getattr(info, "version", ""),
-                            "instructions": client.instructions or "",
-                        },
-                        "tools": await every_page(client.list_tools, "tools"),
-                    }
-                    declared = client.server_capabilities
-                    for key, op, has in (("resources", "resources/list", declared.resources),
-                                         ("resourceTemplates", "resources/templates/list", declared.resources),
-                                         ("prompts", "prompts/list", declared.prompts)):  # fmt: skip
-                        if has is not None:
-                            with contextlib.suppress(Exception):  # declared but not answered: its tools still count
-                                listing[key] = await listed(client, op)  # type: ignore[literal-required]
-                    return listing
+                mode = config.get("mode", "legacy")
+                session = Client(transport(config, errlog), mode=mode, cache=None, **Calls().options())
+                async with session as client:  # declares what serving sessions do: the tools listed are the ones called
+                    return await listing(client)  # type: ignore[return-value]  # a Listing, as a plain dict
         except Exception as exc:
             if needs_login(exc):
                 raise NeedsLogin from None

@@ -31,7 +31,8 @@ _STDIO = {"command", "args", "env", "cwd", "type", "transport", "timeout"}
 _HTTP = {"url", "headers", "type", "transport", "timeout", "oauth"}
 _CODEX = {"enabled", "enabled_tools", "disabled_tools", "startup_timeout_sec", "tool_timeout_sec",
           "http_headers", "env_http_headers", "bearer_token_env_var", "env_vars"}  # fmt: skip
-OPTION_KEYS = ("tools", "exclude_tools", "groups", "threshold", "startup_timeout", "entities")
+OPTION_KEYS = ("tools", "exclude_tools", "groups", "threshold", "startup_timeout", "entities", "protocol")
+PROTOCOLS = ("legacy", "auto", "2026-07-28")  # how mcp-cli's session with a server starts (`mcp.Client`'s `mode`)
 CONFIG_KEYS = ("mcpServers", "servers", "projects", "mcp_servers")
 TREE_KEYS = ("format", "version", "settings", "upstreams", "root")
 # What Codex passes a stdio server from its own environment before `env_vars` (codex-rs rmcp-client, Unix).
@@ -106,6 +107,11 @@ def _normalise(
         if key not in known:
             warnings.append(f"{where}: unknown key {key!r} ignored")
     config: dict[str, Any] = {}
+    protocol = options.get("protocol", "legacy")
+    if protocol not in PROTOCOLS:
+        warnings.append(f"{where}: mcp-cli option `protocol` must be one of {', '.join(PROTOCOLS)}; legacy used")
+    elif protocol != "legacy":
+        config["mode"] = protocol
     timeout = raw.get("tool_timeout_sec", raw.get("timeout"))
     if isinstance(timeout, (int, float)) and not isinstance(timeout, bool) and timeout > 0:
         config["timeout"] = float(timeout)

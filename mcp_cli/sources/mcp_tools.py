@@ -48,12 +48,19 @@ def command(server: str, tool: dict[str, Any], name: str = "", declared: dict[st
         summary=one_line(description) if description else "",
         description=description,
         params=schema.params(input_schema),
-        handler={"kind": "mcp", "server": server, "tool": tool["name"]},
+        handler={"kind": "mcp", "server": server, "tool": tool["name"], **_task(tool)},
         aliases=[tool["name"]] if tool["name"] != cmd_name else [],
         schema=input_schema,
         annotations={k: v for k, v in annotations.items() if k != "title"},
         entities=entities.infer(list(properties), declared),
     )
+
+
+def _task(tool: dict[str, Any]) -> dict[str, bool]:
+    """`{"task": True}` for a tool that runs only as a task (`execution.taskSupport: required`); an `optional` one
+    runs as a plain call."""
+    execution = tool.get("execution")
+    return {"task": True} if isinstance(execution, dict) and execution.get("taskSupport") == "required" else {}
 
 
 def _toolset(tool: dict[str, Any]) -> str:
@@ -224,8 +231,16 @@ def _tree(
     keep = {k: options.get(k) for k in ("tools", "exclude_tools")}
     retried = not options.get("one_shot")
     tree = build(name, servers, found, options.get("threshold") or THRESHOLD, failed=failed, retried=retried, **keep)
+    again = {k: v for k, v in options.items() if k not in ("refresh", "progress", "startup")}
+    configs = {s.name: s.config for s in servers}
+
+    async def reload(server: str, listing: discovery.Listing) -> Tree:
+        """The tree again, with `server`'s tools as its live session lists them now."""
+        discovery.remember(configs[server], listing)
+        return (await discover(path, **again))[0]
+
+    tree.reload = reload
     if failed and retried:
-        again = {k: v for k, v in options.items() if k not in ("refresh", "progress", "startup")}
         retry = max(discovery.RETRY_BUDGET, _budget(options))
 
         async def rediscover() -> Tree:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import signal
 import warnings
 import weakref
@@ -16,13 +17,17 @@ from urllib.parse import unquote, urlparse
 import anyio
 from mcp import types
 from mcp.server.lowlevel import Server
+from mcp.server.subscriptions import ListenHandler
+from mcp.shared.exceptions import MCPError
 
 from .. import __version__
 from ..engine.runtime import Runtime
 from ..entities import KEYED, Contexts
+from ..handlers import relay
 from ..handlers.processes import exit_process
 from ..result import Result
 from . import http_guard, scopes
+from .relay import Changes, Relays
 from .tool import INPUT_SCHEMA, description, instructions, run
 from .unreadable import Answering
 
@@ -53,24 +58,36 @@ def to_mcp(result: Result) -> dict[str, Any]:
 
 
 ROOTS_TIMEOUT = 30.0  # seconds to wait for roots/list: a busy client is waited for rather than a call run elsewhere
+HOST_FOLDERS = ("CLAUDE_PROJECT_DIR",)  # what hosts tell the stdio servers they start about the user's folder
+
+
+def host_folder() -> str | None:
+    """The user's folder as the host that started this server names it (Claude Code: CLAUDE_PROJECT_DIR), if it
+    is a folder; None: the server's own folder."""
+    for name in HOST_FOLDERS:
+        folder = os.environ.get(name)
+        if folder and Path(folder).is_dir():
+            return folder
+    return None
 
 
 class Roots:
     """Where each client works: its first `file://` root that is a folder, asked once per session (again after
-    `notifications/roots/list_changed`). None when the client offers no roots: the server's own folder."""
+    `notifications/roots/list_changed`), on the call's back-channel or, from a 2026-era client, as `input_required`.
+    Without roots: the folder the host names (`host_folder`), else None: the server's own folder."""
 
     def __init__(self) -> None:
         self._known: OrderedDict[str, str | None] = OrderedDict()  # by session, the least recently asked first
 
     @staticmethod
-    def _session(ctx: ServerRequestContext) -> str | None:
+    def session(ctx: ServerRequestContext) -> str | None:
         """What a session's requests share: stdio's one client, an HTTP session's id; None for a request on its own
         (stateless HTTP), which is asked each time."""
         return "stdio" if ctx.request is None else ctx.request.headers.get("mcp-session-id")
 
     async def cwd(self, ctx: ServerRequestContext) -> str | None:
         """The folder for a call, asked on the back-channel of the call's own request."""
-        session = self._session(ctx)
+        session = self.session(ctx)
         if session is None:
             return await self._ask(ctx)
         if session not in self._known:
@@ -83,25 +100,30 @@ class Roots:
         from mcp.shared.message import ServerMessageMetadata
 
         capabilities = ctx.session.client_capabilities
-        if capabilities is None or capabilities.roots is None or not ctx.session.can_send_request:
-            return None  # no roots offered, or a connection that cannot ask (the 2026 per-request protocol)
+        if capabilities is None or capabilities.roots is None:
+            return host_folder()  # no roots offered
         try:
             with anyio.fail_after(ROOTS_TIMEOUT):
-                related = ServerMessageMetadata(related_request_id=ctx.request_id)
-                listed = await ctx.session.send_request(
-                    types.ListRootsRequest(), types.ListRootsResult, metadata=related
-                )
+                if not ctx.session.can_send_request:  # the 2026 protocol: asked as `input_required` (`relay.py`)
+                    listed = await (relay.CURRENT.get() or relay.Relay()).ask(types.ListRootsRequest())
+                    if isinstance(listed, types.ErrorData):
+                        raise MCPError.from_error_data(listed)
+                else:
+                    related = ServerMessageMetadata(related_request_id=ctx.request_id)
+                    listed = await ctx.session.send_request(
+                        types.ListRootsRequest(), types.ListRootsResult, metadata=related
+                    )
         except Exception as exc:  # a client that offers roots but does not answer: work where we are
             log.warning("the client offers roots but roots/list failed (%s); working in %s", exc, Path.cwd())
-            return None
-        for root in listed.roots:
+            return host_folder()
+        for root in listed.roots if isinstance(listed, types.ListRootsResult) else []:
             url = urlparse(str(root.uri))
             if url.scheme == "file" and Path(unquote(url.path)).is_dir():
                 return unquote(url.path)
-        return None
+        return host_folder()
 
     async def changed(self, ctx: ServerRequestContext, params: types.NotificationParams | None) -> None:
-        self._known.pop(self._session(ctx) or "", None)
+        self._known.pop(self.session(ctx) or "", None)
 
 
 def build(runtime: Runtime, surface: str = "tool", scoped: bool = False, local_files: bool = False) -> Server:
@@ -113,7 +135,7 @@ def build(runtime: Runtime, surface: str = "tool", scoped: bool = False, local_f
     resources."""
     if surface == "meta":
         from . import meta_tools
-    roots = Roots()
+    roots, relays, changes = Roots(), Relays(), Changes(runtime)
     kept: weakref.WeakKeyDictionary[Runtime, tuple[Meta | None, Contexts]] = weakref.WeakKeyDictionary()
 
     def scope_of(ctx: ServerRequestContext) -> tuple[Runtime, Meta | None, Contexts]:
@@ -133,17 +155,31 @@ def build(runtime: Runtime, surface: str = "tool", scoped: bool = False, local_f
     async def call_tool(ctx: ServerRequestContext, params: types.CallToolRequestParams) -> dict[str, Any]:
         rt, meta, contexts = scope_of(ctx)
         context = contexts.of(ctx, params.meta)
-        if meta is not None:
-            return to_mcp(await meta.call(params.name, params.arguments, await roots.cwd(ctx), context))
-        if params.name != rt.tree.name:
+        if meta is None and params.name != rt.tree.name:
             text = f"Error: no tool named {params.name!r}; this server has one tool, {rt.tree.name!r}."
             return {**_COMPLETE, "content": [{"type": "text", "text": text}], "isError": True}
-        return to_mcp(await run(rt, params.arguments or {}, await roots.cwd(ctx), context, local_files))
+        changes.heard(ctx)
+
+        async def work() -> dict[str, Any]:  # with the client's relay (`relay.py`): it may be asked, told progress
+            if meta is not None:
+                return to_mcp(await meta.call(params.name, params.arguments, await roots.cwd(ctx), context))
+            return to_mcp(await run(rt, params.arguments or {}, await roots.cwd(ctx), context, local_files))
+
+        return await relays.run(ctx, roots.session(ctx), params, work)
+
+    async def set_level(ctx: ServerRequestContext, params: types.SetLevelRequestParams) -> types.EmptyResult:
+        relays.levels[roots.session(ctx) or ""] = params.level
+        if len(relays.levels) > KEYED:  # HTTP sessions come and go: the oldest forgotten
+            relays.levels.pop(next(iter(relays.levels)))
+        return types.EmptyResult()
 
     @contextlib.asynccontextmanager
     async def lifespan(_: Server) -> AsyncIterator[dict[str, Any]]:
-        async with runtime:
+        async with runtime, anyio.create_task_group() as tg:
+            relays.tg = tg
+            changes.install()
             yield {}
+            tg.cancel_scope.cancel()
 
     shown = Runtime(scopes.prune(runtime.tree, ()), runtime.kinds) if scoped else runtime  # what every scope sees
     with warnings.catch_warnings():
@@ -157,6 +193,8 @@ def build(runtime: Runtime, surface: str = "tool", scoped: bool = False, local_f
             # a wire-form dict, which the SDK's runner takes as it takes a result model; its annotation names models
             on_call_tool=call_tool,  # type: ignore[arg-type]
             on_roots_list_changed=roots.changed,
+            on_set_logging_level=set_level,
+            on_subscriptions_listen=ListenHandler(changes.bus),
         )
     if runtime.tree.skill and not scoped:  # served from a skill folder: its files as skill resources (SEP-2640)
         from ..sources.skill.resources import SkillResources
