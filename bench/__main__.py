@@ -284,7 +284,6 @@ def main() -> None:
     ]
     for title, about, lines in sections:
         out += [f"## {title}", "", about, "", *lines, ""]
-    out += [(HERE / "interactive.md").read_text(encoding="utf-8"), ""]  # tested, not measured (test_interactive.py)
     out += ["![tokens vs toolset size](tokens_vs_size.png)", ""]
     (HERE / "RESULTS.md").write_text("\n".join(out), encoding="utf-8")
     print(f"\nwrote {HERE / 'RESULTS.md'} and {HERE / 'tokens_vs_size.png'}", file=sys.stderr)

@@ -9,7 +9,9 @@ talks to it directly falls back to 2025-11-25, so the direct 2026 column is that
 2026 client speaks 2026-07-28 to mcp-cli. OpenAPI has no client era (one HTTP POST per call). The one-tool surface
 and OpenAPI reach resources and prompts both as MCP methods (one tool) and as the tree's commands
 (`SERVER resources read URI`, `SERVER prompts get NAME --ARG VALUE`); the meta surface calls those commands with
-`call_tool`.
+`call_tool`. The interactive rows (elicitation, sampling, progress, cancellation, logging, list changes, tasks) are
+driven by `tests/test_interactive.py` with server-everything and, where it has no such tool (a 2026-era upstream, a
+list change, cancellation), the MCPServer of `tests/fixtures/interactive/server.py`.
 """
 
 from __future__ import annotations
@@ -21,32 +23,38 @@ import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-FILE = "tests/test_wrap_resources.py"
+FILES = ("tests/test_wrap_resources.py", "tests/test_interactive.py")
 PATHS = ("direct", "one tool", "meta", "OpenAPI")
-ERAS = {"handshake": "legacy", "2026": "auto"}  # the column's name: the test's parameter
+ERAS = {"handshake": ("legacy", "handshake"), "2026": ("auto", "2026")}  # the column's name: the tests' parameters
 META = "test_the_meta_surface_reaches_them_as_commands"
 OPENAPI = "test_openapi_runs_them_as_commands"
 LINKS = "test_resource_links_a_tool_returns_are_readable"
 TREE = "test_the_tree_carries_resources_and_prompts"
 SCOPED = "test_a_scope_sees_only_the_resources_and_prompts_its_paths_cover"
 Cell = tuple[str, ...] | str  # the tests that back it, or why it is not measured
+INTERACTIVE = "test_through_the_meta_surface"
+NO_WAY_BACK = "refused with what was asked: one HTTP request and answer has no way back to the caller"
 NOTES = (
-    "capability-gated tools: through mcp-cli not yet (issue 26 item 2): the upstream client declares neither "
-    "elicitation nor sampling, so server-everything hides trigger-elicitation-request, trigger-sampling-request and "
-    "trigger-url-elicitation (13 of its 16 tools are seen)",
-    "elicitation, sampling (item 2), progress, cancellation, logging, list changes (item 3) and tasks "
-    "(item 4) are measured by the work on those items, not yet here",
+    "direct, interactive rows: the reference (server-everything answers every one of them itself in both eras); "
+    "not driven by a test of its own",
+    "`mcp-cli run` asks form fields on a terminal, refuses without one, and shows progress: "
+    "`test_run_asks_on_a_terminal`, `test_run_refuses_elicitation_without_a_terminal`, "
+    "`test_run_shows_progress_on_a_terminal`; over streamable HTTP: `test_over_streamable_http`",
+    "not done: a task-capable client cannot get the upstream's task itself (the one tool answers when it is done)",
 )
+REFERENCE = "reference (not tested apart)"
 
 
-def _later(item: int) -> dict[str, Cell]:
-    return dict.fromkeys(PATHS, f"not yet measured (item {item})")
+def _relayed(one_tool: tuple[str, ...], meta: Cell, openapi: Cell) -> dict[str, Cell]:
+    return {"direct": REFERENCE, "one tool": one_tool, "meta": meta, "OpenAPI": openapi}
 
 
 ROWS: list[tuple[str, dict[str, Cell]]] = [
     ("tools", {"direct": ("test_direct_tools",), "one tool": ("test_tools_through_the_one_tool",),
                "meta": (META,), "OpenAPI": (OPENAPI,)}),
-    ("capability-gated tools", {"direct": ("test_direct_tools",), **dict.fromkeys(PATHS[1:], "not yet (item 2)")}),
+    ("capability-gated tools", {"direct": ("test_direct_tools",),
+                                "one tool": ("test_capability_gated_tools_are_listed",),
+                                "meta": (INTERACTIVE,), "OpenAPI": "listed: the tree is shared (not tested apart)"}),
     ("resources (list, read)", {
         "direct": ("test_direct_resources_templates_and_links",),
         "one tool": ("test_resources_of_every_server_listed_with_clashing_uris_prefixed",
@@ -64,22 +72,32 @@ ROWS: list[tuple[str, dict[str, Cell]]] = [
         "direct": ("test_direct_prompts",),
         "one tool": ("test_prompts_listed_with_clashing_names_prefixed_and_got_with_arguments", TREE, SCOPED),
         "meta": (META,), "OpenAPI": (OPENAPI,)}),
-    ("elicitation (form)", _later(2)),
-    ("elicitation (URL)", _later(2)),
-    ("sampling", _later(2)),
-    ("progress", _later(3)),
-    ("cancellation", _later(3)),
-    ("logging", _later(3)),
-    ("list changes", _later(3)),
-    ("tasks", _later(4)),
+    ("elicitation (form: accept, decline)", _relayed(
+        ("test_form_elicitation_accepted_and_declined", "test_a_2026_upstreams_question_reaches_the_client"),
+        (INTERACTIVE,), NO_WAY_BACK)),
+    ("elicitation (URL)", _relayed(("test_url_elicitation",), "the form's relay (not tested apart)", NO_WAY_BACK)),
+    ("a client that cannot answer", _relayed(("test_a_client_that_cannot_answer_is_told_what_the_tool_asked",),
+                                             "the same relay (not tested apart)", "the refusal is the answer")),
+    ("sampling", _relayed(("test_sampling",), (INTERACTIVE,), "refused: there is no model behind OpenAPI")),
+    ("progress", _relayed(("test_progress_reaches_the_clients_token",), (INTERACTIVE,),
+                          "not carried: one HTTP answer per call")),
+    ("cancellation", _relayed(("test_cancellation_reaches_the_upstream",), "the same call path (not tested apart)",
+                              "not carried: a closed HTTP request does not cancel the call")),
+    ("logging", _relayed(("test_upstream_logs_reach_clients_that_asked",), "the same relay (not tested apart)",
+                         "not carried: one HTTP answer per call")),
+    ("list changes", _relayed(("test_a_tool_list_change_rebuilds_the_tree_and_tells_the_client",),
+                              "the same tree (not tested apart)", "the next call sees the rebuilt tree")),
+    ("tasks (taskSupport required)", _relayed(
+        ("test_a_task_only_tool_runs_as_a_task_with_progress_and_its_question",), (INTERACTIVE,),
+        "runs as a task, answers like any command (not tested apart)")),
 ]  # fmt: skip
 
 
 def outcomes() -> dict[str, bool]:
-    """Each test of FILE by its id (`test_x[legacy]`): whether it passed; run in a pytest of its own."""
+    """Each test of FILES by its id (`test_x[legacy]`): whether it passed; run in a pytest of its own."""
     with tempfile.TemporaryDirectory() as tmp:
         report = Path(tmp) / "report.xml"
-        subprocess.run([sys.executable, "-m", "pytest", FILE, "-q", "-p", "no:cacheprovider", f"--junitxml={report}"],
+        subprocess.run([sys.executable, "-m", "pytest", *FILES, "-q", "-p", "no:cacheprovider", f"--junitxml={report}"],
                        cwd=ROOT, capture_output=True, text=True, check=False)  # fmt: skip
         cases = ElementTree.parse(report).getroot().iter("testcase")
         return {c.attrib["name"]: not any(x.tag in ("failure", "error", "skipped") for x in c) for c in cases}
@@ -88,7 +106,10 @@ def outcomes() -> dict[str, bool]:
 def _cell(backing: Cell, era: str, passed: dict[str, bool]) -> str:
     if isinstance(backing, str):
         return backing
-    found = [passed.get(f"{name}[{era}]", passed.get(name)) for name in backing]
+    found = [
+        next((passed[f"{name}[{e}]"] for e in ERAS.get(era, ()) if f"{name}[{e}]" in passed), passed.get(name))
+        for name in backing
+    ]
     if any(ok is None for ok in found):
         return "not measured (a test did not run)"
     return "pass" if all(found) else "FAIL"
@@ -100,12 +121,12 @@ def lines(passed: dict[str, bool]) -> tuple[list[str], str]:
     out = ["| feature | " + " | ".join(heads) + " |", "|---" * (len(heads) + 1) + "|"]
     cells: list[str] = []
     for feature, backing in ROWS:
-        row = [_cell(backing[path], era, passed) for path in PATHS[:-1] for era in ERAS.values()]
+        row = [_cell(backing[path], era, passed) for path in PATHS[:-1] for era in ERAS]
         row.append(_cell(backing["OpenAPI"], "", passed))
         cells += row
         out.append(f"| {feature} | " + " | ".join(row) + " |")
     out += ["", *[f"- {note}." for note in NOTES]]
-    out += ["", f"Tests (in `{FILE}`; a parametrized one runs once per era, `[legacy]` and `[auto]`):", ""]
+    out += ["", f"Tests (in {' and '.join(f'`{f}`' for f in FILES)}; a parametrized one runs once per era):", ""]
     for feature, backing in ROWS:
         named = [f"{path}: " + ", ".join(f"`{t}`" for t in b) for path, b in backing.items() if not isinstance(b, str)]
         if named:
