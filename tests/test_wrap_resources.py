@@ -150,7 +150,8 @@ async def test_resource_links_a_tool_returns_are_readable(team):
     for link in links:
         contents = (await team.read_resource(str(link.uri))).contents
         assert contents and contents[0].uri == str(link.uri)
-    embedded = await call(team, "everything", "resource", "get-reference", "--resource-type", "Text", "--resource-id", "3")
+    reference = ("resource", "get-reference", "--resource-type", "Text", "--resource-id", "3")
+    embedded = await call(team, "everything", *reference)
     [resource] = [c.resource for c in embedded.content if c.type == "resource"]
     assert "Resource 3" in (await team.read_resource(str(resource.uri))).contents[0].text
 
