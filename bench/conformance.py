@@ -35,7 +35,7 @@ Cell = tuple[str, ...] | str  # the tests that back it, or why it is not measure
 INTERACTIVE = "test_through_the_meta_surface"
 NO_WAY_BACK = "refused with what was asked: one HTTP request and answer has no way back to the caller"
 NOTES = (
-    "direct, interactive rows: the reference (server-everything answers every one of them itself in both eras); "
+    "direct, the other interactive rows: the reference (server-everything or the test's MCPServer does it itself); "
     "not driven by a test of its own",
     "`mcp-cli run` asks form fields on a terminal, refuses without one, and shows progress: "
     "`test_run_asks_on_a_terminal`, `test_run_refuses_elicitation_without_a_terminal`, "
@@ -43,10 +43,12 @@ NOTES = (
     "not done: a task-capable client cannot get the upstream's task itself (the one tool answers when it is done)",
 )
 REFERENCE = "reference (not tested apart)"
+DIRECT_ELICITATION = ("test_direct_elicitation_form_and_url",)
+DIRECT_SAMPLING = ("test_direct_sampling_and_progress",)
 
 
-def _relayed(one_tool: tuple[str, ...], meta: Cell, openapi: Cell) -> dict[str, Cell]:
-    return {"direct": REFERENCE, "one tool": one_tool, "meta": meta, "OpenAPI": openapi}
+def _relayed(one_tool: tuple[str, ...], meta: Cell, openapi: Cell, direct: Cell = REFERENCE) -> dict[str, Cell]:
+    return {"direct": direct, "one tool": one_tool, "meta": meta, "OpenAPI": openapi}
 
 
 ROWS: list[tuple[str, dict[str, Cell]]] = [
@@ -74,13 +76,15 @@ ROWS: list[tuple[str, dict[str, Cell]]] = [
         "meta": (META,), "OpenAPI": (OPENAPI,)}),
     ("elicitation (form: accept, decline)", _relayed(
         ("test_form_elicitation_accepted_and_declined", "test_a_2026_upstreams_question_reaches_the_client"),
-        (INTERACTIVE,), NO_WAY_BACK)),
-    ("elicitation (URL)", _relayed(("test_url_elicitation",), "the form's relay (not tested apart)", NO_WAY_BACK)),
+        (INTERACTIVE,), NO_WAY_BACK, DIRECT_ELICITATION)),
+    ("elicitation (URL)", _relayed(("test_url_elicitation",), "the form's relay (not tested apart)", NO_WAY_BACK,
+                                   DIRECT_ELICITATION)),
     ("a client that cannot answer", _relayed(("test_a_client_that_cannot_answer_is_told_what_the_tool_asked",),
                                              "the same relay (not tested apart)", "the refusal is the answer")),
-    ("sampling", _relayed(("test_sampling",), (INTERACTIVE,), "refused: there is no model behind OpenAPI")),
+    ("sampling", _relayed(("test_sampling",), (INTERACTIVE,), "refused: there is no model behind OpenAPI",
+                          DIRECT_SAMPLING)),
     ("progress", _relayed(("test_progress_reaches_the_clients_token",), (INTERACTIVE,),
-                          "not carried: one HTTP answer per call")),
+                          "not carried: one HTTP answer per call", DIRECT_SAMPLING)),
     ("cancellation", _relayed(("test_cancellation_reaches_the_upstream",), "the same call path (not tested apart)",
                               "not carried: a closed HTTP request does not cancel the call")),
     ("logging", _relayed(("test_upstream_logs_reach_clients_that_asked",), "the same relay (not tested apart)",

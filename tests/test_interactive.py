@@ -4,6 +4,7 @@ and a 2026-era upstream's `input_required` with an MCPServer of the test's own (
 `mcp-cli run` asking on a terminal; the working folder of a 2026-era client (roots asked as `input_required`, else
 the folder the host names)."""
 
+import contextlib
 import json
 import os
 import pty
@@ -14,6 +15,7 @@ import time
 from pathlib import Path
 
 import anyio
+import mcp
 import pytest
 from mcp import types
 
@@ -83,6 +85,36 @@ class Client:
 async def call(client, *argv: str, **options) -> tuple[bool, str]:
     result = await client.call_tool("team", {"argv": list(argv)}, **options)
     return not result.is_error, text(result)
+
+
+@contextlib.asynccontextmanager
+async def direct(asker: Client, era: str):
+    """A client straight to server-everything (the reference the wrap must match); a 2026 client falls back to
+    2025-11-25, the era server-everything speaks."""
+    params = mcp.StdioServerParameters(command=str(NODE_BIN / "mcp-server-everything"))
+    async with mcp.Client(params, **asker.options(era)) as client:
+        yield client
+
+
+async def test_direct_elicitation_form_and_url(era):
+    asker = Client()
+    async with direct(asker, era) as client:
+        assert "Ada Lovelace" in text(await client.call_tool("trigger-elicitation-request", {}))
+        asker.answer = "decline"
+        assert "declined" in text(await client.call_tool("trigger-elicitation-request", {})).lower()
+        asker.answer = "accept"
+        said = text(await client.call_tool("trigger-url-elicitation", {"url": "https://example.org/login"}))
+        assert "completed the URL elicitation" in said and asker.asked[-1].url == "https://example.org/login"
+
+
+async def test_direct_sampling_and_progress(era):
+    asker = Client()
+    async with direct(asker, era) as client:
+        said = text(await client.call_tool("trigger-sampling-request", {"prompt": "write a haiku"}))
+        assert "a sampled haiku" in said
+        arguments = {"duration": 1, "steps": 3}
+        await client.call_tool("trigger-long-running-operation", arguments, progress_callback=asker.on_progress)
+        assert [(p, t) for p, t, _ in asker.progress] == [(1, 3), (2, 3), (3, 3)]
 
 
 async def test_capability_gated_tools_are_listed(world, era):
