@@ -112,8 +112,9 @@ def wrap(
     tree = _load(config, **options)
     missing = [" ".join(p) for p, n in tree.walk() if n.kind == "group" and n.summary.startswith("Unavailable")]
     if missing:  # a package is frozen: it would never get the missing servers' tools
-        typer.echo(f"mcp-cli: not wrapping while {', '.join(missing)} could not list its tools (see above); give "
-                   "it longer with --startup-timeout, or leave it out with --exclude-server", err=True)  # fmt: skip
+        typer.echo(f"mcp-cli: not wrapping while {', '.join(missing)} could not list its tools: do what the "
+                   "warning above says (log in, set a variable, give it longer with --startup-timeout), or leave it "
+                   "out with --exclude-server", err=True)  # fmt: skip
         raise typer.Exit(1)
     tree.upstreams, warnings = credentials.externalise(tree.upstreams)
     for warning in warnings:
