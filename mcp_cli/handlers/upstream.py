@@ -257,6 +257,11 @@ class Upstream:
             await ready.wait()
         if self.client is None:
             scope.cancel()  # a start given up on: stop the server, which may still be starting
+            if "error" in failure and needs_login(failure["error"]):
+                raise HandlerError(
+                    f"upstream server `{self.name}` needs an OAuth login: run `mcp-cli login CONFIG {self.name}` "
+                    "with the configuration it comes from, then call again."
+                )
             why = describe(failure["error"]) if "error" in failure else f"no answer within {limit:g} s"
             tail = self.stderr_tail()
             raise HandlerError(
