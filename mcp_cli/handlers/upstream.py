@@ -29,6 +29,7 @@ from anyio.abc import TaskGroup
 from ..errors import HandlerError, HandlerTimeout
 from .processes import guarded
 from .relay import CURRENT, Calls
+from .streams import ReadStream
 
 if TYPE_CHECKING:
     from mcp import Client
@@ -129,38 +130,17 @@ def describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
-class _Heard:
+class _Heard(ReadStream):
     """A transport's read stream that notes when the upstream last sent anything (`Upstream.heard`)."""
 
     def __init__(self, read: Any, upstream: Upstream) -> None:
-        self.read, self.upstream = read, upstream
-
-    @property
-    def last_context(self) -> Any:  # the SDK restores each message's contextvars from its read stream
-        return getattr(self.read, "last_context", None)
+        super().__init__(read)
+        self.upstream = upstream
 
     async def receive(self) -> Any:
         item = await self.read.receive()
         self.upstream.heard = anyio.current_time()
         return item
-
-    def __aiter__(self) -> _Heard:
-        return self
-
-    async def __anext__(self) -> Any:
-        try:
-            return await self.receive()
-        except anyio.EndOfStream:
-            raise StopAsyncIteration from None
-
-    async def aclose(self) -> None:
-        await self.read.aclose()
-
-    async def __aenter__(self) -> _Heard:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.aclose()
 
 
 def needs_login(exc: BaseException, depth: int = 0) -> bool:

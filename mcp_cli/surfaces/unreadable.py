@@ -9,10 +9,10 @@ import logging
 import re
 from typing import Any
 
-import anyio
 from mcp import types
 from mcp.shared.message import SessionMessage
 
+from ..handlers.streams import ReadStream
 from ..result import Result, has_surrogate
 
 log = logging.getLogger("mcp_cli")
@@ -24,15 +24,12 @@ _COLON = re.compile(r"\s*:\s*")
 _STRUCTURE = re.compile(r'["{}\[\]]')
 
 
-class Answering:
+class Answering(ReadStream):
     """The transport's read stream, with unreadable messages answered on `write` instead of passed on."""
 
     def __init__(self, read: Any, write: Any, tree_name: str) -> None:
-        self.read, self.write, self.tree_name = read, write, tree_name
-
-    @property
-    def last_context(self) -> Any:  # the SDK restores each message's contextvars from its read stream
-        return getattr(self.read, "last_context", None)
+        super().__init__(read)
+        self.write, self.tree_name = write, tree_name
 
     async def receive(self) -> SessionMessage:
         while True:
@@ -46,24 +43,6 @@ class Answering:
                 continue
             if answer is not None:
                 await self.write.send(SessionMessage(answer))
-
-    def __aiter__(self) -> Answering:
-        return self
-
-    async def __anext__(self) -> SessionMessage:
-        try:
-            return await self.receive()
-        except anyio.EndOfStream:
-            raise StopAsyncIteration from None
-
-    async def aclose(self) -> None:
-        await self.read.aclose()
-
-    async def __aenter__(self) -> Answering:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.aclose()
 
 
 def reply(exc: Exception, tree_name: str) -> types.JSONRPCResponse | types.JSONRPCError | None:
