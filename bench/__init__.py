@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import os
+import socket
+import subprocess
 import tempfile
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -27,3 +30,14 @@ def own_cache() -> Iterator[Path]:
 def mark(ok: bool) -> str:
     """A target's verdict in the report."""
     return "pass" if ok else "MISSED"
+
+
+def wait_for_port(port: int, proc: subprocess.Popen[bytes], seconds: float) -> None:
+    """Until a server on 127.0.0.1:`port` takes connections, `proc` ends, or `seconds` pass."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline and proc.poll() is None:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return
+        except OSError:
+            time.sleep(0.1)

@@ -24,7 +24,7 @@ from typing import Any
 
 import anyio
 
-from . import mark, own_cache
+from . import mark, own_cache, wait_for_port
 
 ROOT = Path(__file__).resolve().parent.parent
 SERIAL = ROOT / "tests" / "fixtures" / "upstreams" / "serial.py"
@@ -103,13 +103,7 @@ def measure(sessions: int = SESSIONS, code: Path = ROOT) -> dict[str, Any]:
         env = {**os.environ, "PYTHONPATH": str(code)}
         proc = subprocess.Popen(argv, cwd=code, env=env, stderr=subprocess.DEVNULL)
         try:
-            deadline = time.monotonic() + 60
-            while time.monotonic() < deadline and proc.poll() is None:
-                try:
-                    socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                    break
-                except OSError:
-                    time.sleep(0.1)
+            wait_for_port(port, proc, 60)
             url = f"http://127.0.0.1:{port}/mcp"
             pid = anyio.run(_pid, url)  # started: a start-up is not under test
             started = starts.read_text().count("start")

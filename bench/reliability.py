@@ -34,7 +34,7 @@ import anyio
 
 from mcp_cli.errors import KINDS
 
-from . import mark, own_cache
+from . import mark, own_cache, wait_for_port
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -310,13 +310,7 @@ def http_run(sessions: int = 100) -> dict[str, Any]:
         argv = [sys.executable, "-m", "mcp_cli", "serve", str(config), "--http", f"127.0.0.1:{port}"]
         proc = subprocess.Popen(argv, stderr=subprocess.DEVNULL)
         try:
-            deadline = time.monotonic() + CALL_WAIT
-            while time.monotonic() < deadline and proc.poll() is None:
-                try:
-                    socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                    break
-                except OSError:
-                    time.sleep(0.1)
+            wait_for_port(port, proc, CALL_WAIT)
             start = time.perf_counter()
             counts = anyio.run(_sessions, f"http://127.0.0.1:{port}/mcp", config.stem, sessions)
             counts["seconds"] = time.perf_counter() - start
