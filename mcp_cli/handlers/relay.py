@@ -75,6 +75,7 @@ class Relay:
     channel back (a script, OpenAPI); `why` says so in refusals."""
 
     why = "this client cannot answer it"
+    listens = False  # whether the caller hears progress: only then is the upstream asked to report it
 
     async def ask(self, request: types.InputRequest) -> types.InputResponse | types.ErrorData:
         return refusal(request, self.why)
@@ -145,7 +146,8 @@ class Calls:
         try:
             if task:
                 return await _as_task(client, tool, arguments, relay)
-            return await client.call_tool(tool, arguments, progress_callback=relay.progress)
+            heard = relay.progress if relay.listens else None
+            return await client.call_tool(tool, arguments, progress_callback=heard)
         finally:
             _CALLING.reset(token)
             self.relays.remove(relay)

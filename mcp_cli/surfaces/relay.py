@@ -63,12 +63,18 @@ def _missing(request: types.InputRequest, capabilities: types.ClientCapabilities
     return f"the client did not declare the `{wanted}` capability, so it cannot answer; call it from a client that can"
 
 
+def _asked_progress(ctx: ServerRequestContext) -> bool:
+    """Whether the client's request carries a progress token (it wants progress notifications)."""
+    return (ctx.meta or {}).get("progress_token") is not None
+
+
 class Direct(Relay):
     """A client served within its request: a handshake-era one, asked on the call's back-channel; or a 2026-era one
     that declared nothing it could answer, which needs no `input_required` round (its questions are refused)."""
 
     def __init__(self, ctx: ServerRequestContext, level: str | None) -> None:
         self.ctx, self.level = ctx, level
+        self.listens = _asked_progress(ctx)
 
     async def ask(self, request: types.InputRequest) -> types.InputResponse | types.ErrorData:
         from mcp.shared.message import ServerMessageMetadata
@@ -98,6 +104,8 @@ class Direct(Relay):
 
 class Parked(Relay):
     """A 2026-era client's call, run in the server's task group between the client's retries."""
+
+    listens = True  # each retry may carry its own progress token
 
     def __init__(self, ctx: ServerRequestContext) -> None:
         self.ctx: ServerRequestContext | None = ctx  # the request waiting for this call, if one is
@@ -272,6 +280,7 @@ class Terminal(Relay):
 
     def __init__(self, stdin: TextIO | None = None, stderr: TextIO | None = None) -> None:
         self.stdin, self.stderr = stdin or sys.stdin, stderr or sys.stderr
+        self.listens = self.stderr.isatty()
 
     async def ask(self, request: types.InputRequest) -> types.InputResponse | types.ErrorData:
         if not isinstance(request, types.ElicitRequest):
