@@ -33,8 +33,10 @@ class Flow:
 
     @classmethod
     def of(cls, data: Any, output: str) -> Flow:
-        """A command's output: its structured content when it has some, else its text (JSON when it parses)."""
-        return cls(value=data) if data is not None else cls(text=output)
+        """A command's output: its structured content when it has some, else its text (JSON when it parses).
+        Structured content that only wraps the text (`{"content": TEXT}`, as some servers send) is the text."""
+        wraps = isinstance(data, dict) and len(data) == 1 and next(iter(data.values())) == output
+        return cls(value=data) if data is not None and not wraps else cls(text=output)
 
     @property
     def is_json(self) -> bool:
