@@ -15,7 +15,7 @@ if TYPE_CHECKING:  # markdown-it is imported on the first document read, not at 
     from . import markdown
 
 
-PIPES = "Pipelines: `CMD | jq FILTER | head N`; also tail N, each CMD {.field}, save FILE."  # engine/pipeline.py
+PIPES = "Pipe with |: jq, head, tail, each, save."  # the grammar, in as few tokens as root help allows: README
 _HINTS = (
     ("readOnlyHint", "read-only"),
     ("destructiveHint", "destructive"),
