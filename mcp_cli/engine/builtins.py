@@ -65,7 +65,7 @@ class Flow:
             return f"text of {len(self.text.splitlines()):,} lines"
         value = self._value
         if isinstance(value, list):
-            return f"a JSON array of {len(value):,} items"
+            return f"a JSON array of {len(value):,} item{'s' * (len(value) != 1)}"
         if isinstance(value, dict):
             keys = ", ".join(list(value)[:8]) + (", ..." if len(value) > 8 else "")
             return f"a JSON object of {len(value):,} keys ({keys})" if value else "an empty JSON object"
@@ -133,7 +133,7 @@ class Jq:
 
 
 def _first(exc: Exception) -> str:
-    return " ".join(str(exc).split("\n")[:1]).removeprefix("jq: error: ")
+    return str(exc).split("\n")[0].removeprefix("jq: error: ").rstrip(":")
 
 
 class Save:

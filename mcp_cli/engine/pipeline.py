@@ -282,7 +282,8 @@ async def _each(runtime: Runtime, words: list[str], flow: Flow, cwd: str | None,
             out = Flow.of(result.data, result.output)
             row.update(ok=True, output=out.value if out.is_json else out.text)
         else:
-            row.update(ok=False, error=result.message.split("\n\n")[0].removeprefix("Error: "))
+            said = result.message.split("\n\n")[0].removeprefix("Error: ") or result.output.strip()  # an upstream's
+            row.update(ok=False, error=clip(said, 500))  # error is its answer
 
     async with anyio.create_task_group() as tg:
         for row in rows:
@@ -294,7 +295,7 @@ async def _each(runtime: Runtime, words: list[str], flow: Flow, cwd: str | None,
 
 def _failed(stage: _Stage, result: Result, count: int) -> Result:
     """The answer when a stage failed: which one and why (its own message, stderr and output)."""
-    why = result.message.removeprefix("Error: ") or "it failed"
+    why = result.message.removeprefix("Error: ") or "its answer follows."  # an upstream's error is its answer
     result.message = f"Error: {stage.label} of {count} failed: {why}"
     return result
 

@@ -160,9 +160,11 @@ class Runtime:
     def stages_of(self, arguments: dict[str, Any]) -> list[list[str]]:
         """The stages of a call: its tokens split at each unquoted `|` of `command`, each `|` token of `argv`."""
         command = arguments.get("command")
-        pieces = pipeline.split_command(command) if isinstance(command, str) and arguments.get("argv") is None else None
-        if pieces is None:
+        if not isinstance(command, str) or arguments.get("argv") is not None:
             return pipeline.split_argv(self.tokens_of(arguments))
+        pieces = pipeline.split_command(command)
+        if pieces is None:  # a `|` in it is quoted: data
+            return [self.tokens_of(arguments)]
         return [self.tokens_of({"command": piece}, i == 0) if piece.strip() else [] for i, piece in enumerate(pieces)]
 
     def tokens_of(self, arguments: dict[str, Any], first: bool = True) -> list[str]:
