@@ -233,6 +233,18 @@ def test_mcp_cli_run_takes_a_pipeline_in_argv(world):
     assert done.returncode == 2 and "stage 2 (jq '.[')" in done.stderr and done.stdout == ""
 
 
+def test_an_exported_skill_s_script_takes_a_pipeline(tmp_path):
+    demo = ROOT / "examples" / "demo" / "demo.json"
+    made = subprocess.run([sys.executable, "-m", "mcp_cli", "export", str(demo)], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=budget(300))  # fmt: skip
+    assert made.returncode == 0, made.stderr
+    assert "'|' jq FILTER '|' head N" in (tmp_path / "demo" / "SKILL.md").read_text()
+    script = tmp_path / "demo" / "scripts" / "demo.sh"
+    done = subprocess.run(["sh", "-c", f"{script} math add 2 3 '|' jq '. * 2'"], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=budget(300), env=environment())  # fmt: skip
+    assert (done.returncode, done.stdout) == (0, "10\n"), done.stderr
+
+
 @pytest.fixture(scope="module")
 def http(world):
     command = [sys.executable, "-m", "mcp_cli", "serve", str(world["config"]), "--scopes",

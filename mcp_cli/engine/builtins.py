@@ -21,6 +21,16 @@ USAGE = {
     "save": "save FILE: the whole output to FILE in the caller's folder; answers with its size, shape, first items",
 }
 _NOT_JSON = object()
+_DECODER = json.JSONDecoder()
+
+
+def _skip(text: str, at: int, chars: str = " \t\r\n") -> int:
+    """Where the run of `chars` from `at` ends."""
+    while at < len(text) and text[at] in chars:
+        at += 1
+    return at
+
+
 FIRST = 3  # items a summary shows
 
 
@@ -59,6 +69,23 @@ class Flow:
             self._text = json.dumps(self._value, ensure_ascii=False)
         return self._text
 
+    def first(self, n: int) -> list[Any] | None:
+        """The first `n` items of a JSON array not parsed yet, read without parsing the rest (None: it is not an
+        array, or has been parsed)."""
+        text = self._text
+        if self._parsed or text is None or text.lstrip()[:1] != "[":
+            return None
+        items: list[Any] = []
+        at = _skip(text, text.index("[") + 1)
+        try:
+            while len(items) < n and text[at : at + 1] != "]":
+                item, at = _DECODER.raw_decode(text, at)
+                items.append(item)
+                at = _skip(text, at, " \t\r\n,")
+        except ValueError:
+            return None
+        return items
+
     def shape(self) -> str:
         """What it is, in a few words: `a JSON array of 600 items`, `text of 12 lines`."""
         if not self.is_json:
@@ -94,6 +121,9 @@ class Slice:
 
     def run(self, flow: Flow) -> Flow:
         n = self.count
+        first = flow.first(n) if self.name == "head" else None
+        if first is not None:
+            return Flow(value=first)
         if flow.is_json and isinstance(flow.value, list):
             items = flow.value
             return Flow(value=items[:n] if self.name == "head" else items[len(items) - n :])
