@@ -38,6 +38,11 @@ args = parser.parse_args()
 values = json.load(sys.stdin)
 print(json.dumps({args.label: len(values), "sum": sum(values)}))
 '''
+HEAD = '''"""Print the first line of standard input, marked."""
+import sys
+
+print("first: " + (sys.stdin.readline().strip() or "(nothing)"))
+'''
 SCOPES = """
 [[scope]]
 name = "readers"
@@ -70,6 +75,7 @@ def world(tmp_path_factory):
     (skill / "SKILL.md").write_text("---\nname: numbers\ndescription: Make and count numbers.\n---\n")
     (skill / "scripts" / "emit.py").write_text(EMIT)
     (skill / "scripts" / "tally.py").write_text(TALLY)
+    (skill / "scripts" / "head.py").write_text(HEAD)  # named like a built-in
     (root / "scopes.toml").write_text(SCOPES)
     env = {"MCP_CLI_CACHE_DIR": str(root / "cache")}
     return {"root": root, "files": files, "memory": memory, "config": config, "skill": skill, "env": env}
@@ -139,6 +145,11 @@ async def test_a_script_reads_the_previous_stage_on_its_standard_input(world):
         doubled = await ok(client, command="emit --count 3 | jq 'map(. * 2)' | tally")
         assert json.loads(doubled) == {"items": 3, "sum": 12}
         await failed(client, "emit --count 3 | tally --nope", "usage", "stage 2 (tally --nope)", "--nope")
+        # a command named like a built-in: the tree's in the first stage, the built-in after, the tree's again
+        # after the tool's name
+        assert await ok(client, command="head") == "first: (nothing)\n"
+        assert json.loads(await ok(client, command="emit --count 3 | head 1")) == [1]
+        assert await ok(client, command="emit --count 3 | numbers head") == "first: [1, 2, 3]\n"
         dry = await ok(client, command="--dry-run emit | tally --label n")
         assert "stage 2: tally --label n" in dry and "on stdin" in dry and "nothing run" in dry
 
@@ -185,6 +196,7 @@ async def test_every_stage_is_checked_before_any_runs(team, world):
     await failed(team, f"{write} | | head", "usage", "stage 2 is empty")
     await failed(team, f"{write}{' | head 1' * 999}", "usage", "1,000 stages", "more than the 32")
     await failed(team, "jq . | head 1", "usage", "stage 1 (jq .)", "built-in")
+    await failed(team, "--dry-run", "usage", "give one after it")
     assert world["memory"].read_text() == before  # nothing ran
     assert "Ada" in await ok(team, command="memory read-graph")  # and the server keeps serving
 

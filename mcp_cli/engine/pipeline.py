@@ -169,6 +169,8 @@ def _check(runtime: Runtime, stage: _Stage, count: int, cwd: str | None, context
            local_files: bool) -> None:  # fmt: skip
     """Check one stage (UsageError, NotFound), filling in what it runs."""
     words, number = stage.words, stage.number
+    if not words and count == 1:  # `--dry-run` alone
+        raise UsageError(f"`{DRY_RUN}` shows the calls a call would make: give one after it ({DRY_RUN} CMD ...).")
     if not words:
         where = "starts with" if number == 1 else "ends with" if number == count else "has two"
         raise UsageError(f"the pipeline {where} `|` (stage {number} is empty); put a command or a built-in "
@@ -252,8 +254,7 @@ async def _step(runtime: Runtime, stage: _Stage, flow: Flow | None, cwd: str | N
     if stage.each is not None:
         return await _each(runtime, stage.each, flow, cwd, context)
     assert stage.builtin is not None
-    out = stage.builtin.run(flow)
-    return Result(ok=True, output=out.text)
+    return Result(ok=True, path=stage.words[0], output=stage.builtin.run(flow).text)
 
 
 async def _each(runtime: Runtime, words: list[str], flow: Flow, cwd: str | None, context: Context | None) -> Result:
@@ -290,7 +291,7 @@ async def _each(runtime: Runtime, words: list[str], flow: Flow, cwd: str | None,
             tg.start_soon(one, row)
     failed = sum(not row["ok"] for row in rows)
     note = f"[each: {failed} of {len(rows)} items failed; see their `error`]\n" if failed else ""
-    return Result(ok=True, output=json.dumps(rows, ensure_ascii=False) + "\n" + note)
+    return Result(ok=True, path="each", output=json.dumps(rows, ensure_ascii=False) + "\n" + note)
 
 
 def _failed(stage: _Stage, result: Result, count: int) -> Result:
