@@ -10,6 +10,7 @@ import sys
 import httpx2
 import pytest
 
+from mcp_cli.engine.pipeline import split_command
 from mcp_cli.testing import ainvoke, call, ok, served
 
 from .conftest import NODE_BIN, ROOT, budget, text
@@ -290,3 +291,20 @@ def test_openapi_run_takes_a_pipeline(http):
 async def test_the_root_help_names_the_grammar():
     root = await ainvoke(ROOT / "examples" / "demo" / "demo.json", "--help")
     assert "\nPipe with |: jq, head, tail, each, save.\n" in root.output
+
+
+@pytest.mark.parametrize(
+    "command, pieces",
+    [
+        ("a | b", ["a ", " b"]),
+        ("a|b|c", ["a", "b", "c"]),
+        ("echo '|' | b", ["echo '|' ", " b"]),
+        ('echo "x | y" | b', ['echo "x | y" ', " b"]),
+        ("echo \\| | b", ["echo \\| ", " b"]),
+        ('echo "it\'s | ok"', None),  # a quoted `|` only: not a pipeline
+        ("echo 'open | b", None),  # a quote left open: not split here (the whole call then says what is wrong)
+        ("a > b $(c)", None),
+    ],
+)
+def test_a_command_is_cut_at_each_unquoted_bar(command, pieces):
+    assert split_command(command) == pieces
