@@ -28,6 +28,7 @@ from . import (
     install,
     mark,
     own_cache,
+    pipeline,
     quality,
     reliability,
     runtime,
@@ -200,7 +201,7 @@ def main() -> None:
     sections: list[tuple[str, str, list[str]]] = []
     targets: list[str] = []
 
-    for module in (runtime, wrap, skill, install):
+    for module in (runtime, wrap, skill, install, pipeline):
         title, _, about = module.__doc__.strip().partition("\n\n")
         name = title.split(":")[0]
         rows, why = attempt(name, module.run, quick=quick)

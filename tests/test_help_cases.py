@@ -53,7 +53,9 @@ def test_a_full_listing_has_a_row_per_child_and_a_blank_line_between_sections():
     out = h.group_help("t", Group("t", summary="Tools.", children=GROUPS + COMMANDS + TOPICS), True, 10**6)
     assert out == (
         "t - Tools.\n\nUsage:\n  t <domain> <command> [options]\n\nDomains:\n  a  A things.\n  b  B things.\n\n"
-        "Commands:\n  x  Does x.\n  y  Does y.\n\nTopics:\n  guide  A guide.\n\nRun `t <name> --help` for more.\n"
+        "Commands:\n  x  Does x.\n  y  Does y.\n\nTopics:\n  guide  A guide.\n\n"
+        "Pipe with |: jq, head, tail, each, save.\n"
+        "Run `t <name> --help` for more.\n"
     )
 
 
@@ -157,7 +159,7 @@ def test_the_listing_of_more_characters_gives_up_its_summaries_first(commands, t
 def test_names_without_summaries_fill_rows_up_to_the_width(size):
     names = [f"n{i:0{size - 1}d}" for i in range(40)]
     lines = h.group_help("t", Group("t", children=[cmd(n, "S.") for n in names]), True, 0).splitlines()
-    rows = lines[lines.index("Commands (40, summaries left out to fit):") + 1 : -2]
+    rows = lines[lines.index("Commands (40, summaries left out to fit):") + 1 : -3]  # a blank line, then two lines
     assert [n for row in rows for n in row.strip().split(", ")] == names and all(r.startswith("  n") for r in rows)
     per_row = (WIDTH - 2 - size) // (size + 2) + 1  # a row holds what fits in WIDTH, up to WIDTH itself
     assert [len(row.split(", ")) for row in rows[:-1]] == [per_row] * (len(rows) - 1)

@@ -100,6 +100,17 @@ EXPECT: dict[str, Run | Serve | Export] = {
     ),
     "mcp-cli cache": Run("tool lists are kept 24 h"),
     "mcp-cli cache --clear": Run("deleted 4 cached file(s)", own_cache=True),  # JSON's two, Codex's (another env)
+    # Pipelines
+    "mcp-cli run examples/demo/demo.json -- math mean 1 2 3 4 '|' jq .mean": Run("2.5"),
+    "mcp-cli run examples/demo/demo.json -- math mean 2 4 9 '|' jq '[.count, .median]' '|' each math add {} 10": Run(
+        '{"item": 4, "ok": true, "output": 14}'
+    ),
+    "mcp-cli run examples/demo/demo.json -- math mean 2 4 9 '|' save mean.json": Run(
+        "Saved 38 bytes to mean.json: a JSON object of 3 keys", files={"mean.json": '"median": 4'}
+    ),
+    "mcp-cli run examples/demo/demo.json -- --dry-run math add 2 40 '|' jq '. * 2'": Run("Dry run: 2 stages"),
+    "mcp-cli run .mcp.json -- time get-current-time --timezone Europe/Paris '|' jq '{time: \"12:00\", source_timezone: "
+    ".timezone, target_timezone: \"Asia/Tokyo\"}' '|' time convert-time": Run('"timezone": "Asia/Tokyo"'),
     # Trees as JSON or Python
     "mcp-cli run examples/demo/demo.json -- math add 2 40": Run("42"),
     "mcp-cli run examples/demo/demo.json -- files list examples/demo": Run("demo.json"),

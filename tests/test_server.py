@@ -257,7 +257,7 @@ async def test_shell_metacharacters_arrive_as_literal_tokens(faults, tmp_path):
     marker = tmp_path / "pwned"
     command = (
         f"sh echo 'a;b' '$(touch {marker})' '`touch {marker}`' 'x|y' \"line1\nline2\" "
-        f"; touch {marker} | cat && touch {marker}"
+        f"; touch {marker} '|' cat && touch {marker} > {marker}"
     )
     result = await faults.call_tool("faults", {"command": command})
     assert not result.is_error, text(result)
@@ -275,7 +275,13 @@ async def test_shell_metacharacters_arrive_as_literal_tokens(faults, tmp_path):
         "&&",
         "touch",
         str(marker),
+        ">",
+        str(marker),
     ]
+    # an unquoted `|` joins pipeline stages (README: Pipelines), each a command of the tree or a built-in, never a
+    # shell: `cat` is neither, so nothing runs
+    piped = await faults.call_tool("faults", {"command": f"sh echo x | cat && touch {marker}"})
+    assert piped.is_error and "stage 2 (cat '&&' touch" in text(piped)
     assert not marker.exists()
 
 

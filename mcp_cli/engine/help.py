@@ -15,6 +15,7 @@ if TYPE_CHECKING:  # markdown-it is imported on the first document read, not at 
     from . import markdown
 
 
+PIPES = "Pipe with |: jq, head, tail, each, save."  # the grammar, in as few tokens as root help allows: README
 _HINTS = (
     ("readOnlyHint", "read-only"),
     ("destructiveHint", "destructive"),
@@ -80,7 +81,7 @@ def group_help(prog: str, group: Group, is_root: bool, budget: int) -> str:
     sections = [(h, n) for h, n in (("Domains" if is_root else "Groups", groups), ("Commands", commands),
                                      ("Topics", topics)) if n]  # fmt: skip
     full = [_listing(h, n, 10**9) for h, n in sections]
-    room = budget - sum(len(x) + 1 for x in lines)
+    room = budget - sum(len(x) + 1 for x in lines) - (len(PIPES) + 1) * is_root
     # the largest listings give up their summaries first, until everything fits the budget
     for i in sorted(range(len(full)), key=lambda k: -sum(len(x) + 1 for x in full[k])):
         if sum(len(x) + 1 for part in full for x in part) <= room:
@@ -91,6 +92,7 @@ def group_help(prog: str, group: Group, is_root: bool, budget: int) -> str:
     if not group.children:
         lines += ["(nothing here yet)", ""]
     if is_root:
+        lines.append(PIPES)
         lines.append(nxt + " Options may also come as one `--json` object (or @FILE)." * _takes_json(group))
     return "\n".join(lines).rstrip("\n") + "\n"
 

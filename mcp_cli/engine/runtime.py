@@ -14,13 +14,15 @@ from .. import entities, handlers
 from ..entities import Context, domain
 from ..errors import BadRequest, CallError, HandlerError, NotFound, UsageError, close_to, unsplittable
 from ..handlers import Call, Handler, Kind
+from ..handlers.base import WHOLE
 from ..handlers.processes import kill_all
 from ..result import Result, cap, has_surrogate, wire_text
 from ..tree import Command, Group, Node, Topic, Tree
 from ..types import LOCAL_FILES
 from . import help as helptext
 from . import parser as argparser
-from . import schema, topics
+from . import pipeline, schema, topics
+from .builtins import Flow
 
 if TYPE_CHECKING:
     from argparse import ArgumentParser
@@ -43,6 +45,7 @@ class Invocation:
     cwd: str | None = None
     context: Context | None = None
     local_files: bool = False
+    piped: Flow | None = None  # what the stage before it in a pipeline gave (`pipeline.py`)
 
     @property
     def node(self) -> Node:
@@ -149,12 +152,23 @@ class Runtime:
         context, which a call that reaches a command adds the entities it names to; `local_files`: the caller is on
         this machine, so `@FILE` arguments are read (never for an HTTP client)."""
         try:
-            tokens = self.tokens_of(arguments or {})
+            stages = self.stages_of(arguments or {})
         except CallError as exc:
             return self.failure(exc, None)
-        return await self.call(tokens, cwd, context, local_files)
+        return await self.run_stages(stages, cwd, context, local_files)
 
-    def tokens_of(self, arguments: dict[str, Any]) -> list[str]:
+    def stages_of(self, arguments: dict[str, Any]) -> list[list[str]]:
+        """The stages of a call: its tokens split at each unquoted `|` of `command`, each `|` token of `argv`."""
+        command = arguments.get("command")
+        if not isinstance(command, str) or arguments.get("argv") is not None:
+            return pipeline.split_argv(self.tokens_of(arguments))
+        pieces = pipeline.split_command(command)
+        if pieces is None:  # a `|` in it is quoted: data
+            return [self.tokens_of(arguments)]
+        return [self.tokens_of({"command": piece}, i == 0) if piece.strip() else [] for i, piece in enumerate(pieces)]
+
+    def tokens_of(self, arguments: dict[str, Any], first: bool = True) -> list[str]:
+        """The tokens of a call (`first`: of its first stage, where the tool's own name is dropped)."""
         argv: list[str] | None = arguments.get("argv")
         command: str | None = arguments.get("command")
         name = self.tree.name
@@ -177,7 +191,7 @@ class Runtime:
             if has_surrogate(token):
                 raise BadRequest(f"argv[{i}] holds a lone surrogate, which is not text; send the text as UTF-8.")
         # Agents often repeat the tool's own name ("pdf text extract"); drop it unless it names a child.
-        if tokens and tokens[0] == name and self.tree.root.child(name) is None:
+        if first and tokens and tokens[0] == name and self.tree.root.child(name) is None:
             tokens = tokens[1:]
         if unsplit is not None:
             node = self.invocation(tokens).node
@@ -202,15 +216,25 @@ class Runtime:
     async def call(
         self, tokens: list[str], cwd: str | None = None, context: Context | None = None, local_files: bool = False
     ) -> Result:
-        """The result of one call (see `call_tool`); never raises for what a caller sent."""
-        inv = self.invocation(tokens, cwd, context, local_files)
+        """The result of one call (see `call_tool`), a pipeline when a token is `|`; never raises for what a caller
+        sent."""
+        return await self.run_stages(pipeline.split_argv(tokens), cwd, context, local_files)
+
+    async def run_stages(
+        self, stages: list[list[str]], cwd: str | None = None, context: Context | None = None, local_files: bool = False
+    ) -> Result:
+        """The result of a call split into stages: one command, or a pipeline (`pipeline.py`)."""
         reading = LOCAL_FILES.set(local_files)
         try:
-            return await self._call(inv)
+            if len(stages) > 1 or stages[0][:1] == [pipeline.DRY_RUN]:
+                return await pipeline.run(self, stages, cwd, context, local_files)
+            return await self.run_invocation(self.invocation(stages[0], cwd, context, local_files))
         finally:
             LOCAL_FILES.reset(reading)
 
-    async def _call(self, inv: Invocation) -> Result:
+    async def run_invocation(self, inv: Invocation) -> Result:
+        """The result of one command's call, errors included; its output capped (unless a pipeline keeps it
+        whole for its next stage: `handlers.base.WHOLE`)."""
         try:
             result = await self._dispatch(inv)
         except CallError as exc:
@@ -219,16 +243,35 @@ class Runtime:
             log.exception("internal error in %s", inv.prog)
             return self.failure(CallError(f"internal error in `{inv.prog}`: {type(exc).__name__}: {exc}"), inv)
         result.path = inv.prog
-        if result.content is None:  # passed-through content items are capped by their handler
+        return self.capped(result)
+
+    def capped(self, result: Result) -> Result:
+        """`result` with its output cut to the tree's limit (passed-through content items are capped by their
+        handler)."""
+        if result.content is None and not WHOLE.get():
             limit = self.tree.settings.max_output
             result.output = cap(result.output, limit, len(result.output) + result.omitted)
         return result
 
     async def _dispatch(self, inv: Invocation) -> Result:
+        node = inv.node
+        if isinstance(node, Group):
+            self.check(inv)
+            return Result(ok=True, output=inv.usage())
+        if isinstance(node, Topic):
+            settings = self.tree.settings
+            return Result(ok=True, output=topics.read(inv.prog, node, inv.rest, settings.help_budget,
+                                                      settings.max_output))  # fmt: skip
+        return await self._run(node, inv)
+
+    def check(self, inv: Invocation) -> dict[str, Any] | None:
+        """Check a call without running it: raise what it would fail with before its handler runs; the values its
+        handler would get (None for help, a group's listing or a topic). The values of an upstream tool given an
+        object by a pipeline stage are checked when it runs (the object may hold what is required)."""
         node, rest = inv.node, inv.rest
         if isinstance(node, Group):
             if not rest or rest[0] in HELP:
-                return Result(ok=True, output=inv.usage())
+                return None
             word = rest[0]
             if word.startswith("-"):
                 raise UsageError(f"`{inv.prog}` takes no options; unknown option {word}. Pick a name below.")
@@ -238,10 +281,26 @@ class Runtime:
             what = "domain" if inv.is_root else "command"
             names = [n for c in node.children for n in (c.name, *c.aliases)]
             raise NotFound(f"`{inv.prog}` has no {what} `{word}`.", close_to(word, names))
-        if isinstance(node, Topic):
-            settings = self.tree.settings
-            return Result(ok=True, output=topics.read(inv.prog, node, rest, settings.help_budget, settings.max_output))
-        return await self._run(node, inv)
+        if not isinstance(node, Command) or self._helps(node, rest):
+            return None
+        return self._values(node, inv, None)
+
+    def _helps(self, cmd: Command, rest: list[str]) -> bool:
+        """Whether the tokens ask a command for its help (`-h`, `--help`, `--help-all`, unless its own options)."""
+        before_dashes = rest[: rest.index("--")] if "--" in rest else rest
+        own_flags = {f for p in cmd.params for f in p.flags}
+        return any(t in (*HELP, HELP_ALL) and t not in own_flags for t in before_dashes)
+
+    def _values(self, cmd: Command, inv: Invocation, base: dict[str, Any] | None) -> dict[str, Any]:
+        """The values a command's handler gets from the tokens (under them, `base`: an object piped into an
+        upstream tool)."""
+        compiled = self._compile(cmd, inv.prog)
+        if compiled.parser is None:
+            return {}
+        values = argparser.parse(compiled.parser, cmd, inv.rest)
+        if compiled.checker is not None and (base is not None or inv.piped is None):
+            values = schema.arguments(cmd, values, compiled.checker, base)
+        return values
 
     def _compile(self, cmd: Command, prog: str) -> _Compiled:
         kept = self._compiled.get(id(cmd))
@@ -258,21 +317,16 @@ class Runtime:
 
     async def _run(self, cmd: Command, inv: Invocation) -> Result:
         rest = inv.rest
-        before_dashes = rest[: rest.index("--")] if "--" in rest else rest
-        own_flags = {f for p in cmd.params for f in p.flags}
-        if any(t in (*HELP, HELP_ALL) and t not in own_flags for t in before_dashes):
-            full = HELP_ALL in before_dashes
+        if self._helps(cmd, rest):
+            full = HELP_ALL in (rest[: rest.index("--")] if "--" in rest else rest)
             return Result(ok=True, output=helptext.command_help(inv.prog, cmd, self.tree.settings.help_budget // 2,
                                                                 full))  # fmt: skip
-        compiled = self._compile(cmd, inv.prog)
-        values: dict[str, Any] = {}
-        if compiled.parser is not None:
-            values = argparser.parse(compiled.parser, cmd, rest)
-            if compiled.checker is not None:
-                values = schema.arguments(cmd, values, compiled.checker)
+        stdin, base = pipeline.feed(cmd, inv)
+        values = self._values(cmd, inv, base)
         if inv.context is not None and cmd.entities:  # named by a call that reached its command, whatever it gives
             inv.context.record(domain(inv.walked), entities.found(cmd.entities, values))
-        result = await compiled.handler.run(Call(inv.prog, values, rest, inv.cwd, inv.context))
+        handler = self._compile(cmd, inv.prog).handler
+        result = await handler.run(Call(inv.prog, values, rest, inv.cwd, inv.context, stdin))
         if inv.context is not None and cmd.entities and result.ok and isinstance(result.data, dict):
             inv.context.record(domain(inv.walked), entities.found(cmd.entities, result.data))
         return result

@@ -10,6 +10,7 @@ included) are resolved. The result is validated against the schema, and errors a
 
 from __future__ import annotations
 
+import copy
 import functools
 import itertools
 import json
@@ -272,17 +273,19 @@ def _scalar(param: Param, kind: str, raw: str) -> Any:
     return raw
 
 
-def arguments(cmd: Command, values: dict[str, Any], check: Checker) -> dict[str, Any]:
+def arguments(
+    cmd: Command, values: dict[str, Any], check: Checker, base: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """The arguments object for a schema-backed command, checked against its schema by `check` (errors in argv
-    terms)."""
+    terms). `base` (an object a pipeline stage gave) goes under `--json` and the options."""
     schema, doc = cmd.schema or {}, check.doc
     by_name = {p.name: p for p in cmd.params}
-    result: dict[str, Any] = {}
+    result: dict[str, Any] = copy.deepcopy(base or {})
     if JSON_ALL in values:
-        base = _json(by_name[JSON_ALL], values[JSON_ALL])
-        if not isinstance(base, dict):
+        given = _json(by_name[JSON_ALL], values[JSON_ALL])
+        if not isinstance(given, dict):
             raise UsageError('--json: expected a JSON object like \'{"name": "value"}\'.')
-        result = base
+        result.update(given)
     for name, value in values.items():
         if name == JSON_ALL or name not in by_name:
             continue

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from ..entities import Context
 from ..result import Result
 from ..tree import Tree
+
+# Set while a pipeline runs a stage whose output goes on to the next: handlers keep their whole output (no cap: the
+# pipeline's answer is capped), up to WHOLE_MAX characters.
+WHOLE: ContextVar[bool] = ContextVar("mcp_cli_whole", default=False)
+WHOLE_MAX = 64 * 2**20
 
 
 @dataclass
@@ -19,6 +25,7 @@ class Call:
     tokens: list[str]
     cwd: str | None = None  # where the caller works (an MCP client's first root); None: this process's own
     context: Context | None = None  # the caller's session context (see `entities.py`)
+    stdin: bytes | None = None  # what a pipeline's previous stage gave, for a script's standard input
 
 
 class Handler(Protocol):

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import HandlerError, UpstreamError
 from ..result import Result, cap
 from ..tree import Tree
-from .base import Call, HandlerClass, Kind, check_timeout, may, need, timeout_of
+from .base import WHOLE, WHOLE_MAX, Call, HandlerClass, Kind, check_timeout, may, need, timeout_of
 from .catalogue import OPS, Catalogue, OpHandler, as_text
 
 if TYPE_CHECKING:
@@ -87,7 +87,7 @@ class McpHandler:
         upstream = self.pool.get(self.server)
         result = await upstream.call(self.tool, call.values, self.timeout, call.path, self.task)
         content: list[dict[str, Any]] = []
-        budget = self.limit
+        budget = WHOLE_MAX if WHOLE.get() else self.limit
         for item in result.content:
             data = item.model_dump(by_alias=True, exclude_none=True, mode="json")
             if data.get("type") == "text":

@@ -42,7 +42,7 @@ from ..errors import ExitStatus, HandlerError, HandlerTimeout, UsageError
 from ..result import Result, blob, sniff
 from ..tree import Tree
 from ..types import at_file
-from .base import Call, check_timeout, may, need, timeout_of
+from .base import WHOLE, WHOLE_MAX, Call, check_timeout, may, need, timeout_of
 from .processes import ended, guarded, kill_group, started
 
 _STDERR_TAIL = 2_000
@@ -243,8 +243,10 @@ class SubprocessHandler:
                 f"PATH; install uv (pip install uv) or the packages (pip install {quoted})"
             )
         argv, data = self._arrange(call)
+        data = call.stdin if data is None else data
         out, err = _Kept(), _Kept()
-        terminal = IN_TERMINAL.get()
+        keep = WHOLE_MAX if WHOLE.get() else self.keep
+        terminal = IN_TERMINAL.get() and not WHOLE.get()  # a pipeline's stage before the last is read
         try:
             proc = await anyio.open_process(
                 argv,
@@ -265,7 +267,7 @@ class SubprocessHandler:
 
                     async def reading() -> None:
                         async with anyio.create_task_group() as streams:
-                            streams.start_soon(_drain, proc.stdout, self.keep, out)
+                            streams.start_soon(_drain, proc.stdout, keep, out)
                             streams.start_soon(_drain, proc.stderr, _STDERR_TAIL * 4, err, True)
                             if data is not None:
                                 streams.start_soon(_feed, proc.stdin, data)

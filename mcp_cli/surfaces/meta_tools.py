@@ -1,7 +1,8 @@
 """The meta-tools surface (`serve --surface meta`): `search_tools`, `describe_tools` and `call_tool` over the same
 runtime, for clients that prefer to find, read and call commands as tools. A command is named by its path
 (`math add`). `call_tool` checks the arguments object against the command's JSON Schema, then runs the command as
-argv through `Runtime.call`, so that parsing, errors, caps, timeouts and the result envelope stay in one place."""
+argv through `Runtime.call`, so that parsing, errors, caps, timeouts and the result envelope stay in one place; its
+`then` pipes the output on through pipeline stages (`engine/pipeline.py`)."""
 
 from __future__ import annotations
 
@@ -44,7 +45,9 @@ TOOLS: dict[str, tuple[str, dict[str, Any], bool]] = {  # name: description, inp
         "Run a command with an arguments object that fits its schema (see describe_tools).",
         {"type": "object", "properties": {
             "name": _NAME,
-            "arguments": {"type": "object", "description": "The command's arguments.", "default": {}}},
+            "arguments": {"type": "object", "description": "The command's arguments.", "default": {}},
+            "then": {"type": "string", "description": "Optional pipeline stages for its output, e.g. "
+                     "`jq '.items[].name' | head 5` (built-ins: jq, head, tail, each, save)."}},
          "required": ["name"], "additionalProperties": False},
         False,
     ),
@@ -93,8 +96,10 @@ class Meta:
             path, cmd = self.command(arguments["name"])
             values = arguments.get("arguments", {})
             check(input_schema(cmd), values, f"arguments of `{path}`")
-            tokens = {"argv": [*path.split(), *argv(cmd, values)]}
-            return await self.runtime.call_tool(tokens, cwd, context, self.local_files)  # checks tokens
+            stages = [self.runtime.tokens_of({"argv": [*path.split(), *argv(cmd, values)]})]  # checks tokens
+            if arguments.get("then") is not None:
+                stages += self.runtime.stages_of({"command": arguments["then"]})
+            return await self.runtime.run_stages(stages, cwd, context, self.local_files)
         except CallError as exc:
             return self.runtime.failure(exc, None)
 

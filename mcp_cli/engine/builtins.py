@@ -1,0 +1,209 @@
+"""The data built-ins of a pipeline: `jq FILTER`, `head N`, `tail N` and `save FILE` (`each` runs commands, so it
+lives with the pipeline). Each is made from its stage's words (a UsageError when they are wrong, before anything
+runs) and turns the previous stage's output (a `Flow`) into its own."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import HandlerError, UsageError
+from ..text import clip
+
+USAGE = {
+    "jq": "jq [-r] FILTER: the jq language over JSON (-r: strings as raw text)",
+    "head": "head [N]: the first N (10) items of a JSON array, else lines",
+    "tail": "tail [N]: the last N (10) items of a JSON array, else lines",
+    "each": "each COMMAND ...: the command once per item of a JSON array; {} is the item, {.field} a field of it",
+    "save": "save FILE: the whole output to FILE in the caller's folder; answers with its size, shape, first items",
+}
+_NOT_JSON = object()
+_DECODER = json.JSONDecoder()
+
+
+def _skip(text: str, at: int, chars: str = " \t\r\n") -> int:
+    """Where the run of `chars` from `at` ends."""
+    while at < len(text) and text[at] in chars:
+        at += 1
+    return at
+
+
+FIRST = 3  # items a summary shows
+
+
+class Flow:
+    """What a stage gives the next: JSON (a value) or text, each made from the other when first asked for (a
+    stage's JSON output stays text until a stage needs its value)."""
+
+    def __init__(self, text: str | None = None, value: Any = _NOT_JSON, parsed: bool = False) -> None:
+        self._text, self._value, self._parsed = text, value, parsed or value is not _NOT_JSON
+
+    @classmethod
+    def of(cls, data: Any, output: str) -> Flow:
+        """A command's output: its structured content when it has some, else its text (JSON when it parses).
+        Structured content that only wraps the text (`{"content": TEXT}`, as some servers send) is the text."""
+        wraps = isinstance(data, dict) and len(data) == 1 and next(iter(data.values())) == output
+        return cls(value=data) if data is not None and not wraps else cls(text=output)
+
+    @property
+    def is_json(self) -> bool:
+        if not self._parsed:
+            try:
+                self._value = json.loads(self.text)
+            except (ValueError, RecursionError):
+                self._value = _NOT_JSON
+            self._parsed = True
+        return self._value is not _NOT_JSON
+
+    @property
+    def value(self) -> Any:
+        """The JSON value (check `is_json` first)."""
+        return self._value if self.is_json else None
+
+    @property
+    def text(self) -> str:
+        if self._text is None:
+            self._text = json.dumps(self._value, ensure_ascii=False)
+        return self._text
+
+    def first(self, n: int) -> list[Any] | None:
+        """The first `n` items of a JSON array not parsed yet, read without parsing the rest (None: it is not an
+        array, or has been parsed)."""
+        text = self._text
+        if self._parsed or text is None or text.lstrip()[:1] != "[":
+            return None
+        items: list[Any] = []
+        at = _skip(text, text.index("[") + 1)
+        try:
+            while len(items) < n and text[at : at + 1] != "]":
+                item, at = _DECODER.raw_decode(text, at)
+                items.append(item)
+                at = _skip(text, at, " \t\r\n,")
+        except ValueError:
+            return None
+        return items
+
+    def shape(self) -> str:
+        """What it is, in a few words: `a JSON array of 600 items`, `text of 12 lines`."""
+        if not self.is_json:
+            return f"text of {len(self.text.splitlines()):,} lines"
+        value = self._value
+        if isinstance(value, list):
+            return f"a JSON array of {len(value):,} item{'s' * (len(value) != 1)}"
+        if isinstance(value, dict):
+            keys = ", ".join(list(value)[:8]) + (", ..." if len(value) > 8 else "")
+            return f"a JSON object of {len(value):,} keys ({keys})" if value else "an empty JSON object"
+        return f"a JSON {type(value).__name__.replace('str', 'string').replace('NoneType', 'null')}"
+
+
+def _count(name: str, args: list[str]) -> int:
+    """N of `head N`, `head -n N`, `head -N` (10 without one)."""
+    if args[:1] == ["-n"]:
+        args = args[1:]
+    elif len(args) == 1 and args[0][:1] == "-" and args[0][1:].isdigit():
+        args = [args[0][1:]]
+    if not args:
+        return 10
+    if len(args) != 1 or not args[0].isdigit():
+        raise UsageError(f"`{name}` takes one count, a whole number: `{name} 5`.")
+    return int(args[0])
+
+
+@dataclass
+class Slice:
+    """`head N` / `tail N`: items of a JSON array, else lines of text."""
+
+    name: str
+    count: int
+
+    def run(self, flow: Flow) -> Flow:
+        n = self.count
+        first = flow.first(n) if self.name == "head" else None
+        if first is not None:
+            return Flow(value=first)
+        if flow.is_json and isinstance(flow.value, list):
+            items = flow.value
+            return Flow(value=items[:n] if self.name == "head" else items[len(items) - n :])
+        lines = flow.text.splitlines(keepends=True)
+        return Flow(text="".join(lines[:n] if self.name == "head" else lines[len(lines) - n :]))
+
+
+class Jq:
+    """`jq [-r] FILTER` through the jq library (compiled when the stage is checked)."""
+
+    def __init__(self, args: list[str]) -> None:
+        import jq
+
+        self.raw = args[:1] == ["-r"]
+        args = args[1:] if self.raw else args
+        if len(args) != 1:
+            raise UsageError("`jq` takes one filter (quote it): jq '.items[] | .name'.")
+        try:
+            self.program = jq.compile(args[0])
+        except ValueError as exc:
+            raise UsageError(f"bad jq filter: {_first(exc)}") from None
+
+    def run(self, flow: Flow) -> Flow:
+        try:
+            outputs = self.program.input_text(flow.text).all()
+        except ValueError as exc:
+            if not flow.is_json:
+                start = clip(flow.text.strip(), 60) or "(empty)"
+                raise UsageError(f"its input is not JSON ({start}); jq reads JSON: put it after a stage that gives "
+                                 "JSON") from None  # fmt: skip
+            raise HandlerError(f"jq: {_first(exc)}") from None
+        value = outputs[0] if len(outputs) == 1 else outputs
+        if not self.raw and len(outputs) == 1:
+            return Flow(value=value)
+        lines = [o if self.raw and isinstance(o, str) else json.dumps(o, ensure_ascii=False) for o in outputs]
+        return Flow(text="".join(line + "\n" for line in lines), value=value)
+
+
+def _first(exc: Exception) -> str:
+    return str(exc).split("\n")[0].removeprefix("jq: error: ").rstrip(":")
+
+
+class Save:
+    """`save FILE`: the whole output written to FILE in the caller's folder (never outside it)."""
+
+    def __init__(self, args: list[str], cwd: str | None, local_files: bool) -> None:
+        if len(args) != 1:
+            raise UsageError("`save` takes one file name: save out.json.")
+        if not local_files:
+            raise UsageError("`save` writes to the caller's folder, which only a caller on this machine has (stdio, "
+                             "mcp-cli run); narrow the answer with jq, head or tail instead.")  # fmt: skip
+        folder = Path(cwd or os.getcwd()).resolve()
+        self.name, self.path = args[0], (folder / args[0]).resolve()
+        if not self.path.is_relative_to(folder) or self.path == folder:
+            raise UsageError(f"`save {self.name}`: the file must be in the caller's folder ({folder}); give a name "
+                             "relative to it, without `..`.")  # fmt: skip
+        if not self.path.parent.is_dir():
+            raise UsageError(f"`save {self.name}`: its folder does not exist; save into an existing folder.")
+
+    def run(self, flow: Flow) -> Flow:
+        text = flow.text
+        try:
+            self.path.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise HandlerError(f"cannot write {self.name}: {exc.strerror or exc}") from None
+        size = len(text.encode("utf-8"))
+        if flow.is_json and isinstance(flow.value, list):
+            first = [json.dumps(item, ensure_ascii=False) for item in flow.value[:FIRST]]
+        else:
+            first = text.splitlines()[:FIRST]
+        shown = "".join(f"  {clip(line, 200)}\n" for line in first)
+        what = "items" if flow.is_json and isinstance(flow.value, list) else "lines"
+        head = f"Saved {size:,} bytes to {self.name}: {flow.shape()}."
+        return Flow(text=head + (f" First {what}:\n{shown}" if shown else "\n"))
+
+
+def make(name: str, args: list[str], cwd: str | None, local_files: bool) -> Slice | Jq | Save:
+    """The built-in `name` of a stage with its words `args`; UsageError when they do not fit it."""
+    if name == "jq":
+        return Jq(args)
+    if name == "save":
+        return Save(args, cwd, local_files)
+    return Slice(name, _count(name, args))

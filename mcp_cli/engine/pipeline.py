@@ -1,0 +1,333 @@
+"""Pipelines: one call of stages joined by `|` (an unquoted `|` in `command`, a token that is exactly `|` in `argv`;
+a quoted `'|'` is data). Never a shell: `>`, `$(...)` and the like stay words.
+
+The first stage is always a command of the tree (so a call without `|` means what it always did). In a later
+stage, `jq`, `head`, `tail`, `each` and `save` are the built-ins (`builtins.py`); to pipe into a command of the
+tree that has one of those names, write the tool's name first (`demo jq ...`). A command stage gets the previous
+stage's output: a script on its standard input, an upstream tool as its arguments object (a JSON object, under the
+options the stage gives). Every stage is checked before any runs; a stage that fails stops the pipeline, and the
+answer names it. Only the last stage's output is answered (and capped as any answer); the stages before it keep
+their whole output. A call that starts with `--dry-run` shows the planned calls and runs nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import anyio
+
+from ..entities import Context
+from ..errors import CallError, UsageError
+from ..handlers.base import WHOLE
+from ..result import Result
+from ..text import clip, spellings
+from ..tree import Command, Group
+from ..types import LOCAL_FILES
+from . import builtins
+from .builtins import Flow
+
+if TYPE_CHECKING:
+    from .runtime import Invocation, Runtime
+
+SEP = "|"
+DRY_RUN = "--dry-run"
+MAX_STAGES = 32
+MAX_EACH = 100  # items `each` runs its command for
+EACH_AT_ONCE = 4  # of them at a time
+_FIELD = re.compile(r"\{((?:\.[A-Za-z_][\w-]*)*)\}")  # {} or {.a.b}
+
+
+def split_command(command: str) -> list[str] | None:
+    """`command` cut at each `|` that is neither quoted nor escaped; None when it has none (or a quote is left
+    open: then it is not split here)."""
+    pieces, start, quote, i = [], 0, "", 0
+    while i < len(command):
+        ch = command[i]
+        if quote == "'":
+            quote = "" if ch == "'" else quote
+        elif ch == "\\":
+            i += 1
+        elif quote:
+            quote = "" if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch == SEP:
+            pieces.append(command[start:i])
+            start = i + 1
+        i += 1
+    return None if quote or not pieces else [*pieces, command[start:]]
+
+
+def split_argv(tokens: list[str]) -> list[list[str]]:
+    """`tokens` cut at each token that is exactly `|`."""
+    stages: list[list[str]] = [[]]
+    for token in tokens:
+        if token == SEP:
+            stages.append([])
+        else:
+            stages[-1].append(token)
+    return stages
+
+
+def feed(cmd: Command, inv: Invocation) -> tuple[bytes | None, dict[str, Any] | None]:
+    """What a command stage gets of the previous stage's output: a script's standard input, or an upstream tool's
+    arguments object (under the options given); (None, None) outside a pipeline."""
+    flow = inv.piped
+    if flow is None:
+        return None, None
+    taker = takes(cmd)
+    if taker == "stdin":
+        return flow.text.encode("utf-8"), None
+    if flow.is_json and isinstance(flow.value, dict):
+        return None, flow.value
+    raise UsageError(f"`{inv.prog}` takes a JSON object as its arguments, but its input is {flow.shape()}; make one "
+                     "with jq first, e.g. | jq '{path: .[0]}'.")  # fmt: skip
+
+
+def takes(cmd: Command) -> str | None:
+    """How a command takes a previous stage's output: "stdin" (a script), "arguments" (an upstream tool), or None."""
+    kind = cmd.handler.get("kind")
+    if kind == "subprocess":
+        return "stdin"
+    return "arguments" if kind == "mcp" and "tool" in cmd.handler and cmd.schema is not None else None
+
+
+@dataclass
+class _Stage:
+    """A checked stage: its number and words; an invocation of the tree, or a built-in (`each`: a template)."""
+
+    number: int
+    words: list[str]
+    inv: Invocation | None = None
+    values: dict[str, Any] | None = None
+    builtin: builtins.Slice | builtins.Jq | builtins.Save | None = None
+    each: list[str] | None = None
+
+    @property
+    def label(self) -> str:
+        return f"stage {self.number} ({clip(shlex.join(self.words), 60)})"
+
+
+class _Refused(Exception):
+    """A stage that cannot run, with the invocation whose help teaches the fix."""
+
+    def __init__(self, error: CallError, inv: Invocation | None) -> None:
+        self.error, self.inv = error, inv
+
+
+async def run(runtime: Runtime, stages: list[list[str]], cwd: str | None, context: Context | None,
+              local_files: bool) -> Result:  # fmt: skip
+    """The answer of a pipeline (or of a `--dry-run` of one call): every stage checked, then run in turn."""
+    dry = stages[0][:1] == [DRY_RUN]
+    if dry:
+        stages = [stages[0][1:], *stages[1:]]
+    try:
+        planned = _plan(runtime, stages, cwd, context, local_files)
+    except _Refused as exc:
+        return runtime.failure(exc.error, exc.inv)
+    if dry:
+        return Result(ok=True, path=runtime.tree.name, output=_describe(planned))
+    flow: Flow | None = None
+    result = Result(ok=True)
+    for stage in planned:
+        whole = WHOLE.set(stage is not planned[-1] or stage.inv is None)
+        try:
+            result = await _step(runtime, stage, flow, cwd, context)
+        except CallError as exc:
+            result = runtime.failure(exc, None)
+        finally:
+            WHOLE.reset(whole)
+        if not result.ok:
+            return _failed(stage, result, len(planned))
+        flow = Flow.of(result.data, result.output)
+    return result if planned[-1].inv is not None else runtime.capped(result)  # a command's answer is capped
+
+
+def _plan(runtime: Runtime, stages: list[list[str]], cwd: str | None, context: Context | None,
+          local_files: bool) -> list[_Stage]:  # fmt: skip
+    """Every stage checked, none run; _Refused naming the first that cannot run."""
+    if len(stages) > MAX_STAGES:
+        raise _Refused(UsageError(f"the call has {len(stages):,} stages, more than the {MAX_STAGES} a pipeline may "
+                                  "have; split it into several calls."), None)  # fmt: skip
+    planned: list[_Stage] = []
+    for number, words in enumerate(stages, 1):
+        stage = _Stage(number, words)
+        try:
+            _check(runtime, stage, len(stages), cwd, context, local_files)
+        except CallError as exc:
+            exc.message = f"{stage.label}: {exc.message}" if words else exc.message
+            raise _Refused(exc, stage.inv) from None
+        planned.append(stage)
+    return planned
+
+
+def _check(runtime: Runtime, stage: _Stage, count: int, cwd: str | None, context: Context | None,
+           local_files: bool) -> None:  # fmt: skip
+    """Check one stage (UsageError, NotFound), filling in what it runs."""
+    words, number = stage.words, stage.number
+    if not words and count == 1:  # `--dry-run` alone
+        raise UsageError(f"`{DRY_RUN}` shows the calls a call would make: give one after it ({DRY_RUN} CMD ...).")
+    if not words:
+        where = "starts with" if number == 1 else "ends with" if number == count else "has two"
+        raise UsageError(f"the pipeline {where} `|` (stage {number} is empty); put a command or a built-in "
+                         "(jq, head, tail, each, save) on each side of every `|`.")  # fmt: skip
+    first, name = number == 1, runtime.tree.name
+    if not first and words[0] in builtins.USAGE:
+        usage = "Usage: " + builtins.USAGE[words[0]]
+        try:
+            if words[0] == "each":
+                stage.each = _template(runtime, words[1:], cwd, context, local_files)
+            else:
+                stage.builtin = builtins.make(words[0], words[1:], cwd, local_files)
+        except CallError as exc:
+            exc.usage = exc.usage or usage
+            raise
+        if words[0] == "save" and number != count:
+            raise UsageError("`save` answers with a summary of what it wrote: make it the last stage.", (), usage)
+        return
+    if first and words[0] in builtins.USAGE and runtime.tree.root.child(words[0]) is None:
+        raise UsageError(f"`{words[0]}` is a built-in, which takes the output of a stage before it; start with a "
+                         f"command of {name} (`{name} --help` lists them).")  # fmt: skip
+    if not first and words[0] == name and runtime.tree.root.child(name) is None:
+        words = words[1:]  # the tool's name first: the tree's command, even one named like a built-in
+    stage.inv = inv = runtime.invocation(words, cwd, context, local_files)
+    if not first:
+        node = inv.node
+        if isinstance(node, Group) and inv.rest:
+            runtime.check(inv)  # NotFound for a name it does not have
+        if not isinstance(node, Command) or takes(node) is None:
+            what = f"`{inv.prog}`" if len(inv.walked) > 1 else "the root"
+            raise UsageError(f"{what} takes no input from a stage before it; only scripts (on their standard input) "
+                             "and upstream tools (a JSON object as arguments) do.")  # fmt: skip
+        inv.piped = Flow(text="")  # a stand-in while checking: the real output comes when the stage runs
+    stage.values = runtime.check(inv)
+
+
+def _template(runtime: Runtime, words: list[str], cwd: str | None, context: Context | None,
+              local_files: bool) -> list[str]:  # fmt: skip
+    """The command `each` runs (with `{}` / `{.field}` in its words), checked: a command of the tree, with options
+    it has."""
+    if not words:
+        raise UsageError("`each` needs a command to run per item: each issues show --number {.number}.")
+    inv = runtime.invocation(words, cwd, context, local_files)
+    if isinstance(inv.node, Group):
+        runtime.check(inv)  # NotFound for a name it does not have
+    cmd = inv.node
+    if not isinstance(cmd, Command):
+        raise UsageError(f"`each` runs a command; `{inv.prog}` is not one ({inv.prog} --help lists them).")
+    if not cmd.passthrough:
+        flags = {f for p in cmd.params for f in p.flags}
+        for token in inv.rest[: inv.rest.index("--")] if "--" in inv.rest else inv.rest:
+            flag = token.partition("=")[0]
+            if flag[:1] == "-" and flag not in flags and not flag.lstrip("-").replace(".", "").isdigit():
+                near = [f for f in spellings([f for p in cmd.params for f in p.flags]) if f.startswith(flag[:3])]
+                raise UsageError(f"`{inv.prog}` has no option {flag}.", near[:3])
+    return words
+
+
+def _substitute(words: list[str], item: Any) -> list[str]:
+    """The words with `{}` replaced by the item (a string as it is, anything else as JSON) and `{.a.b}` by a
+    field of it; KeyError naming a field the item does not have."""
+
+    def field(match: re.Match[str]) -> str:
+        value = item
+        for key in match.group(1).split(".")[1:]:
+            if not isinstance(value, dict) or key not in value:
+                raise KeyError(f"the item has no field .{key}")
+            value = value[key]
+        return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+    return [_FIELD.sub(field, word) for word in words]
+
+
+async def _step(runtime: Runtime, stage: _Stage, flow: Flow | None, cwd: str | None,
+                context: Context | None) -> Result:  # fmt: skip
+    """Run one checked stage on the previous stage's output."""
+    if stage.inv is not None:
+        stage.inv.piped = flow
+        return await runtime.run_invocation(stage.inv)
+    assert flow is not None  # built-ins come after the first stage
+    if stage.each is not None:
+        return await _each(runtime, stage.each, flow, cwd, context)
+    assert stage.builtin is not None
+    return Result(ok=True, path=stage.words[0], output=stage.builtin.run(flow).text)
+
+
+async def _each(runtime: Runtime, words: list[str], flow: Flow, cwd: str | None, context: Context | None) -> Result:
+    """`each`: the command once per item (at most MAX_EACH, EACH_AT_ONCE at a time), each item's answer or failure
+    beside the others', as a JSON array of {"item", "ok", "output" or "error"}."""
+    if not flow.is_json or not isinstance(flow.value, list):
+        raise UsageError(f"`each` runs once per item of a JSON array, but its input is {flow.shape()}; make an array "
+                         "with jq first, e.g. | jq '.items'.")  # fmt: skip
+    items: list[Any] = flow.value
+    if len(items) > MAX_EACH:
+        raise UsageError(f"`each` runs at most {MAX_EACH} items, and its input has {len(items):,}; take fewer first "
+                         f"(| head {MAX_EACH}).")  # fmt: skip
+    rows: list[dict[str, Any]] = [{"item": item} for item in items]
+    limiter = anyio.CapacityLimiter(EACH_AT_ONCE)
+
+    async def one(row: dict[str, Any]) -> None:
+        try:
+            tokens = _substitute(words, row["item"])
+        except KeyError as exc:
+            row.update(ok=False, error=exc.args[0])
+            return
+        async with limiter:
+            inv = runtime.invocation(tokens, cwd, context, LOCAL_FILES.get())
+            result = await runtime.run_invocation(inv)
+        if result.ok:
+            out = Flow.of(result.data, result.output)
+            row.update(ok=True, output=out.value if out.is_json else out.text)
+        else:
+            said = result.message.split("\n\n")[0].removeprefix("Error: ") or result.output.strip()  # an upstream's
+            row.update(ok=False, error=clip(said, 500))  # error is its answer
+
+    async with anyio.create_task_group() as tg:
+        for row in rows:
+            tg.start_soon(one, row)
+    failed = sum(not row["ok"] for row in rows)
+    note = f"[each: {failed} of {len(rows)} items failed; see their `error`]\n" if failed else ""
+    return Result(ok=True, path="each", output=json.dumps(rows, ensure_ascii=False) + "\n" + note)
+
+
+def _failed(stage: _Stage, result: Result, count: int) -> Result:
+    """The answer when a stage failed: which one and why (its own message, stderr and output)."""
+    why = result.message.removeprefix("Error: ") or "its answer follows."  # an upstream's error is its answer
+    result.message = f"Error: {stage.label} of {count} failed: {why}"
+    return result
+
+
+def _describe(planned: list[_Stage]) -> str:
+    """The planned calls of a dry run, one line per stage."""
+    lines = [f"Dry run: {len(planned)} stage{'s' * (len(planned) > 1)}, nothing run."]
+    for stage in planned:
+        words = shlex.join(stage.words)
+        if stage.each is not None:
+            each = shlex.join(stage.each)
+            what = f"built-in: runs `{each}` once per item (at most {MAX_EACH}, {EACH_AT_ONCE} at a time)"
+        elif stage.builtin is not None:
+            what = "built-in"
+        else:
+            assert stage.inv is not None
+            what = _planned_call(stage.inv, stage.values, stage.number > 1)
+        lines.append(f"stage {stage.number}: {words}\n  {what}")
+    return "\n".join(lines) + "\n"
+
+
+def _planned_call(inv: Invocation, values: dict[str, Any] | None, piped: bool) -> str:
+    """What a command stage would call."""
+    node = inv.node
+    if not isinstance(node, Command):
+        return "help" if isinstance(node, Group) else "a document"
+    ref = node.handler
+    given = json.dumps(values or {}, ensure_ascii=False)
+    if ref.get("kind") == "mcp" and "tool" in ref:
+        under = " under them the JSON object from the stage before" if piped else ""
+        return f"upstream tool `{ref['tool']}` of server `{ref.get('server')}`, arguments {given}{under}"
+    if ref.get("kind") == "subprocess":
+        return "script, arguments " + json.dumps(inv.rest) + (", the stage before's output on stdin" if piped else "")
+    return f"{ref.get('kind')} command, values {given}"
