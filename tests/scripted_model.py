@@ -72,8 +72,14 @@ def _anthropic(model: Model, body: dict[str, Any]) -> Iterator[tuple[str, dict[s
         name, arguments = action
         block = {"type": "tool_use", "id": model.next_id("toolu"), "name": name, "input": {}}
         yield "content_block_start", {"type": "content_block_start", "index": 0, "content_block": block}
-        yield "content_block_delta", {"type": "content_block_delta", "index": 0,
-                                      "delta": {"type": "input_json_delta", "partial_json": json.dumps(arguments)}}
+        yield (
+            "content_block_delta",
+            {
+                "type": "content_block_delta",
+                "index": 0,
+                "delta": {"type": "input_json_delta", "partial_json": json.dumps(arguments)},
+            },
+        )
         stop = "tool_use"
     yield "content_block_stop", {"type": "content_block_stop", "index": 0}
     yield "message_delta", {"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None},
@@ -88,7 +94,11 @@ def _uses_tools(message: dict[str, Any]) -> bool:
 
 def _responses(model: Model, body: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
     """The events of one streamed Responses answer."""
-    names = [t.get("name", "") for t in body.get("tools") or [] if t.get("type") == "function"]
+    spaces = {}  # a namespaced tool (Codex puts an MCP server's tools in a namespace) as `namespace__name`
+    for t in body.get("tools") or []:
+        for inner in t.get("tools", []) if t.get("type") == "namespace" else []:
+            spaces[f"{t['name']}__{inner['name']}"] = (t["name"], inner["name"])
+    names = [t.get("name", "") for t in body.get("tools") or [] if t.get("type") == "function"] + list(spaces)
     items = body.get("input") or []
     done = sum(1 for i in items if isinstance(i, dict) and i.get("type") == "function_call")
     action = model.step(names, done) if names else None
@@ -99,8 +109,11 @@ def _responses(model: Model, body: dict[str, Any]) -> Iterator[tuple[str, dict[s
                                 "content": [{"type": "output_text", "text": DONE, "annotations": []}]}  # fmt: skip
     else:
         name, arguments = action
+        namespace, name = spaces.get(name, (None, name))
         item = {"type": "function_call", "id": model.next_id("fc"), "call_id": model.next_id("call"), "name": name,
                 "arguments": json.dumps(arguments), "status": "completed"}  # fmt: skip
+        if namespace:
+            item["namespace"] = namespace
     response = {"id": rid, "object": "response", "status": "in_progress", "model": body.get("model", "x"),
                 "output": []}  # fmt: skip
     yield "response.created", {"type": "response.created", "response": response}

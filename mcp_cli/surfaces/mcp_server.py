@@ -44,8 +44,14 @@ ALWAYS_LOAD = {"anthropic/alwaysLoad": True}  # hosts that defer MCP tools behin
 
 def tool(runtime: Runtime) -> types.Tool:
     """The one tool: the same for the same tree, byte for byte (hosts cache the prompt that holds it)."""
-    meta = ALWAYS_LOAD if runtime.tree.settings.always_load else None
-    return types.Tool(name=runtime.tree.name, description=description(runtime), input_schema=INPUT_SCHEMA, _meta=meta)
+    return types.Tool(
+        name=runtime.tree.name, description=description(runtime), input_schema=INPUT_SCHEMA, _meta=tool_meta(runtime)
+    )
+
+
+def tool_meta(runtime: Runtime) -> dict[str, Any] | None:
+    """The `_meta` of the served tools: ALWAYS_LOAD unless the tree's settings turn it off."""
+    return ALWAYS_LOAD if runtime.tree.settings.always_load else None
 
 
 _COMPLETE = {"resultType": "complete"}  # required by the 2026 protocol; older versions' sieve drops it
@@ -159,7 +165,7 @@ def build(
         ctx: ServerRequestContext, params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
         if surface == "meta":
-            return types.ListToolsResult(tools=meta_tools.tools())
+            return types.ListToolsResult(tools=meta_tools.tools(tool_meta(runtime)))
         return types.ListToolsResult(tools=[tool(scope_of(ctx)[0])])  # anew: servers that come back change it
 
     async def call_tool(ctx: ServerRequestContext, params: types.CallToolRequestParams) -> dict[str, Any]:
