@@ -136,7 +136,7 @@ def cache_hint(runtime: Runtime, public: bool) -> CacheHint:
     """How long a 2026-07-28 client may keep the lists (SEP-2549): an hour for a tree that cannot change while
     served, a minute where upstream servers may change theirs (they are told as list changes too); shared caches
     may keep them (`public`) only where every caller sees the same lists without a token."""
-    ttl = LIVE_TTL_MS if "mcp" in runtime.kinds else STATIC_TTL_MS
+    ttl = LIVE_TTL_MS if runtime.tree.upstreams else STATIC_TTL_MS
     return CacheHint(ttl_ms=ttl, scope="public" if public else "private")
 
 
