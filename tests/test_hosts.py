@@ -193,6 +193,14 @@ def test_codex_with_wrapped_servers_shows_images(tmp_path):
     assert '"entities": []' in codex_text(graph) and ENVELOPE not in codex_text(graph)
 
 
+def test_codex_shows_only_the_envelope_when_structured_content_is_sent(tmp_path):
+    """Why the one tool sends text alone: given structuredContent, Codex (as Claude Code) shows the model only that
+    JSON, the text's newlines escaped inside it."""
+    model = run_codex(tmp_path, {"pdf": host_runs.mcp_cli(PDF, "--structured")}, [call("mcp__pdf__pdf", argv=["text"])])
+    (shown,) = (codex_text(o) for o in codex_outputs(model.loop("/v1/responses")[-1]))
+    assert '{"ok":true,"command":"pdf text","output":"pdf text - Extract' in shown and "\\n\\nUsage:" in shown
+
+
 @pytest.fixture(autouse=True)
 def _hosts_installed():
     missing = [p.name for p in (host_runs.CLAUDE, host_runs.CODEX) if not p.exists()]
