@@ -74,6 +74,14 @@ def test_tools_list_is_the_same_bytes_on_every_start(args):
     assert all(t["_meta"] == {"anthropic/alwaysLoad": True} for t in tools)
 
 
+def test_a_wrapped_config_lists_the_same_bytes_on_every_start(tmp_path):
+    config = tmp_path / "team.json"
+    servers = {"memory": {"command": str(NODE_BIN / "mcp-server-memory")},
+               "everything": {"command": str(NODE_BIN / "mcp-server-everything")}}  # fmt: skip
+    config.write_text(json.dumps({"mcpServers": servers}))
+    assert _listed_bytes(str(config)) == _listed_bytes(str(config), "--refresh")  # listed anew, not from the cache
+
+
 @pytest.mark.anyio
 async def test_the_hint_can_be_turned_off():
     async with served("serve", PDF, "--no-always-load") as client:
@@ -102,3 +110,15 @@ async def test_2026_list_results_carry_cache_hints(tmp_path, wrapped, ttl):
         assert client.protocol_version == "2026-07-28"
         listed = await client.list_tools()
     assert (listed.ttl_ms, listed.cache_scope) == (ttl, "public")  # stdio: no token, every caller sees the same
+
+
+@pytest.mark.parametrize("public, scoped, scope", [(True, False, "public"), (False, False, "private"),
+                                                   (True, True, "private")])  # fmt: skip
+def test_lists_behind_a_token_or_scopes_are_private(public, scoped, scope):
+    """Shared caches may keep the lists only where every caller gets the same ones without a token."""
+    from mcp_cli.sources.loader import load
+    from mcp_cli.surfaces import mcp_server
+
+    server = mcp_server.build(Runtime(load(PDF)), public=public, scoped=scoped)
+    assert set(server.cache_hints) == set(mcp_server.LISTED)
+    assert {h.scope for h in server.cache_hints.values()} == {scope}
