@@ -122,3 +122,14 @@ def test_lists_behind_a_token_or_scopes_are_private(public, scoped, scope):
     server = mcp_server.build(Runtime(load(PDF)), public=public, scoped=scoped)
     assert set(server.cache_hints) == set(mcp_server.LISTED)
     assert {h.scope for h in server.cache_hints.values()} == {scope}
+
+
+def test_a_tree_s_settings_turn_the_hint_off_and_the_structure_on():
+    from mcp_cli.surfaces import mcp_server
+
+    data = json.loads(DEMO.read_text())
+    data["settings"] = {**data.get("settings", {}), "always_load": False, "structured": True}
+    tree = Tree.from_dict(data, base_dir=DEMO.parent)
+    assert Tree.from_dict(tree.to_dict(), base_dir=DEMO.parent).settings == tree.settings  # kept in a tree's JSON
+    assert mcp_server.tool(Runtime(tree)).meta is None
+    assert mcp_server.tool(Runtime(Tree.from_dict(json.loads(DEMO.read_text())))).meta == mcp_server.ALWAYS_LOAD
