@@ -25,6 +25,7 @@ from . import (
     corpora,
     crowded,
     economy,
+    hosts,
     install,
     mark,
     own_cache,
@@ -265,6 +266,9 @@ def main() -> None:
     sections.append((title, about, lines))
     targets.append(more)
 
+    if not quick:  # real hosts, a minute or two: `python -m bench.hosts` alone
+        found, why = attempt("Hosts", hosts.run)
+        sections.append(("Hosts", hosts.__doc__.strip(), hosts.report(found) if found else [f"Not measured: {why}"]))
     for title, _, lines in sections:
         print(f"## {title}\n\n" + "\n".join(lines) + "\n")
     print("## Targets\n\n" + "\n".join(targets))

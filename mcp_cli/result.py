@@ -55,6 +55,28 @@ class Result:
                 out[key] = value
         return out
 
+    def to_mcp(self, structured: bool = False) -> dict[str, Any]:
+        """This result as a CallToolResult in wire form: passed-through content items (as received, after the
+        message of a failure), or the text. With `structured`, the `structured()` object as structuredContent too;
+        without, what a program needs besides the text (`ok`, `command`, `error`, `exit_code`, `data`) goes in
+        `_meta` under META, which hosts do not show their model: hosts that get structuredContent show the model only
+        it (Claude Code, VS Code), as escaped JSON, and drop the text and images. A plain dict: the SDK validates it
+        once on the way out."""
+        if self.content is not None:
+            content = [{"type": "text", "text": self.message}] if self.message else []
+            content += self.content
+        else:
+            content = [{"type": "text", "text": self.text()}]
+        out: dict[str, Any] = {"resultType": "complete", "content": content, "isError": not self.ok}
+        if structured:
+            out["structuredContent"] = self.structured()
+        else:
+            out["_meta"] = {META: {k: v for k, v in self.structured().items() if k not in _IN_TEXT}}
+        return out
+
+
+META = "mcp-cli/result"  # the `_meta` key of a result sent without structuredContent (`Result.to_mcp`)
+_IN_TEXT = ("output", "message", "stderr")  # what the text content carries already
 
 SCHEMA: dict[str, Any] = {  # what `Result.structured()` gives, as JSON Schema
     "type": "object",

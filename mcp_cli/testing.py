@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from .engine.runtime import Runtime
-from .result import Result
+from .result import META, Result
 from .tree import Group, Node, Tree
 
 if TYPE_CHECKING:
@@ -124,7 +124,13 @@ async def call(client: Client, *argv: str | Path, command: str | None = None, to
         name = client.server_info.name
     arguments = {"command": command} if command is not None else {"argv": [str(a) for a in argv]}
     result = await client.call_tool(name, arguments)
-    return Reply(not result.is_error, text(result), result.structured_content or {}, list(result.content))
+    return Reply(not result.is_error, text(result), envelope(result), list(result.content))
+
+
+def envelope(result: CallToolResult) -> dict[str, Any]:
+    """What a served call says besides its text: its structuredContent where the surface sends it (the meta-tools,
+    `--structured`), else the one tool's `_meta` (see `Result.to_mcp`)."""
+    return result.structured_content or dict((result.meta or {}).get(META, {}))
 
 
 async def ok(client: Client, *argv: str | Path, command: str | None = None, tool: str | None = None) -> str:

@@ -135,11 +135,16 @@ _NODE_TYPES: dict[str, type[Node]] = {"group": Group, "command": Command, "topic
 
 @dataclass
 class Settings:
-    """Limits that apply to every call of a tree: output cap (characters), handler timeout (seconds), help budget."""
+    """Limits that apply to every call of a tree: output cap (characters), handler timeout (seconds), help budget;
+    and how the one tool meets hosts: `always_load` marks it to stay loaded where a host defers MCP tools,
+    `structured` sends each answer's envelope as structuredContent beside the text (hosts that get it show their
+    model only it)."""
 
     max_output: int = 20_000
     timeout: float = 60.0
     help_budget: int = 4_000
+    always_load: bool = True
+    structured: bool = False
 
 
 @dataclass

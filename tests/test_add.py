@@ -66,6 +66,7 @@ def test_add_twice_keeps_the_rest_of_the_file_and_dry_run_writes_nothing(home, c
     entry = servers_in(client, path)["demo"]
     assert entry["args"][-2:] == ["serve", str(DEMO)] and os.path.isabs(entry["command"])
     if client == "codex":  # edited in place: every line of the old file is still there, comments included
+        assert entry["required"] is True  # `codex exec` waits for it before its first turn
         changes = difflib.ndiff(EXISTING[client].splitlines(), path.read_text().splitlines())
         assert [line for line in changes if line.startswith("- ")] == []
     else:

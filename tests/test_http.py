@@ -6,6 +6,8 @@ import sys
 import pytest
 from mcp import Client
 
+from mcp_cli.testing import envelope
+
 from .conftest import DEMO, ROOT, budget, free_port, text, wait_for_port
 
 pytestmark = pytest.mark.anyio
@@ -34,7 +36,7 @@ async def test_streamable_http_serves_the_one_tool(http_server):
         root = await client.call_tool("demo", {"argv": ["--help"]})
         assert text(root).startswith("demo - ")
         added = await client.call_tool("demo", {"command": "math add 20 22"})
-        assert added.structured_content["data"] == 42
+        assert envelope(added)["data"] == 42
         bad = await client.call_tool("demo", {"argv": ["math", "ad"]})
         assert bad.is_error and "Did you mean `add`?" in text(bad)
         again = await client.call_tool("demo", {"argv": ["text", "upper", "still", "here"]})

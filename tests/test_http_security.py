@@ -12,6 +12,8 @@ import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
+from mcp_cli.testing import envelope
+
 from .conftest import DEMO, ROOT, budget, free_port, text, wait_for_port
 
 pytestmark = pytest.mark.anyio
@@ -111,7 +113,7 @@ async def test_the_right_token_reaches_the_tool(guarded):
         async with Client(streamable_http_client(url, http_client=http)) as client:
             assert [t.name for t in (await client.list_tools()).tools] == ["demo"]
             added = await client.call_tool("demo", {"command": "math add 20 22"})
-            assert added.structured_content["data"] == 42
+            assert envelope(added)["data"] == 42
 
 
 def test_only_allowed_hosts_are_served(guarded):

@@ -12,6 +12,8 @@ import pytest
 from mcp import Client
 from openapi_spec_validator import OpenAPIV31SpecValidator, validate
 
+from mcp_cli.testing import envelope as served_envelope
+
 from .conftest import DEMO, ROOT, budget, free_port, text, wait_for_port
 from .test_http_security import LAUNCHER, TOKEN, environment, server
 
@@ -171,7 +173,8 @@ async def test_http_serves_mcp_and_openapi_side_by_side():
         operation = document["paths"]["/run"]["post"]
         assert operation["description"] == tool.description
         assert operation["requestBody"]["content"]["application/json"]["schema"] == tool.input_schema
-        assert answer == added.structured_content and text(added).strip() == answer["output"]
+        assert {k: v for k, v in answer.items() if k != "output"} == served_envelope(added)  # MCP: the text beside
+        assert text(added).strip() == answer["output"]
 
 
 def test_a_skill_tree_over_openapi():
@@ -270,7 +273,7 @@ async def test_apps_built_as_a_library_read_no_file_for_their_http_clients(tmp_p
         else:
             async with Client(f"{base}/mcp") as client:
                 result = await client.call_tool("awk", {"argv": argv})
-                ok, said = not result.is_error, text(result) + json.dumps(result.structured_content)
+                ok, said = not result.is_error, text(result) + json.dumps(served_envelope(result))
                 plain = await client.call_tool("awk", {"argv": ["awkward", "echo-args", "--query", "q"]})
                 assert not plain.is_error and json.loads(text(plain)) == {"query": "q"}  # the app does serve
     assert not ok and "files are read only for callers on this machine" in said

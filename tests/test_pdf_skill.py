@@ -152,7 +152,7 @@ async def test_bad_input_is_one_clear_line(pdf, files, argv, words):
     argv = [a.format(**values) if a.startswith("{") else a for a in argv]
     reply = await call(pdf, *argv)
     assert not reply.ok
-    stderr = reply.structured["stderr"].strip()
+    stderr = reply.text.split("[stderr]\n", 1)[1].split("\n\n[stdout]\n")[0].strip()  # the text's stderr part
     assert stderr.startswith("error:") and len(stderr.splitlines()) == 1 and words in stderr
     assert "Traceback" not in reply.text
 

@@ -16,7 +16,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from mcp_cli.engine.runtime import Runtime
 from mcp_cli.surfaces.scopes import View, load, prune
-from mcp_cli.testing import call, ok
+from mcp_cli.testing import call, envelope, ok
 from mcp_cli.tree import Command, Tree
 
 from .conftest import DEMO, NODE_BIN, ROOT, budget, text
@@ -173,7 +173,7 @@ async def test_the_meta_surface_is_scoped_too(meta_server, mode):
 
         denied = await files.call_tool("describe_tools", {"names": ["memory read-graph"]})
         unknown = await files.call_tool("describe_tools", {"names": ["qqqqqq read-graph"]})
-        assert denied.is_error and denied.structured_content["error"] == "not_found"
+        assert denied.is_error and envelope(denied)["error"] == "not_found"
         assert text(denied).replace("memory", "?") == text(unknown).replace("qqqqqq", "?")
         denied = await reader.call_tool("call_tool", {"name": "memory delete-entities", "arguments": {}})
         unknown = await reader.call_tool("call_tool", {"name": "memory qqqqqq-qqqqqqq", "arguments": {}})

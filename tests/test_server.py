@@ -8,7 +8,8 @@ from pathlib import Path
 import anyio
 import pytest
 
-from mcp_cli.testing import Reply, call
+from mcp_cli.result import META
+from mcp_cli.testing import Reply, call, envelope
 
 from .conftest import DEMO, FAULTS, RawClient, budget, served, text
 
@@ -49,21 +50,21 @@ async def test_help_at_every_level(demo, argv, start, listed):
     out = text(result)
     assert out.startswith(start)
     assert all(word in out for word in listed)
-    assert result.structured_content["ok"] is True
+    assert envelope(result)["ok"] is True
 
 
 async def test_python_handler_runs(demo):
     result = await demo.call_tool("demo", {"command": "math add 40 2"})
     assert not result.is_error
-    assert result.structured_content["data"] == 42
-    assert result.structured_content["command"] == "demo math add"
+    assert envelope(result)["data"] == 42
+    assert envelope(result)["command"] == "demo math add"
 
 
 async def test_python_handler_output_and_prints_are_captured(faults):
     result = await faults.call_tool("faults", {"argv": ["py", "chatty", "ada"]})
     assert not result.is_error
     assert text(result).startswith("hello ada\n")
-    assert result.structured_content["data"] == {"greeted": "ada"}
+    assert envelope(result)["data"] == {"greeted": "ada"}
 
 
 async def test_subprocess_handler_runs(demo, tmp_path):
@@ -73,7 +74,7 @@ async def test_subprocess_handler_runs(demo, tmp_path):
     result = await demo.call_tool("demo", {"argv": ["files", "ls", str(tmp_path), "--kind", "file"]})
     assert not result.is_error
     assert text(result).split() == ["a.txt", "b.txt"]
-    assert result.structured_content["exit_code"] == 0
+    assert envelope(result)["exit_code"] == 0
 
 
 async def test_typed_values_reach_the_handler(faults):
@@ -98,7 +99,7 @@ async def test_typed_values_reach_the_handler(faults):
     ]
     result = await faults.call_tool("faults", {"argv": argv})
     assert not result.is_error, text(result)
-    assert result.structured_content["data"] == {
+    assert envelope(result)["data"] == {
         "count": 3,
         "ratio": 2.5,
         "mode": "slow",
@@ -136,7 +137,7 @@ async def test_errors_teach_and_the_server_keeps_serving(demo, arguments, kind, 
     assert out.startswith("Error: ")
     assert all(w in out for w in words), out
     assert usage in out
-    assert result.structured_content["error"] == kind
+    assert envelope(result)["error"] == kind
     again = await demo.call_tool("demo", {"argv": ["math", "add", "1", "1"]})
     assert not again.is_error and text(again).strip() == "2"
 
@@ -163,7 +164,7 @@ async def test_an_empty_unused_field_counts_as_not_given(demo):
 async def test_an_unclosed_quote_is_told_where_and_how_to_quote(demo):
     command = "text upper What's up"
     failed = await demo.call_tool("demo", {"command": command})
-    assert failed.is_error and failed.structured_content["error"] == "bad_request"
+    assert failed.is_error and envelope(failed)["error"] == "bad_request"
     message = text(failed)
     assert f"the ' at character {command.index(chr(39)) + 1} (in `What's`)" in message
     assert "double quotes" in message and "`argv`" in message and "No closing quotation" not in message
@@ -173,7 +174,7 @@ async def test_an_unclosed_quote_is_told_where_and_how_to_quote(demo):
 
 async def test_missing_required_option_names_it(faults):
     result = await faults.call_tool("faults", {"argv": ["py", "typed", "--ratio", "1"]})
-    assert result.is_error and result.structured_content["error"] == "usage"
+    assert result.is_error and envelope(result)["error"] == "usage"
     assert "the following arguments are required: --count" in text(result)
     assert "faults py typed --count INT" in text(result)
 
@@ -195,7 +196,7 @@ async def test_failing_handlers_give_clear_errors(faults, argv, kind, words):
     out = text(result)
     assert "Traceback" not in out
     assert all(w in out for w in words), out
-    assert result.structured_content["error"] == kind
+    assert envelope(result)["error"] == kind
     again = await faults.call_tool("faults", {"argv": ["py", "chatty", "x"]})
     assert not again.is_error
 
@@ -204,7 +205,7 @@ async def test_failing_handlers_give_clear_errors(faults, argv, kind, words):
 async def test_output_over_the_cap_is_cut_with_a_note(faults, group):
     result = await faults.call_tool("faults", {"argv": [group, "flood"]})
     assert not result.is_error
-    out = result.structured_content["output"]
+    out = text(result)
     assert "[output cut: showed 1,000 of 5,000,000 characters, 4,999,000 not shown." in out
     assert len(out) < 1500
 
@@ -241,14 +242,14 @@ async def test_hung_subprocess_and_its_children_are_killed(faults, tmp_path):
 
 async def test_a_command_that_exits_is_answered_though_what_it_left_running_holds_its_output(faults, tmp_path):
     (child,), reply = await pids_of(faults, tmp_path / "pids", "sh", "linger")
-    assert "error" not in reply.structured and reply.structured["output"] == "started\n"  # not its 1 s timeout
-    assert "kept its output open, and was stopped" in reply.structured["stderr"]
+    assert "error" not in reply.structured and reply.text.startswith("started\n\n[stderr]\n")  # not its 1 s timeout
+    assert "kept its output open, and was stopped" in reply.text
     assert not alive(child)
 
 
 async def test_long_stderr_keeps_its_end_with_a_note(faults):
     result = await faults.call_tool("faults", {"argv": ["sh", "noisy"]})
-    stderr = result.structured_content["stderr"]
+    stderr = text(result).split("[stderr]\n", 1)[1].rstrip("\n")  # the text: output, then stderr
     assert stderr.startswith("[stderr cut: its last 2,000 characters of 50,007 bytes]\n")
     assert stderr.endswith("zzzTHE END") and len(stderr) < 2_100
 
@@ -313,7 +314,7 @@ def _call(raw: RawClient, argv: list[str]) -> dict:
 def test_stdout_stays_clean_for_the_protocol():
     """Everything the server prints on stdout must be JSON-RPC: a handler's print goes into its result."""
     raw = RawClient(str(FAULTS))
-    assert _call(raw, ["py", "chatty", "zed"])["structuredContent"]["output"].startswith("hello zed")
+    assert _said(_call(raw, ["py", "chatty", "zed"])).startswith("hello zed")
     assert raw.close() == 0
     assert raw.pending + raw.proc.stdout.read() == b""
 
@@ -324,9 +325,19 @@ def test_server_exits_when_the_client_leaves_even_with_a_hung_handler():
     assert raw.close() == 0  # the abandoned thread (sleeping 30 s) does not hold the process
 
 
+def _said(result: dict) -> str:
+    """The text a raw tools/call result carries."""
+    return "".join(c["text"] for c in result["content"] if c["type"] == "text")
+
+
+def _env(result: dict) -> dict:
+    """What a raw one-tool result says besides its text (`_meta`, see `Result.to_mcp`)."""
+    return result["_meta"][META]
+
+
 def _kind(result: dict) -> str:
     assert result["isError"] is True
-    return result["structuredContent"]["error"]
+    return _env(result)["error"]
 
 
 def test_every_request_is_answered_with_a_documented_kind():
@@ -338,7 +349,7 @@ def test_every_request_is_answered_with_a_documented_kind():
     assert _kind(surrogate) == "bad_request" and "lone surrogate" in surrogate["content"][0]["text"]
     raw.send(call % (12, '{"argv": ["sh"], "x": %s}' % ("[" * 2000 + "]" * 2000)))
     deep = raw.reply(12)["result"]
-    assert _kind(deep) == "bad_request" and "too deeply" in deep["structuredContent"]["message"]
+    assert _kind(deep) == "bad_request" and "too deeply" in _said(deep)
     raw.send('{"jsonrpc": "2.0", "id": 13, "method": "tools/list", "params": {')  # cut short
     assert raw.reply(13)["error"]["code"] == -32700
     raw.send("this is not JSON")
@@ -356,10 +367,10 @@ def test_every_request_is_answered_with_a_documented_kind():
     assert raw.reply(15)["error"] == {"code": -32600, "message": "Error: the request is not a valid MCP request "
                                       "(jsonrpc: Input should be '2.0')."}  # fmt: skip
     nul = _call(raw, ["sh", "echo", "a\0b"])
-    assert _kind(nul) == "bad_request" and "argv[2] holds a NUL" in nul["structuredContent"]["message"]
+    assert _kind(nul) == "bad_request" and "argv[2] holds a NUL" in _said(nul)
     too_deep = _call(raw, ["py", "typed", "1", "0.5", "x", "--config", "[" * 150 + "]" * 150])
-    assert _kind(too_deep) == "usage" and "deeper than 100 levels" in too_deep["structuredContent"]["message"]
-    assert json.loads(_call(raw, ["sh", "echo", "still", "here"])["structuredContent"]["output"]) == ["still", "here"]
+    assert _kind(too_deep) == "usage" and "deeper than 100 levels" in _said(too_deep)
+    assert json.loads(_said(_call(raw, ["sh", "echo", "still", "here"]))) == ["still", "here"]
     assert raw.close() == 0
 
 
@@ -372,13 +383,13 @@ def test_a_message_too_long_to_hold_is_answered_and_the_server_goes_on():
     size = len(head) + 100_000_000 + 5
     cut = raw.reply(21)["result"]
     assert _kind(cut) == "bad_request", cut
-    assert cut["structuredContent"]["message"] == (
+    assert _said(cut) == (
         f"Error: the request is too large ({size:,} bytes; a message may have {LINE_LIMIT:,}); send less, or put the "
-        "data in a file and pass its path."
+        "data in a file and pass its path.\n"
     )
     raw.send('{"jsonrpc": "2.0", "id": 22, "method": "ping", "params": {"pad": "' + "y" * LINE_LIMIT + '"}}')
     assert "too large" in raw.reply(22)["error"]["message"]  # not a tool call: a JSON-RPC error, with its id
-    assert json.loads(_call(raw, ["sh", "echo", "still", "here"])["structuredContent"]["output"]) == ["still", "here"]
+    assert json.loads(_said(_call(raw, ["sh", "echo", "still", "here"]))) == ["still", "here"]
     assert raw.close() == 0
 
 
@@ -398,10 +409,10 @@ def test_output_json_cannot_carry_is_made_carriable():
     carries still answers: the name with U+FFFD, the deep data as text only."""
     raw = RawClient(str(FAULTS))
     odd = _call(raw, ["py", "odd"])
-    assert odd["structuredContent"]["data"] == {"files": ["caf\ufffd.txt"]}
+    assert _env(odd)["data"] == {"files": ["caf\ufffd.txt"]}
     deep = _call(raw, ["py", "odd", "--depth", "300"])
-    assert deep["isError"] is False and "data" not in deep["structuredContent"]
-    assert deep["structuredContent"]["output"].startswith("[\n [\n  [\n")  # the text stays (cut at 1,000)
+    assert deep["isError"] is False and "data" not in _env(deep)
+    assert _said(deep).startswith("[\n [\n  [\n")  # the text stays (cut at 1,000)
     assert raw.close() == 0
 
 

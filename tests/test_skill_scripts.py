@@ -13,7 +13,7 @@ from mcp_cli.engine.runtime import Runtime
 from mcp_cli.sources.skill.folder import load
 from mcp_cli.sources.skill.pyast import Module
 from mcp_cli.sources.skill.read_python import is_entry_point
-from mcp_cli.testing import node
+from mcp_cli.testing import envelope, node
 from mcp_cli.tree import Command
 
 from .conftest import ROOT, served, text
@@ -389,7 +389,7 @@ async def test_without_uv_inline_dependencies_must_be_installed():
             "uv would install, but uv is not on PATH; install uv (pip install uv) or the packages "
             "(pip install 'mcp-cli-test-absent-package>=1.0')"
         )
-        assert result.structured_content["error"] == "handler"
+        assert envelope(result)["error"] == "handler"
 
 
 # Help from comments

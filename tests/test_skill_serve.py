@@ -69,7 +69,7 @@ async def test_nonzero_exit_is_an_error_with_stderr(argtool):
     reply = await call(argtool, "notes", "find", "--regex", "(")
     assert not reply.ok
     assert reply.structured["exit_code"] == 1
-    assert "notes: bad regex" in reply.structured["stderr"] and "exited with status 1" in reply.text
+    assert "notes: bad regex" in reply.text and "exited with status 1" in reply.text
 
 
 async def test_passthrough_python_and_shell_scripts(argtool):

@@ -10,6 +10,8 @@ import sys
 import pytest
 from mcp import Client
 
+from mcp_cli.testing import envelope
+
 from .conftest import budget, free_port, text, wait_for_port
 
 pytestmark = pytest.mark.anyio
@@ -69,10 +71,10 @@ async def test_calls_alternate_between_stateless_replicas_and_none_is_lost(balan
         for _ in range(10):
             pid = await client.call_tool("fleet", {"argv": ["whoami"]})
             assert not pid.is_error, text(pid)
-            answers.append(pid.structured_content["data"])
+            answers.append(envelope(pid)["data"])
         for i in range(10):
             echoed = await client.call_tool("fleet", {"argv": ["echo", "call", str(i)]})
-            assert echoed.structured_content["data"] == {"words": ["call", str(i)]}  # each call its own answer
+            assert envelope(echoed)["data"] == {"words": ["call", str(i)]}  # each call its own answer
     first, second = (proc.pid for proc in replicas)
     assert set(answers) == {first, second}
     assert all(a != b for a, b in zip(answers, answers[1:], strict=False))  # round robin: each on the other replica

@@ -102,7 +102,10 @@ def test_the_tool_is_named_after_what_the_config_holds(tmp_path):
     assert default_name(one) == "probe"  # its one server
     assert default_name(two) == "shop"  # several: the project folder (a client's own folder skipped)
     assert default_name(write(tmp_path / "team-tools.json", {"a": SERVER, "b": SERVER})) == "team-tools"
-    assert default_name(Path.home() / ".claude.json", ["a", "b"]) == "mcp"  # user-wide: no project to name it
+    home = Path.home() / ".claude.json"  # user-wide: no project to name it, so its servers do
+    assert default_name(home, ["a", "b"]) == "a-b"
+    assert default_name(home, ["github", "slack", "linear", "notion", "sentry"]) == "github-slack-linear-and-2-more"
+    assert default_name(home, ["x" * 40, "b"]) == "mcp"  # nothing fits
     env = {"MCP_CLI_CACHE_DIR": str(tmp_path / "cache")}
     wrapped = mcp_cli("wrap", str(one), env=env, cwd=tmp_path)
     assert wrapped.returncode == 0, wrapped.stderr

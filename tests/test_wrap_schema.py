@@ -5,6 +5,8 @@ import sys
 
 import pytest
 
+from mcp_cli.testing import envelope
+
 from .conftest import ROOT, served, text
 
 pytestmark = pytest.mark.anyio
@@ -68,7 +70,7 @@ async def test_argv_becomes_exactly_this_json(awk, argv, expected):
     result = await awk.call_tool("awk", {"argv": ["awkward", "echo-args", *argv]})
     assert not result.is_error, text(result)
     assert json.loads(text(result)) == expected
-    assert result.structured_content["data"] == expected  # the upstream's structuredContent, unchanged
+    assert envelope(result)["data"] == expected  # the upstream's structuredContent, unchanged
 
 
 @pytest.mark.parametrize("argv", [["--page-size", "100"], ["--pageSize", "1e2"], ["--ratio", "100.0"],
@@ -84,7 +86,7 @@ async def test_an_integral_number_reaches_the_upstream_as_an_integer(awk, argv):
                                   ["--ids", "-Infinity"], ["--json", '{"query": "q", "ratio": NaN}']])  # fmt: skip
 async def test_a_number_json_cannot_carry_is_refused_not_sent_as_null(awk, argv):
     result = await awk.call_tool("awk", {"argv": ["awkward", "echo-args", "--query", "q", *argv]})
-    assert result.is_error and result.structured_content["error"] == "usage", text(result)
+    assert result.is_error and envelope(result)["error"] == "usage", text(result)
 
 
 async def test_json_from_a_file(awk, tmp_path):
@@ -103,7 +105,7 @@ async def test_json_files_are_regular_and_capped(awk, tmp_path, source, words):
         (tmp_path / "big").write_text('{"query": "' + "x" * 1_000_000 + '"}')
     path = source if source.startswith("/") else str(tmp_path / source)
     result = await awk.call_tool("awk", {"argv": ["awkward", "echo-args", "--json", f"@{path}"]})
-    assert result.is_error and result.structured_content["error"] == "usage"
+    assert result.is_error and envelope(result)["error"] == "usage"
     assert words in text(result), text(result)
     after = await awk.call_tool("awk", {"argv": ["awkward", "echo-args", "--query", "still here"]})
     assert json.loads(text(after)) == {"query": "still here"}

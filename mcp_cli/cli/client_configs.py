@@ -173,8 +173,8 @@ def register(client: str, name: str, entry: dict[str, Any], scope: str = "user")
         before = path.read_text(encoding="utf-8") if path.exists() else ""
     except OSError as exc:
         raise RegistrationError(f"{path}: cannot read: {exc.strerror}") from None
-    if client == "codex":
-        after, status = _edit_toml(path, before, name, entry)
+    if client == "codex":  # required: `codex exec` then waits for the server; else its first turn goes without it
+        after, status = _edit_toml(path, before, name, {**entry, "required": True})
     else:
         entry = {"type": "stdio", **entry} if client == "claude-code" else entry
         after, status = _edit_json(path, before, name, entry)

@@ -106,7 +106,7 @@ def main(argv: list[str]) -> None:
     address, checks = launcher.http_checks(parser, args)
     options = {key: getattr(args, param) for param, *_, key in CONFIG_OPTIONS}
     serve(
-        Runtime(load(args.tree, options)),
+        Runtime(launcher.host_settings(load(args.tree, options), args)),
         http=address,
         guard=checks,
         stateless=args.stateless,

@@ -258,7 +258,9 @@ def default_name(path: Path, servers: list[str] | None = None) -> str:
     """The tool's name for a config: a file named by its user names it (`team-tools.json` -> team-tools); a client's
     usual file (.mcp.json, config.toml, ~/.claude.json, ...) is named by what it holds: its one server's name
     (`servers`, else read from the file), or for several the project folder it sits in (`~/code/shop/.mcp.json`,
-    `shop/.cursor/mcp.json` -> shop), or `mcp` when that is the home folder (a user-wide file)."""
+    `shop/.cursor/mcp.json` -> shop), or when that is the home folder (a user-wide file) its servers' names
+    (`github-slack`, `github-slack-linear-and-2-more`): a host that shows the model only the tool's name shows what it
+    holds."""
     stem = path.stem.lstrip(".")
     if stem.lower() not in _GENERIC:
         return stem
@@ -272,4 +274,20 @@ def default_name(path: Path, servers: list[str] | None = None) -> str:
     folder = path.absolute().parent
     if folder.name.lower() in _CLIENT_FOLDERS:
         folder = folder.parent
-    return "mcp" if folder == Path.home() or not kebab(folder.name) else folder.name
+    return named_by(servers) if folder == Path.home() or not kebab(folder.name) else folder.name
+
+
+NAMED_WIDTH = 30  # characters of a tool name made of server names
+
+
+def named_by(servers: list[str]) -> str:
+    """A tool name made of server names, as many whole ones as fit NAMED_WIDTH, then `-and-N-more`; `mcp` for none."""
+    names = [kebab(s) for s in servers if kebab(s)]
+    shown: list[str] = []
+    for i, name in enumerate(names):
+        more = len(names) - i - 1
+        if len("-".join([*shown, name])) + (len(f"-and-{more}-more") if more else 0) > NAMED_WIDTH:
+            break
+        shown.append(name)
+    more = len(names) - len(shown)
+    return "-".join(shown) + f"-and-{more}-more" * bool(more and shown) if shown else "mcp"

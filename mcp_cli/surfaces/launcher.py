@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from ..tree import Tree
     from .http_guard import Guard
 
 
@@ -27,8 +28,8 @@ def main(tree_file: str | Path, argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     address, checks = http_checks(parser, args)
     print(f"{parser.prog}: mcp-cli runtime {__version__}", file=sys.stderr)
-    serve(Runtime(tree), http=address, guard=checks, stateless=args.stateless, surface=args.surface,
-          mcp=not args.openapi)  # fmt: skip
+    serve(Runtime(host_settings(tree, args)), http=address, guard=checks, stateless=args.stateless,
+          surface=args.surface, mcp=not args.openapi)  # fmt: skip
 
 
 def http_arguments(parser: argparse.ArgumentParser) -> None:
@@ -64,6 +65,25 @@ def http_arguments(parser: argparse.ArgumentParser) -> None:
         default="tool",
         help="tool: one tool taking argv (default); meta: search_tools, describe_tools and call_tool",
     )
+    parser.add_argument(
+        "--no-always-load",
+        action="store_true",
+        help="do not mark the tool to stay loaded (_meta anthropic/alwaysLoad) in hosts that defer MCP tools",
+    )
+    parser.add_argument(
+        "--structured",
+        action="store_true",
+        help="send each answer as structuredContent too (hosts that get it show their model only that JSON)",
+    )
+
+
+def host_settings(tree: Tree, args: argparse.Namespace) -> Tree:
+    """`tree` with the hosts' options of `args` (--no-always-load, --structured) in its settings."""
+    from dataclasses import replace
+
+    settings = replace(tree.settings, always_load=tree.settings.always_load and not args.no_always_load,
+                       structured=tree.settings.structured or args.structured)  # fmt: skip
+    return replace(tree, settings=settings)
 
 
 def http_checks(

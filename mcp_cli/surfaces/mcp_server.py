@@ -16,6 +16,7 @@ from urllib.parse import unquote, urlparse
 
 import anyio
 from mcp import types
+from mcp.server.caching import CacheableMethod, CacheHint
 from mcp.server.lowlevel import Server
 from mcp.server.subscriptions import ListenHandler
 from mcp.shared.exceptions import MCPError
@@ -25,7 +26,6 @@ from ..engine.runtime import Runtime
 from ..entities import KEYED, Contexts
 from ..handlers import relay
 from ..handlers.processes import exit_process
-from ..result import Result
 from . import http_guard, scopes
 from .relay import Changes, Relays
 from .tool import INPUT_SCHEMA, description, instructions, run
@@ -39,22 +39,22 @@ if TYPE_CHECKING:
 log = logging.getLogger("mcp_cli")
 
 
+ALWAYS_LOAD = {"anthropic/alwaysLoad": True}  # hosts that defer MCP tools behind a search keep this one loaded
+
+
 def tool(runtime: Runtime) -> types.Tool:
-    return types.Tool(name=runtime.tree.name, description=description(runtime), input_schema=INPUT_SCHEMA)
+    """The one tool: the same for the same tree, byte for byte (hosts cache the prompt that holds it)."""
+    return types.Tool(
+        name=runtime.tree.name, description=description(runtime), input_schema=INPUT_SCHEMA, _meta=tool_meta(runtime)
+    )
+
+
+def tool_meta(runtime: Runtime) -> dict[str, Any] | None:
+    """The `_meta` of the served tools: ALWAYS_LOAD unless the tree's settings turn it off."""
+    return ALWAYS_LOAD if runtime.tree.settings.always_load else None
 
 
 _COMPLETE = {"resultType": "complete"}  # required by the 2026 protocol; older versions' sieve drops it
-
-
-def to_mcp(result: Result) -> dict[str, Any]:
-    """Result envelope -> a CallToolResult in wire form: passed-through content items (as received), or the
-    text; structuredContent always. A plain dict: the SDK validates it once on the way out."""
-    if result.content is not None:
-        content = [{"type": "text", "text": result.message}] if result.message else []
-        content += result.content
-    else:
-        content = [{"type": "text", "text": result.text()}]
-    return {**_COMPLETE, "content": content, "structuredContent": result.structured(), "isError": not result.ok}
 
 
 ROOTS_TIMEOUT = 30.0  # seconds to wait for roots/list: a busy client is waited for rather than a call run elsewhere
@@ -126,7 +126,23 @@ class Roots:
         self._known.pop(self.session(ctx) or "", None)
 
 
-def build(runtime: Runtime, surface: str = "tool", scoped: bool = False, local_files: bool = False) -> Server:
+LISTED: tuple[CacheableMethod, ...] = (
+    "tools/list", "prompts/list", "resources/list", "resources/templates/list", "server/discover"
+)  # fmt: skip
+STATIC_TTL_MS, LIVE_TTL_MS = 3_600_000, 60_000  # a tree of its own; one whose upstreams may change their lists
+
+
+def cache_hint(runtime: Runtime, public: bool) -> CacheHint:
+    """How long a 2026-07-28 client may keep the lists (SEP-2549): an hour for a tree that cannot change while
+    served, a minute where upstream servers may change theirs (they are told as list changes too); shared caches
+    may keep them (`public`) only where every caller sees the same lists without a token."""
+    ttl = LIVE_TTL_MS if runtime.tree.upstreams else STATIC_TTL_MS
+    return CacheHint(ttl_ms=ttl, scope="public" if public else "private")
+
+
+def build(
+    runtime: Runtime, surface: str = "tool", scoped: bool = False, local_files: bool = False, public: bool = True
+) -> Server:
     """A low-level Server that drives `runtime` through exactly one tool, or with `surface="meta"` through the
     meta-tools (see `meta_tools`). `local_files`: its clients are on this machine (stdio), so `@FILE` arguments are
     read; never for HTTP clients, whose paths would name the server's files. `scoped`: each HTTP request sees its
@@ -149,7 +165,7 @@ def build(runtime: Runtime, surface: str = "tool", scoped: bool = False, local_f
         ctx: ServerRequestContext, params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
         if surface == "meta":
-            return types.ListToolsResult(tools=meta_tools.tools())
+            return types.ListToolsResult(tools=meta_tools.tools(tool_meta(runtime)))
         return types.ListToolsResult(tools=[tool(scope_of(ctx)[0])])  # anew: servers that come back change it
 
     async def call_tool(ctx: ServerRequestContext, params: types.CallToolRequestParams) -> dict[str, Any]:
@@ -162,8 +178,10 @@ def build(runtime: Runtime, surface: str = "tool", scoped: bool = False, local_f
 
         async def work() -> dict[str, Any]:  # with the client's relay (`relay.py`): it may be asked, told progress
             if meta is not None:
-                return to_mcp(await meta.call(params.name, params.arguments, await roots.cwd(ctx), context))
-            return to_mcp(await run(rt, params.arguments or {}, await roots.cwd(ctx), context, local_files))
+                answer = await meta.call(params.name, params.arguments, await roots.cwd(ctx), context)
+                return answer.to_mcp(structured=True)  # the meta-tools keep their envelope
+            answer = await run(rt, params.arguments or {}, await roots.cwd(ctx), context, local_files)
+            return answer.to_mcp(structured=rt.tree.settings.structured)
 
         return await relays.run(ctx, roots.session(ctx), params, work)
 
@@ -195,6 +213,7 @@ def build(runtime: Runtime, surface: str = "tool", scoped: bool = False, local_f
             on_roots_list_changed=roots.changed,
             on_set_logging_level=set_level,
             on_subscriptions_listen=ListenHandler(changes.bus),
+            cache_hints=dict.fromkeys(LISTED, cache_hint(runtime, public and not scoped)),
         )
     if runtime.tree.skill and not scoped:  # served from a skill folder: its files as skill resources (SEP-2640)
         from ..sources.skill.resources import SkillResources
@@ -237,7 +256,7 @@ async def serve_http(
     assert guard is not None  # None is stdio's guard
     bearer = guard.token is not None or bool(guard.scopes)
     if mcp:
-        app = build(runtime, surface, scoped=bool(guard.scopes)).streamable_http_app(
+        app = build(runtime, surface, scoped=bool(guard.scopes), public=not bearer).streamable_http_app(
             host=host, transport_security=guard.security(), stateless_http=stateless,
             custom_starlette_routes=openapi.routes(runtime, bearer),
         )  # fmt: skip

@@ -54,10 +54,10 @@ TOOLS: dict[str, tuple[str, dict[str, Any], bool]] = {  # name: description, inp
 }  # fmt: skip
 
 
-def tools() -> list[types.Tool]:
-    """The three tools, as `tools/list` gives them."""
+def tools(meta: dict[str, Any] | None = None) -> list[types.Tool]:
+    """The three tools, as `tools/list` gives them, each with `meta` (as the one tool's `_meta`)."""
     return [
-        types.Tool(name=name, description=text, input_schema=schema,
+        types.Tool(name=name, description=text, input_schema=schema, _meta=meta,
                    annotations=types.ToolAnnotations(read_only_hint=True) if read_only else None)
         for name, (text, schema, read_only) in TOOLS.items()
     ]  # fmt: skip

@@ -73,32 +73,50 @@ def one_of(arguments: dict[str, Any]) -> dict[str, Any]:
     return {"argv": argv} if not command.strip() else arguments
 
 
-NAMED = 12  # domain names in the tool description
+NAMED = 12  # domain names in the tool description, at most
 SUMMARY_BUDGET = 1024  # characters of the root summary in the tool description (a skill's description at most)
+BUDGET = 2000  # UTF-8 bytes of the description and of the instructions: hosts cut both beyond 2 KB (Claude Code)
 
 
 def description(runtime: Runtime) -> str:
     """Root summary (a skill's whole description, up to SUMMARY_BUDGET), the domain names, and the instruction to
     start with --help (a domain's, when there are domains: an agent that knows its domain skips the root; a lone
-    domain is named there only)."""
+    domain is named there only); within BUDGET bytes for any tree: fewer names, then a shorter summary."""
     root = runtime.tree.root
     search = root.child("search")
     groups = [n.name for n in root.children if isinstance(n, Group)]
     others = [n.name for n in root.children if not isinstance(n, Group) and n is not search]
-    parts = [clip(root.summary, SUMMARY_BUDGET) if root.summary else f"The {root.name} command line."]
-    if len(groups) > 1:  # a lone domain is named by the instruction
-        parts.append(f"Domains: {named(groups, NAMED)}.")
-    if others:
-        parts.append("Commands: " + ", ".join(others[:NAMED]) + ".")
     domain = groups[0] if len(groups) == 1 else "DOMAIN"
     first = (f"`{domain} --help`" + (" (`--help` for all)" if len(groups) > NAMED else "")) if groups else "--help"
     first += " or `search WORDS`" if search is not None else ""
-    return " ".join(parts) + f" Run {first} first."
+    for shown in range(NAMED, -1, -1):  # the names take at most half of the budget
+        parts = []
+        if len(groups) > 1:  # a lone domain is named by the instruction
+            parts.append(f"Domains: {named(groups, shown)}." if shown else f"{len(groups)} domains.")
+        if others:
+            parts.append(f"Commands: {named(others, shown)}." if shown else f"{len(others)} commands.")
+        tail = " ".join([*parts, f"Run {first} first."])
+        if _size(tail) <= BUDGET // 2:
+            break
+    summary = root.summary or f"The {root.name} command line."
+    return f"{fit(summary, min(SUMMARY_BUDGET, BUDGET - _size(tail) - 1))} {tail}"
 
 
 def instructions(runtime: Runtime) -> str:
     """The server's instructions: what the tree is and where to start (the tool's description says the rest:
-    clients put both in the model's context)."""
+    clients put both in the model's context), within BUDGET bytes."""
     name = runtime.tree.name
     what = one_line(runtime.tree.root.summary, 160) or f"The {name} command line."
-    return f"{what} One tool, `{name}`, runs it: start with `{name} --help`."
+    return fit(f"{what} One tool, `{name}`, runs it: start with `{name} --help`.", BUDGET)
+
+
+def fit(text: str, limit: int) -> str:
+    """`text` `clip`ped to at most `limit` UTF-8 bytes."""
+    chars = limit
+    while _size(clipped := clip(text, chars)) > limit:
+        chars -= max(1, (_size(clipped) - limit) // 4)
+    return clipped
+
+
+def _size(text: str) -> int:
+    return len(text.encode("utf-8"))

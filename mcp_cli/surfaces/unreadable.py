@@ -81,14 +81,8 @@ def reply(exc: Exception, tree_name: str) -> types.JSONRPCResponse | types.JSONR
     text = f"Error: the request {why}."
     if method == "tools/call" and request_id is not None:  # a result goes to a request it can name
         result = Result(ok=False, path=tree_name, error="bad_request", message=text)
-        body = types.CallToolResult(
-            content=[types.TextContent(type="text", text=result.text())],
-            structured_content=result.structured(),
-            is_error=True,
-        )
-        return types.JSONRPCResponse(
-            jsonrpc="2.0", id=request_id, result=body.model_dump(by_alias=True, exclude_none=True, mode="json")
-        )
+        body = {k: v for k, v in result.to_mcp().items() if k != "resultType"}  # era unknown: what both read
+        return types.JSONRPCResponse(jsonrpc="2.0", id=request_id, result=body)
     return types.JSONRPCError(jsonrpc="2.0", id=request_id, error=types.ErrorData(code=code, message=text))
 
 
