@@ -21,7 +21,7 @@ from ..sources import discovery, mcp_config, mcp_tools
 from ..sources.skill import folder as skill_folder
 from ..surfaces.tool import INPUT_SCHEMA
 from ..text import command_name
-from ..tree import Command, Tree
+from ..tree import Command
 
 API_NAME = re.compile(r"[a-zA-Z0-9_-]{1,64}")  # a tool name model APIs (Anthropic, OpenAI) accept
 TOP_LEVEL = ("anyOf", "oneOf", "allOf", "not", "if", "then", "else", "enum")  # refused at an input schema's top
@@ -86,7 +86,7 @@ def check(source: str, options: dict[str, Any]) -> Report:
 def _skill(path: Path) -> Report:
     tree, warnings = skill_folder.load(path)
     commands = sum(1 for _, n in tree.walk() if isinstance(n, Command))
-    findings = [Finding("skill", tree.name, w) for w in warnings]
+    findings = [Finding("skill", "", w) for w in warnings]
     report = Report(str(path), "skill", findings, {})
     report.summary = f"skill {tree.name!r}: {commands} command{'s' * (commands != 1)}, {_count(findings, 'warning')}"
     return report
@@ -114,7 +114,11 @@ def _config(path: Path, options: dict[str, Any]) -> Report:
     threshold = options.get("threshold") or mcp_tools.THRESHOLD
     tree = mcp_tools.build(name, servers, found, threshold, failed=failed, retried=False, **keep)
     tools = {(s.name, t["name"]): t for s in servers for t in found.get(s.name, {}).get("tools", [])}
-    called = {(c.handler["server"], c.handler["tool"]): " ".join(p) for p, c in tree.walk() if _upstream(c)}
+    called = {
+        (c.handler["server"], c.handler["tool"]): " ".join(p)
+        for p, c in tree.walk()
+        if isinstance(c, Command) and c.handler.get("kind") == "mcp"
+    }
     refused = 0
     for (server_name, tool_name), tool in tools.items():
         if (server_name, tool_name) not in called:  # left out by --tool/--exclude-tool
@@ -133,10 +137,6 @@ def _config(path: Path, options: dict[str, Any]) -> Report:
     findings += alike
     report.summary = _summary(report, len(called), refused, len(alike))
     return report
-
-
-def _upstream(node: object) -> bool:
-    return isinstance(node, Command) and node.handler.get("kind") == "mcp"
 
 
 def _collisions(tools: dict[tuple[str, str], dict[str, Any]], called: dict[tuple[str, str], str]) -> list[Finding]:
@@ -185,7 +185,8 @@ def render(report: Report) -> str:
             lines.append(f"  {name}: {state}")
             lines += [f"      {line}" for line in details.get(name, "").splitlines()]
     for section, heading in HEADINGS.items():
-        found = [f"  {f.subject}: {f.problem}" for f in report.findings if f.section == section]
+        found = [f"  {f.subject}: {f.problem}" if f.subject else f"  {f.problem}" for f in report.findings
+                 if f.section == section]  # fmt: skip
         if found:
             lines += ["", f"{heading}:", *found] + ([f"  {report.safe}"] if section == "api" and report.safe else [])
     return "\n".join(lines + ["", report.summary]) + "\n"
