@@ -117,7 +117,7 @@ def _config(path: Path, options: dict[str, Any]) -> Report:
     called = {
         (c.handler["server"], c.handler["tool"]): " ".join(p)
         for p, c in tree.walk()
-        if isinstance(c, Command) and c.handler.get("kind") == "mcp"
+        if isinstance(c, Command) and c.handler.get("kind") == "mcp" and "tool" in c.handler  # not a prompt
     }
     refused = 0
     for (server_name, tool_name), tool in tools.items():
