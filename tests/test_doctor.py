@@ -10,17 +10,17 @@ import sys
 
 import pytest
 
-from .conftest import NODE_BIN, ROOT, budget
+from .conftest import NODE_BIN, ROOT, budget, free_port, wait_for_port
 
 NAMES = ROOT / "tests" / "fixtures" / "upstreams" / "names.py"
 CRASH = "import sys; sys.stderr.write('starting\\nboom: no database at db.sqlite\\n'); sys.exit(3)"
 
 
-def doctor(*args, tmp_path, env=None):
+def doctor(*args, tmp_path, env=None, cwd=None):
     full = {k: v for k, v in os.environ.items() if k != "DOCTOR_TEST_KEY"}
     full.update({"MCP_CLI_CACHE_DIR": str(tmp_path / "cache"), **(env or {})})
     argv = [sys.executable, "-m", "mcp_cli", "doctor", *map(str, args)]
-    return subprocess.run(argv, capture_output=True, text=True, env=full, timeout=budget(180))
+    return subprocess.run(argv, capture_output=True, text=True, env=full, cwd=cwd, timeout=budget(180))
 
 
 @pytest.fixture
@@ -77,6 +77,23 @@ def test_doctor_of_working_servers_exits_0_and_says_json_when_asked(config, tmp_
     assert report["failed"] == 0 and list(report["servers"]) == ["memory", "vault"]
     assert report["servers"]["vault"] == "ok: 8 tools"
     assert {f["subject"] for f in report["findings"] if f["section"] == "api"} >= {"vault/files.read", "vault/lookup"}
+
+
+def test_doctor_names_the_login_a_server_needs(tmp_path):
+    port = free_port()
+    oauth = ROOT / "tests" / "fixtures" / "upstreams" / "oauth_server.py"
+    proc = subprocess.Popen([sys.executable, str(oauth), str(port)], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)  # fmt: skip
+    try:
+        wait_for_port(port, proc)
+        (tmp_path / "team.json").write_text(json.dumps({"mcpServers": {
+            "prot": {"type": "http", "url": f"http://127.0.0.1:{port}/mcp"}}}))  # fmt: skip
+        done = doctor("team.json", tmp_path=tmp_path, cwd=tmp_path, env={"MCP_CLI_OAUTH_DIR": str(tmp_path / "t")})
+    finally:
+        proc.terminate()
+        proc.wait(timeout=budget(30))
+    assert done.returncode == 1, done.stderr
+    assert "  prot: failed: needs an OAuth login: run `mcp-cli login team.json prot`" in done.stdout.splitlines()
 
 
 def test_doctor_of_a_skill_folder_lists_its_build_warnings(tmp_path):
