@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from mcp_cli.cli.doctor import name_problems, schema_problems
 from mcp_cli.sources import tool_names
 from mcp_cli.testing import ok
 from mcp_cli.text import command_name, kebab
@@ -75,6 +76,8 @@ def config(tmp_path_factory):
 
 async def test_each_tool_is_called_by_its_own_command_over_stdio(config):
     async with served("serve", str(config["path"]), env=config["env"]) as client:
+        (tool,) = (await client.list_tools()).tools  # what `mcp-cli doctor` says is served safely
+        assert (tool.name, name_problems(tool.name), schema_problems(tool.input_schema)) == ("team", [], [])
         listing = await ok(client, "names", "--help")
         for command in CALLS:
             assert f"\n  {command} " in listing, listing
