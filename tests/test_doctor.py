@@ -33,6 +33,7 @@ def config(tmp_path):
         "missing": {"command": "no-such-mcp-server-for-doctor"},
         "vault": {"command": sys.executable, "args": [str(NAMES)], "env": {"KEY": "${DOCTOR_TEST_KEY}"}},
         "crash": {"command": sys.executable, "args": ["-c", CRASH]},
+        "half": {"args": ["--port", "1"]},
     }}))  # fmt: skip
     return path
 
@@ -41,6 +42,7 @@ def test_doctor_tells_why_servers_fail_and_which_names_and_schemas_a_model_api_r
     proc = doctor(config, tmp_path=tmp_path)
     assert proc.returncode == 1, proc.stderr
     lines = proc.stdout.splitlines()
+    assert lines[2:4] == ["Config:", "  server 'half': needs a `command` (stdio) or a `url` (HTTP); skipped"]
     servers = lines[lines.index("Servers:") + 1 : lines.index("Servers:") + 8]
     assert servers[0].startswith("  memory: ok: ") and servers[0].endswith(" tools")
     assert servers[1] == "  names: ok: 8 tools"

@@ -94,7 +94,7 @@ def _skill(path: Path) -> Report:
 
 def _config(path: Path, options: dict[str, Any]) -> Report:
     servers, warnings = mcp_config.read(path, options.get("only"), options.get("skip"))
-    findings = [Finding("config", path.name, w.removeprefix(f"{path}: ")) for w in warnings]
+    findings = [Finding("config", "", w.removeprefix(f"{path}: ")) for w in warnings]
     budget = float(options.get("startup") or discovery.startup_budget(one_shot=True))
     found, failed = discovery.listings_now(servers, refresh=True, budget=budget, progress=True)
     report = Report(str(path), "config", findings, {}, failed=len(failed))
@@ -177,16 +177,22 @@ HEADINGS = {
 
 def render(report: Report) -> str:
     """The report as a person reads it: a section per kind of finding, a line each, and the summary."""
-    lines = [f"mcp-cli doctor: {report.source}"]
+    lines = [f"mcp-cli doctor: {report.source}"] + _section(report, "config")
     if report.servers:
         lines += ["", "Servers:"]
         details = {f.subject: f.detail for f in report.findings if f.section == "servers"}
         for name, state in report.servers.items():
             lines.append(f"  {name}: {state}")
             lines += [f"      {line}" for line in details.get(name, "").splitlines()]
-    for section, heading in HEADINGS.items():
-        found = [f"  {f.subject}: {f.problem}" if f.subject else f"  {f.problem}" for f in report.findings
-                 if f.section == section]  # fmt: skip
-        if found:
-            lines += ["", f"{heading}:", *found] + ([f"  {report.safe}"] if section == "api" and report.safe else [])
+    for section in ("skill", "api", "names"):
+        lines += _section(report, section)
     return "\n".join(lines + ["", report.summary]) + "\n"
+
+
+def _section(report: Report, section: str) -> list[str]:
+    """A section's heading and a line per finding ([] for none); under the names and schemas, the line on the one
+    tool."""
+    found = [f"  {f.subject}: {f.problem}" if f.subject else f"  {f.problem}" for f in report.findings
+             if f.section == section]  # fmt: skip
+    safe = [f"  {report.safe}"] if section == "api" and report.safe else []
+    return ["", f"{HEADINGS[section]}:", *found, *safe] if found else []
