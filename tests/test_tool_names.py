@@ -15,7 +15,7 @@ from mcp_cli.cli.doctor import name_problems, schema_problems
 from mcp_cli.sources import tool_names
 from mcp_cli.testing import ok
 from mcp_cli.text import command_name, kebab
-from mcp_cli.tree import Command
+from mcp_cli.tree import Command, Group
 
 from .conftest import ROOT, budget, served
 
@@ -64,6 +64,14 @@ def test_names_alike_get_the_same_commands_in_any_order():
     assert first == second
     assert first["get-user"] == "get-user" and first["getUser"] == "getUser" and first["get_user"] == "get_user"
     assert first["get user"].startswith("get-user-") and len(set(first.values())) == 4  # no argv token: a suffix
+
+
+def test_a_tool_named_like_a_subgroup_gets_a_name_of_its_own():
+    children = [Group("issues", children=_commands("list_issues")), *_commands("issues", "labels")]
+    tool_names.distinct(children)
+    assert [c.name for c in children] == ["issues", "issues-2", "labels"]
+    assert Group("g", children=children).child("issues-2").handler["tool"] == "issues"
+    assert "`issues` is a group here; this is the tool `issues`." in children[1].description
 
 
 @pytest.fixture(scope="module")

@@ -3,9 +3,10 @@
 A tool's command is its name in kebab-case (`text.command_name`: `getUser` -> `get-user`, `créer_problème` ->
 `creer-probleme`, `获取用户` as it is), its own name kept as an alias. When tools of one group share a kebab-case
 name (`getUser`, `get-user`, `get_user`), the one whose own name it is keeps it and the others go by their own
-names (`getUser`, `get_user`); a name that is no argv token (a space or quote in it, a leading `-`) gets a suffix
-made from its own name instead (`get-user-3fa2`). Whatever the tools' order, each gets the same name, and its help
-says which tools are named alike.
+names (`getUser`, `get_user`), as does a tool named like a subgroup (with `-2` when that is its own name too); a
+name that is no argv token (a space or quote in it, a leading `-`) gets a suffix made from its own name instead
+(`get-user-3fa2`). Whatever the tools' order, each gets the same name, and its help says which tools are named
+alike.
 """
 
 from __future__ import annotations
@@ -24,23 +25,27 @@ def is_token(name: str) -> bool:
     return not _NOT_A_TOKEN.search(name) and name.isprintable()
 
 
+def _upstream(node: Node) -> bool:
+    return isinstance(node, Command) and node.handler.get("kind") == "mcp"
+
+
 def collisions(children: list[Node]) -> dict[str, list[Command]]:
-    """Upstream tools of a group that share a command name once kebab-cased: {that name: their commands}."""
+    """Upstream tools of a group that share a command name once kebab-cased, or whose name a subgroup has:
+    {that name: their commands}."""
     by_name: dict[str, list[Command]] = defaultdict(list)
     for node in children:
-        if isinstance(node, Command) and node.handler.get("kind") == "mcp":
+        if isinstance(node, Command) and _upstream(node):
             by_name[node.name].append(node)
-    return {name: cmds for name, cmds in by_name.items() if len(cmds) > 1}
+    held = {n.name for n in children if not _upstream(n)}
+    return {name: cmds for name, cmds in by_name.items() if len(cmds) > 1 or name in held}
 
 
 def distinct(children: list[Node]) -> None:
     """Rename, in place, upstream commands of one group that share a name (see the module's docstring)."""
     clashes = collisions(children)
-    if not clashes:
-        return
-    taken = {n.name for n in children} - set(clashes)
+    taken = {n.name for n in children if not _upstream(n) or n.name not in clashes}
     for shared, commands in sorted(clashes.items()):
-        owner = next((c for c in commands if c.handler["tool"] == shared), None)
+        owner = next((c for c in commands if c.handler["tool"] == shared and shared not in taken), None)
         taken |= {shared} if owner else set()
         for cmd in sorted(commands, key=lambda c: str(c.handler["tool"])):
             if cmd is owner:
@@ -54,10 +59,12 @@ def distinct(children: list[Node]) -> None:
             cmd.name = name
             taken.add(name)
         for cmd in commands:
-            others = [_called(c) for c in commands if c is not cmd]
             cmd.aliases = [a for a in cmd.aliases if a != cmd.name and a not in taken]
+            others = [_called(c) for c in commands if c is not cmd]
             note = (
                 f"Tools with the same kebab-case name: {', '.join(others)}; this is the tool `{cmd.handler['tool']}`."
+                if others
+                else f"`{shared}` is a group here; this is the tool `{cmd.handler['tool']}`."
             )
             cmd.description = f"{cmd.description}\n\n{note}" if cmd.description else note
 
