@@ -6,6 +6,7 @@ One place for each, so that a command's name, its search words and its summary a
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterator
 
 WIDTH = 100
@@ -21,8 +22,35 @@ def words(name: str) -> list[str]:
 
 
 def kebab(name: str) -> str:
-    """`fill_fillable_fields`, `FillFillableFields`, `fill fillable fields` -> `fill-fillable-fields`."""
-    return "-".join(words(name)) or "command"
+    """`fill_fillable_fields`, `FillFillableFields`, `fill fillable fields` -> `fill-fillable-fields`; accents
+    dropped (`créer_problème` -> `creer-probleme`), other scripts left out: ASCII, for names a model API reads."""
+    return "-".join(words(latin(name))) or "command"
+
+
+def command_name(name: str) -> str:
+    """A tool's command name: `kebab`, but words of other scripts kept as they are, lower-cased (`获取用户` stays,
+    `get_Пользователь` -> `get-пользователь`): argv takes any text. `command` when there is no letter or digit."""
+    parts: list[str] = []
+    for run in re.findall(r"[^\W_]+", latin(name)):  # runs of letters and digits, any script
+        parts += words(run) if run.isascii() else [run.lower()]
+    return "-".join(parts) or "command"
+
+
+# Latin letters that have no decomposition (NFKD leaves them whole)
+_LETTERS = str.maketrans(
+    {"ß": "ss", "æ": "ae", "Æ": "AE", "œ": "oe", "Œ": "OE", "ø": "o", "Ø": "O", "đ": "d", "Đ": "D", "ł": "l",
+     "Ł": "L", "þ": "th", "Þ": "TH", "ð": "d", "Ð": "D", "ı": "i"}
+)  # fmt: skip
+
+
+def latin(text: str) -> str:
+    """`text` with accents dropped from Latin letters (`é` -> e, `ß` -> ss, `ﬁ` -> fi, full-width `Ａ` -> A); a
+    character of another script stays whole (`が` keeps its mark)."""
+    out = []
+    for ch in text.translate(_LETTERS):
+        bare = "".join(c for c in unicodedata.normalize("NFKD", ch) if not unicodedata.combining(c))
+        out.append(bare if bare.isascii() else ch)
+    return "".join(out)
 
 
 def spellings(flags: list[str]) -> list[str]:

@@ -122,11 +122,9 @@ class Group(_Named):
     kind: str = field(default="group", init=False, repr=False)
 
     def child(self, token: str) -> Node | None:
-        """The child named or aliased `token`, or None."""
-        for node in self.children:
-            if token == node.name or token in node.aliases:
-                return node
-        return None
+        """The child named `token`, else the one aliased `token`, or None."""
+        named = (n for n in self.children if token == n.name)
+        return next(named, None) or next((n for n in self.children if token in n.aliases), None)
 
 
 Node = Group | Command | Topic

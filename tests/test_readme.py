@@ -92,6 +92,7 @@ EXPECT: dict[str, Run | Serve | Export] = {
     "mcp-cli serve .mcp.json --openapi 8000": Serve("memory"),
     "mcp-cli wrap ~/.codex/config.toml -o my-tools": Run("built my-tools/", files={"my-tools/pyproject.toml": ""}),
     "mcp-cli inspect .mcp.json": Run(" time get-current-time"),  # the root: the project folder's name
+    "mcp-cli doctor .mcp.json": Run("2 servers: 2 ok, 0 failed"),
     "mcp-cli run .mcp.json -- search what time is it": Run("time get-current-time"),
     "mcp-cli tokens .mcp.json": Run("up front, one mcp-cli tool"),
     "mcp-cli add claude-code skills/pdf": Run("pdf: registered", files={"~/.claude.json": '"time"'}),  # kept

@@ -390,3 +390,25 @@ def add(
         raise typer.Exit(1) from None
     command = " ".join([entry["command"], *entry["args"]])
     typer.echo(f"{server}: {'registered with' if change.status == 'added' else 'updated in'} {where}: {command}")
+
+
+@app.command()
+@config_options
+def doctor(
+    source: str = typer.Argument(..., metavar="SOURCE", help="An MCP client config, or a skill folder."),
+    as_json: bool = typer.Option(False, "--json", help="The report as JSON."),
+    *,
+    options: dict[str, Any],
+) -> None:
+    """Check SOURCE: servers that fail to start and why, tool names and schemas model APIs refuse, names alike in
+    kebab-case; for a skill folder, its build warnings. Exit status 1 when a server failed."""
+    from ..errors import SourceError
+    from . import doctor as doc
+
+    try:
+        report = doc.check(source, options)
+    except SourceError as exc:
+        typer.echo(f"mcp-cli: doctor: {exc}", err=True)
+        raise typer.Exit(2) from None
+    typer.echo(report.to_json() if as_json else doc.render(report), nl=False)
+    raise typer.Exit(1 if report.failed else 0)

@@ -126,6 +126,8 @@ def describe(exc: BaseException) -> str:
     """One line for an exception, looking inside exception groups."""
     while members := getattr(exc, "exceptions", None):  # an exception group: tell its first member
         exc = members[0]
+    if isinstance(exc, FileNotFoundError) and exc.filename and not os.path.dirname(str(exc.filename)):
+        return f"command `{exc.filename}` not found on PATH: install it, or give its full path in the configuration"
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 

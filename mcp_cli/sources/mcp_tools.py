@@ -18,9 +18,9 @@ from .. import entities
 from ..engine import schema
 from ..errors import SourceError
 from ..search.ranking import SHOWN
-from ..text import first_sentence, kebab, one_line
+from ..text import command_name, first_sentence, kebab, one_line
 from ..tree import Command, Group, Node, Param, Tree
-from . import clusters, discovery, grouping, mcp_extras
+from . import clusters, discovery, grouping, mcp_extras, tool_names
 from .mcp_config import Server, read
 
 THRESHOLD = 15  # tools in a server's group before it is split into subgroups
@@ -42,7 +42,7 @@ def command(server: str, tool: dict[str, Any], name: str = "", declared: dict[st
         annotations = {}
     title = tool.get("title") or annotations.get("title") or ""
     description = str(tool.get("description") or title or "").strip()
-    cmd_name = name or kebab(tool["name"])
+    cmd_name = name or command_name(tool["name"])
     return Command(
         name=cmd_name,
         summary=one_line(description) if description else "",
@@ -79,7 +79,8 @@ def server_group(server: Server, listing: discovery.Listing, tools: list[dict[st
     declared = server.options.get("entities")
     if len(tools) <= limit:
         prefix = grouping.shared_prefix([t["name"] for t in tools])
-        group.children = [command(server.name, t, kebab(t["name"])[len(prefix) :], declared) for t in tools]
+        group.children = [command(server.name, t, _short(t["name"], prefix), declared) for t in tools]
+        tool_names.distinct(group.children)
         group.summary = _about(group)
         return group
     preset: dict[str, list[str]] = {}
@@ -93,10 +94,18 @@ def server_group(server: Server, listing: discovery.Listing, tools: list[dict[st
         children: list[Node] = [
             command(server.name, by_name[t], kebab(short) if short else "", declared) for t, short in members
         ]
+        tool_names.distinct(children)
         group.children.append(Group(name=sub, summary=_names(children), children=children))
     group.children += [command(server.name, by_name[n], declared=declared) for n in left]
+    tool_names.distinct(group.children)
     group.summary = _about(group)
     return group
+
+
+def _short(tool: str, prefix: str) -> str:
+    """A tool's command name without the `prefix` its group's names share (`git-status` -> status)."""
+    name = command_name(tool)
+    return name[len(prefix) :] if prefix and name.startswith(prefix) else name
 
 
 def _names(nodes: Sequence[Node], shown: int = 4) -> str:
