@@ -1,4 +1,4 @@
-"""The result envelope every surface returns, and the output cap."""
+"""The result envelope every surface returns, and what an answer costs in tokens."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ class Result:
 
     `output` is the command's output (or help text); on failure `error` names the kind of problem and
     `message` teaches the fix. `content` holds MCP content items passed through unchanged (upstream tools).
-    `omitted` counts output a handler already dropped, so the cap note can say how much there was.
+    `omitted` counts output a handler did not keep, so the budget note can say how much there was.
     """
 
     ok: bool
@@ -31,6 +31,7 @@ class Result:
     content: list[dict[str, Any]] | None = None
     data: Any = None
     omitted: int = 0
+    part: dict[str, Any] | None = None  # an answer cut to its budget: what it shows, of how much, the next call
 
     def text(self) -> str:
         """The text an agent reads: output on success; the message, then stderr and output on failure."""
@@ -49,7 +50,7 @@ class Result:
     def structured(self) -> dict[str, Any]:
         """The structuredContent object: `ok`, the command path, the output, and what else applies."""
         out: dict[str, Any] = {"ok": self.ok, "command": self.path, "output": self.output}
-        for key in ("error", "message", "exit_code", "stderr", "data"):
+        for key in ("error", "message", "exit_code", "stderr", "data", "part"):
             value = getattr(self, key)
             if value not in (None, ""):
                 out[key] = value
@@ -67,21 +68,20 @@ SCHEMA: dict[str, Any] = {  # what `Result.structured()` gives, as JSON Schema
         "exit_code": {"type": "integer", "description": "A script's exit status."},
         "stderr": {"type": "string", "description": "A script's standard error."},
         "data": {"description": "A Python handler's JSON value, or an upstream tool's structured content."},
+        "part": {"type": "object", "description": "An answer cut to its token budget: `shown`, `of`, `next` call."},
     },
     "required": ["ok", "command", "output"],
 }
 
 
-def cap(text: str, limit: int, total: int | None = None) -> str:
-    """Cut `text` to `limit` characters, with a note of how much was cut. `total` is the real size if known."""
-    total = len(text) if total is None else total
-    if total <= limit:
-        return text
-    cut = text[:limit]
-    return (
-        f"{cut}\n[output cut: showed {len(cut):,} of {total:,} characters, {total - len(cut):,} not shown. "
-        "Ask for less (a narrower range or filter) or write the output to a file and read it in parts.]\n"
-    )
+KEEP = 8_000_000  # characters of one answer kept whole (its next parts come from it); a handler counts what it drops
+CHARS_PER_TOKEN = 3  # o200k_base reads JSON and logs at about 3.3 characters a token, prose and code at about 4
+
+
+def tokens(text: str) -> int:
+    """The tokens `text` costs a model, estimated cheaply (characters / CHARS_PER_TOKEN, rounded up): it over-counts
+    prose and code a little and JSON barely, so an answer within a budget by this count is within it by o200k_base."""
+    return -(-len(text) // CHARS_PER_TOKEN)
 
 
 def wire_text(text: str) -> str:

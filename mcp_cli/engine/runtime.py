@@ -15,12 +15,12 @@ from ..entities import Context, domain
 from ..errors import BadRequest, CallError, HandlerError, NotFound, UsageError, close_to, unsplittable
 from ..handlers import Call, Handler, Kind
 from ..handlers.processes import kill_all
-from ..result import Result, cap, has_surrogate, wire_text
+from ..result import Result, has_surrogate, wire_text
 from ..tree import Command, Group, Node, Topic, Tree
 from ..types import LOCAL_FILES
+from . import answers, schema, topics
 from . import help as helptext
 from . import parser as argparser
-from . import schema, topics
 
 if TYPE_CHECKING:
     from argparse import ArgumentParser
@@ -89,6 +89,7 @@ class Runtime:
         self.tree = tree
         self.kinds: dict[str, Kind] = handlers.kinds(tree) if kinds is None else kinds
         self._compiled: dict[int, tuple[Command, _Compiled]] = {}
+        self.kept = answers.Kept()  # answers cut to their budget, for their next parts
 
     async def __aenter__(self) -> Runtime:
         """Open what calls need while serving: what each kind of handler shares (the pool of upstream servers;
@@ -202,7 +203,28 @@ class Runtime:
     async def call(
         self, tokens: list[str], cwd: str | None = None, context: Context | None = None, local_files: bool = False
     ) -> Result:
-        """The result of one call (see `call_tool`); never raises for what a caller sent."""
+        """The answer to one call (see `call_tool`), within its token budget (`answers.py`); never raises for what
+        a caller sent."""
+        try:
+            asked = answers.asked(tokens, self.flags_of)
+            if asked.more is not None:
+                return answers.more(self.tree, self.kept, asked, context)
+        except CallError as exc:
+            return self.failure(exc, None)
+        result = await self.result(asked.tokens, cwd, context, local_files)
+        return answers.fit(self.tree, self.kept, result, asked, context)
+
+    def flags_of(self, tokens: list[str]) -> list[str] | None:
+        """The option flags of the command `tokens` reach (none for a group or topic; None when not known)."""
+        node = self.invocation(tokens).node
+        if not isinstance(node, Command):
+            return []
+        return None if node.passthrough else [f for p in node.params for f in p.flags]
+
+    async def result(
+        self, tokens: list[str], cwd: str | None = None, context: Context | None = None, local_files: bool = False
+    ) -> Result:
+        """The whole result of one call, before it is fitted to a budget."""
         inv = self.invocation(tokens, cwd, context, local_files)
         reading = LOCAL_FILES.set(local_files)
         try:
@@ -219,9 +241,6 @@ class Runtime:
             log.exception("internal error in %s", inv.prog)
             return self.failure(CallError(f"internal error in `{inv.prog}`: {type(exc).__name__}: {exc}"), inv)
         result.path = inv.prog
-        if result.content is None:  # passed-through content items are capped by their handler
-            limit = self.tree.settings.max_output
-            result.output = cap(result.output, limit, len(result.output) + result.omitted)
         return result
 
     async def _dispatch(self, inv: Invocation) -> Result:
@@ -240,7 +259,8 @@ class Runtime:
             raise NotFound(f"`{inv.prog}` has no {what} `{word}`.", close_to(word, names))
         if isinstance(node, Topic):
             settings = self.tree.settings
-            return Result(ok=True, output=topics.read(inv.prog, node, rest, settings.help_budget, settings.max_output))
+            pages = answers.room(settings.budget)  # a document's parts each fit an answer's budget
+            return Result(ok=True, output=topics.read(inv.prog, node, rest, settings.help_budget, pages))
         return await self._run(node, inv)
 
     def _compile(self, cmd: Command, prog: str) -> _Compiled:

@@ -10,11 +10,12 @@ from typing import Any
 
 from mcp import types
 
+from ..engine import answers
 from ..engine.runtime import Runtime
 from ..engine.schema import input_schema
 from ..entities import Context
 from ..errors import BadRequest, CallError, NotFound, close_to
-from ..result import Result, cap
+from ..result import Result
 from ..search.ranking import SHOWN, Index
 from ..text import one_line, rows
 from ..tree import Command, Param, Tree
@@ -125,7 +126,8 @@ class Meta:
         return self._answer("describe_tools", json.dumps(described, ensure_ascii=False) + "\n")
 
     def _answer(self, tool: str, output: str) -> Result:
-        return Result(ok=True, path=tool, output=cap(output, self.runtime.tree.settings.max_output))
+        rt = self.runtime
+        return answers.fit(rt.tree, rt.kept, Result(ok=True, path=tool, output=output), answers.Asked([]), None)
 
 
 def check(schema: dict[str, Any], value: Any, where: str) -> None:
