@@ -37,7 +37,7 @@ SECONDS = 900.0  # how long an answer's next parts are kept
 TOTAL = 64_000_000  # characters of kept answers a process holds; the least recently used go first
 FORMS = ("json", "toon", "table")
 AUTO = 1_000  # tokens: a JSON answer this big whose arrays are tables comes as TOON (bench/tasks.py measured it)
-CHUNK = 600  # characters a part of one long line is cut in
+PIECES = 8  # pieces of a budget's room that over-long lines are cut in
 LESS = "Ask for less: a narrower call, `| jq FILTER`, `| head N`, or a bigger `--budget N`."
 
 
@@ -249,7 +249,8 @@ def finer(body: Body, room: int) -> Body:
         body = Body("lines", encode(body.value(0, len(body.units)), body.form, body.indent or 1).split("\n"))
     if body.kind == "lines" and max(body.sizes(), default=0) > room:
         text = "\n".join(body.units)
-        body = Body("chars", [text[i : i + CHUNK] for i in range(0, len(text), CHUNK)])
+        step = max(room // PIECES, 64)
+        body = Body("chars", [text[i : i + step] for i in range(0, len(text), step)])
     return body
 
 
