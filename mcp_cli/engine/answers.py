@@ -15,6 +15,7 @@ a token, so the estimate errs on the safe side without loading a tokenizer.
 from __future__ import annotations
 
 import json
+import os
 import secrets
 import shlex
 import time
@@ -338,7 +339,9 @@ class Kept:
                 if now - old.stat().st_mtime > self.seconds:
                     old.unlink(missing_ok=True)
             data = {"body": asdict(entry.body), "call": entry.call, "owner": entry.owner, "at": entry.at}
-            (self.folder / f"{key}.json").write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+            fd = os.open(self.folder / f"{key}.json", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)  # the user's only
+            with open(fd, "w", encoding="utf-8") as file:
+                json.dump(data, file, ensure_ascii=False)
         except OSError:  # a read-only cache: the next part is then asked for again, as after it expired
             pass
 

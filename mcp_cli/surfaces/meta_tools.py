@@ -42,7 +42,8 @@ TOOLS: dict[str, tuple[str, dict[str, Any], bool]] = {  # name: description, inp
         True,
     ),
     "call_tool": (
-        "Run a command with an arguments object that fits its schema (see describe_tools).",
+        "Run a command with an arguments object that fits its schema (see describe_tools). An answer over its "
+        "budget ends with a note giving the call for its next part: pass that call as `name`.",
         {"type": "object", "properties": {
             "name": _NAME,
             "arguments": {"type": "object", "description": "The command's arguments.", "default": {}}},
@@ -91,6 +92,8 @@ class Meta:
                 return self._search(arguments["query"], arguments.get("limit"), prefer)
             if name == "describe_tools":
                 return self._describe(arguments["names"])
+            if "--more" in arguments["name"].split():  # the next part of a cut answer, as its note gives it
+                return await self.runtime.call_tool({"command": arguments["name"]}, cwd, context, self.local_files)
             path, cmd = self.command(arguments["name"])
             values = arguments.get("arguments", {})
             check(input_schema(cmd), values, f"arguments of `{path}`")
