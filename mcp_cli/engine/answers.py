@@ -384,8 +384,7 @@ def fit(tree: Tree, kept: Kept, result: Result, ask: Asked, context: Context | N
         return result
     whole = body.render(0, len(body.units))
     if tokens(whole) <= budget and not result.omitted:
-        note = f"[{body.form.upper()} form of the JSON answer; `--format json` gives JSON]" if not ask.form else ""
-        return _answer(result, whole + ("\n" + note if note else ""), None, formed)
+        return _answer(result, whole + ("" if ask.form else f"\n[{_formed(body.form)}]"), None, formed)
     body = finer(body, room(budget))
     end = end_of(body, 0, budget)
     if end >= len(body.units) and not result.omitted:
@@ -428,24 +427,27 @@ def _part(
     size: int, formed: bool,
 ) -> Result:  # fmt: skip
     """The answer showing units start..end of `body`, with its note."""
-    n, shown = len(body.units), body.describe(start, end)
+    n, shown, nxt = len(body.units), body.describe(start, end), None
     lost = f"; the command wrote {result.omitted:,} more characters, which were not kept" if result.omitted else ""
     if end >= n:
-        note = f"[{shown}: the end{lost}.]"
-        if start == 0 and not ask.more:
-            note = f"[whole answer, about {size:,} tokens{lost}.]"
+        note = (
+            f"whole answer, about {size:,} tokens{lost}." if start == 0 and not ask.more else f"{shown}: the end{lost}."
+        )
     elif key is None:
-        note = (f"[cut to the {budget:,}-token budget: {shown} shown, about {size:,} tokens in all{lost}; too big to "
-                f"keep for next parts. {LESS}]")  # fmt: skip
+        note = (f"cut to the {budget:,}-token budget: {shown} shown, about {size:,} tokens in all{lost}; too big to "
+                f"keep for next parts. {LESS}")  # fmt: skip
     else:
         nxt = call_text(tree, [*ask.options(), "--more", f"{key}:{end + 1}", *ask.tokens])
-        note = (f"[cut to the {budget:,}-token budget: {shown} shown, about {size:,} tokens in all{lost}. Next part: "
-                f"`{nxt}`. Or {LESS[0].lower()}{LESS[1:]}]")  # fmt: skip
-    if formed:
-        note += f" [{body.form.upper()} form; `--format json` gives JSON]" if not ask.form else ""
-    part = {"shown": shown, "of": size, "next": nxt if end < n and key else None, "id": key}
-    out = _answer(result, body.render(start, end).rstrip("\n") + "\n" + note, part, True)
-    return out
+        note = (f"cut to the {budget:,}-token budget: {shown} shown, about {size:,} tokens in all{lost}. Next part: "
+                f"`{nxt}`. Or {LESS[0].lower()}{LESS[1:]}")  # fmt: skip
+    if formed and not ask.form:
+        note += f" {_formed(body.form)}"
+    part = {"shown": shown, "of": size, "next": nxt, "id": key}
+    return _answer(result, body.render(start, end).rstrip("\n") + f"\n[{note}]", part, True)
+
+
+def _formed(form: str) -> str:
+    return f"{form.upper()} form of the JSON answer; `--format json` gives JSON."
 
 
 def _answer(result: Result, text: str, part: dict[str, Any] | None, changed: bool) -> Result:
