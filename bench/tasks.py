@@ -30,6 +30,7 @@ import anyio
 
 from mcp_cli.cli.tokens import count, static_tool, tool_json
 from mcp_cli.engine import answers
+from mcp_cli.result import tokens
 from mcp_cli.tree import Command
 
 from . import mark, own_cache
@@ -53,61 +54,62 @@ class Task:
 
 
 def tasks(repo: Path) -> list[Task]:
-    """The scripted plans; `F` is the SDK's folder, `R` the repository."""
-    f, r = str(SDK), str(repo)
-    q = "sql read-query --query"
+    """The scripted plans over the SDK's folder and the repository `repo`."""
+    f, r, q = str(SDK), str(repo), "sql read-query --query"
+    session, stream = f"files read-text-file --path {f}/client/session.py", f"{f}/server/streamable_http.py"
+    tree, find = f"files directory-tree --path {f}", f"files search-files --path {f} --pattern"
+    folders = '[.[] | select(.type == "directory") | {name, entries: (.children | length)}]'
+    log, diff = f"git log --repo-path {r}", f"git diff --repo-path {r}"
+    show = f"git show --repo-path {r} --revision HEAD"
+    graph = "memory read-graph"
+    revenue = ("select p.category, round(sum(o.quantity * p.price), 2) as revenue from orders o "
+               "join products p on p.id = o.product_id group by p.category")  # fmt: skip
+    busiest = ("select c.name, count(*) as n from orders o join customers c on c.id = o.customer_id "
+               "group by c.id order by n desc")  # fmt: skip
+    returned = ("select o.id, o.ordered, c.city from orders o join customers c on c.id = o.customer_id "
+                "where o.status = 'returned'")  # fmt: skip
     return [
         Task("files: read how ClientSession starts",
-             [f"files search-files --path {f} --pattern **/session.py", f"files read-text-file --path {f}/client/session.py"],
-             [f"files search-files --path {f} --pattern **/session.py", f"files read-text-file --path {f}/client/session.py --head 80"],
-             f"files read-text-file --path {f}/client/session.py | head 80"),
+             [f"{find} **/session.py", session],
+             [f"{find} **/session.py", f"{session} --head 80"],
+             f"{session} | head 80"),
         Task("files: which folders of the SDK hold the most entries",
-             [f"files directory-tree --path {f}"],
+             [tree],
              [f"files list-directory --path {f}", f"files list-directory --path {f}/server"],
-             f"files directory-tree --path {f} | jq '[.[] | select(.type == \"directory\") | {{name, entries: (.children | length)}}]'"),
+             f"{tree} | jq '{folders}'"),
         Task("files: find the streamable HTTP transport and read its start",
-             [f"files directory-tree --path {f}", f"files read-text-file --path {f}/server/streamable_http.py"],
-             [f"files search-files --path {f} --pattern **/*streamable*", f"files read-text-file --path {f}/server/streamable_http.py --head 60"],
-             f"files read-text-file --path {f}/server/streamable_http.py | head 60"),
+             [tree, f"files read-text-file --path {stream}"],
+             [f"{find} **/*streamable*", f"files read-text-file --path {stream} --head 60"],
+             f"files read-text-file --path {stream} | head 60"),
         Task("git: who changed what in the last 20 commits",
-             [f"git log --repo-path {r} --max-count 400"],
-             [f"git log --repo-path {r} --max-count 20"],
-             f"git log --repo-path {r} --max-count 400 | head 120"),
+             [f"{log} --max-count 400"], [f"{log} --max-count 20"], f"{log} --max-count 400 | head 120"),
         Task("git: what the latest commit changed",
-             [f"git show --repo-path {r} --revision HEAD"],
-             [f"--budget 1500 git show --repo-path {r} --revision HEAD"],
-             f"git show --repo-path {r} --revision HEAD | head 60"),
+             [show], [f"--budget 1500 {show}"], f"{show} | head 60"),
         Task("git: the changes of the last 10 commits, briefly",
-             [f"git diff --repo-path {r} --target HEAD~10"],
-             [f"--budget 3000 git diff --repo-path {r} --target HEAD~10 --context-lines 0"],
-             f"git diff --repo-path {r} --target HEAD~10 --context-lines 0 | head 150"),
+             [f"{diff} --target HEAD~10"], [f"--budget 3000 {diff} --target HEAD~10 --context-lines 0"],
+             f"{diff} --target HEAD~10 --context-lines 0 | head 150"),
         Task("memory: who works on project-07",
-             ["memory read-graph"],
-             ["memory search-nodes --query project-07"],
-             "memory read-graph | jq '[.relations[] | select(.to == \"project-07\") | .from]'"),
+             [graph], ["memory search-nodes --query project-07"],
+             f"{graph} | jq '[.relations[] | select(.to == \"project-07\") | .from]'"),
         Task("memory: whom person-042 knows, and about them",
-             ["memory read-graph"],
-             ["memory open-nodes --names person-042"],
-             "memory read-graph | jq '[.relations[] | select(.from == \"person-042\")]'"),
+             [graph], ["memory open-nodes --names person-042"],
+             f"{graph} | jq '[.relations[] | select(.from == \"person-042\")]'"),
         Task("memory: how many entities of each type",
-             ["memory read-graph"],
-             ["--budget 2000 --format toon memory read-graph"],
-             "memory read-graph | jq '.entities | group_by(.entityType) | map({type: .[0].entityType, n: length})'"),
+             [graph], [f"--budget 2000 --format toon {graph}"],
+             f"{graph} | jq '.entities | group_by(.entityType) | map({{type: .[0].entityType, n: length}})'"),
         Task("sql: revenue per product category",
              ["sql list-tables", f"{q} 'select * from orders'", f"{q} 'select * from products'"],
-             ["sql describe-table --table-name orders",
-              f"{q} 'select p.category, round(sum(o.quantity * p.price), 2) as revenue from orders o join products p on p.id = o.product_id group by p.category'"],
-             f"{q} 'select p.category, round(sum(o.quantity * p.price), 2) as revenue from orders o join products p on p.id = o.product_id group by p.category' | head 10"),
+             ["sql describe-table --table-name orders", f"{q} '{revenue}'"],
+             f"{q} '{revenue}' | head 10"),
         Task("sql: the ten customers with the most orders",
              [f"{q} 'select * from orders'", f"{q} 'select * from customers'"],
-             [f"{q} 'select c.name, count(*) as n from orders o join customers c on c.id = o.customer_id group by c.id order by n desc limit 10'"],
-             f"{q} 'select c.name, count(*) as n from orders o join customers c on c.id = o.customer_id group by c.id order by n desc' | head 10"),
+             [f"{q} '{busiest} limit 10'"],
+             f"{q} '{busiest}' | head 10"),
         Task("sql: returned orders from Oslo",
              ["sql list-tables", "sql describe-table --table-name orders", "sql describe-table --table-name customers",
               f"{q} \"select * from orders where status = 'returned'\"", f"{q} 'select * from customers'"],
-             ["sql describe-table --table-name orders",
-              f"--budget 2000 {q} \"select o.id, o.ordered from orders o join customers c on c.id = o.customer_id where o.status = 'returned' and c.city = 'Oslo'\""],
-             f"{q} \"select o.id, o.ordered, c.city from orders o join customers c on c.id = o.customer_id where o.status = 'returned'\" | head 40"),
+             ["sql describe-table --table-name orders", f"--budget 2000 {q} \"{returned} and c.city = 'Oslo'\""],
+             f"{q} \"{returned}\" | head 40"),
     ]  # fmt: skip
 
 
@@ -116,15 +118,17 @@ def memory_graph(path: Path) -> None:
     rng = random.Random(27)
     lines: list[dict[str, Any]] = []
     for p in range(PROJECTS):
-        lines.append({"type": "entity", "name": f"project-{p:02}", "entityType": "project",
-                      "observations": [f"started {2015 + p % 10}", f"language {rng.choice(['Go', 'Python', 'Rust'])}"]})  # fmt: skip
+        said = [f"started {2015 + p % 10}", f"language {rng.choice(['Go', 'Python', 'Rust'])}"]
+        lines.append({"type": "entity", "name": f"project-{p:02}", "entityType": "project", "observations": said})
     for i in range(PEOPLE):
-        lines.append({"type": "entity", "name": f"person-{i:03}", "entityType": "person",
-                      "observations": [f"role {rng.choice(['engineer', 'designer', 'manager'])}", f"city {rng.choice(['Oslo', 'Lima', 'Kyoto'])}"]})  # fmt: skip
+        role, city = rng.choice(["engineer", "designer", "manager"]), rng.choice(["Oslo", "Lima", "Kyoto"])
+        said = [f"role {role}", f"city {city}"]
+        lines.append({"type": "entity", "name": f"person-{i:03}", "entityType": "person", "observations": said})
         lines.append({"type": "relation", "from": f"person-{i:03}", "to": f"project-{rng.randrange(PROJECTS):02}",
                       "relationType": "works_on"})  # fmt: skip
         for other in rng.sample(range(PEOPLE), 2):
-            lines.append({"type": "relation", "from": f"person-{i:03}", "to": f"person-{other:03}", "relationType": "knows"})
+            knows = {"from": f"person-{i:03}", "to": f"person-{other:03}", "relationType": "knows"}
+            lines.append({"type": "relation", **knows})
     path.write_text("\n".join(json.dumps(x) for x in lines) + "\n")
 
 
@@ -139,14 +143,15 @@ def shop(path: Path) -> int:
         " ordered text, status text);"
     )
     cities = ["Lisbon", "Oslo", "Kyoto", "Lima", "Accra", "Perth", "Quebec", "Tartu"]
-    db.executemany("insert into customers values(?,?,?,?)", [
-        (i, f"Customer {i}", rng.choice(cities), f"20{rng.randint(15, 24)}-{rng.randint(1, 12):02}-01") for i in range(1, 1001)])
-    db.executemany("insert into products values(?,?,?,?)", [
-        (i, f"Product {i}", rng.choice(["tools", "books", "garden", "toys", "food"]), round(rng.uniform(2, 300), 2))
-        for i in range(1, 201)])
-    db.executemany("insert into orders values(?,?,?,?,?,?)", [
-        (i, rng.randint(1, 1000), rng.randint(1, 200), rng.randint(1, 5), f"2024-{rng.randint(1, 12):02}-{rng.randint(1, 28):02}",
-         rng.choice(["paid", "shipped", "returned", "open"])) for i in range(1, 12001)])  # fmt: skip
+    kinds, states = ["tools", "books", "garden", "toys", "food"], ["paid", "shipped", "returned", "open"]
+    customers = [(i, f"Customer {i}", rng.choice(cities), f"20{rng.randint(15, 24)}-01-01") for i in range(1, 1001)]
+    products = [(i, f"Product {i}", rng.choice(kinds), round(rng.uniform(2, 300), 2)) for i in range(1, 201)]
+    orders = [(i, rng.randint(1, 1000), rng.randint(1, 200), rng.randint(1, 5),
+               f"2024-{rng.randint(1, 12):02}-{rng.randint(1, 28):02}", rng.choice(states))
+              for i in range(1, 12001)]  # fmt: skip
+    db.executemany("insert into customers values(?,?,?,?)", customers)
+    db.executemany("insert into products values(?,?,?,?)", products)
+    db.executemany("insert into orders values(?,?,?,?,?,?)", orders)
     db.commit()
     db.close()
     return 1000 + 200 + 12000
@@ -156,12 +161,14 @@ def config(folder: Path) -> Path:
     memory_graph(folder / "memory.jsonl")
     shop(folder / "shop.db")
     uvx = shutil.which("uvx") or "uvx"
+    store = folder / "memory.jsonl"
+    sqlite = ["--quiet", "--with", "mcp<2", "mcp-server-sqlite", "--db-path", str(folder / "shop.db")]
     servers = {
         "files": {"command": str(NODE_BIN / "mcp-server-filesystem"), "args": [str(SDK)]},
         "git": {"command": sys.executable, "args": ["-m", "mcp_server_git", "--repository", str(ROOT)]},
-        "memory": {"command": str(NODE_BIN / "mcp-server-memory"), "env": {"MEMORY_FILE_PATH": str(folder / "memory.jsonl")}},
-        "sql": {"command": uvx, "args": ["--quiet", "--with", "mcp<2", "mcp-server-sqlite", "--db-path", str(folder / "shop.db")]},
-    }  # fmt: skip
+        "memory": {"command": str(NODE_BIN / "mcp-server-memory"), "env": {"MEMORY_FILE_PATH": str(store)}},
+        "sql": {"command": uvx, "args": sqlite},
+    }
     path = folder / "work.json"
     path.write_text(json.dumps({"mcpServers": servers}))
     return path
@@ -223,7 +230,7 @@ async def measure(config_path: Path, plans: list[Task], budget: int) -> dict[str
             m = task.measured
             m["plain"] = sum([count(await answer(c, whole=True)) for c in task.plain])
             m["filtered"] = sum([count(await answer(c)) for c in task.filtered])
-            m["budgeted"] = max(count(await answer(c)) for c in task.plain)  # plain calls, under the budget
+            m["budgeted"] = max([count(await answer(c)) for c in task.plain])  # plain calls, under the budget
             if pipes:
                 stages = task.pipeline.split(" | ")
                 m["pipeline"] = count(await answer(task.pipeline))
@@ -257,22 +264,27 @@ def forms(config_path: Path) -> list[tuple[str, dict[str, int]]]:
                     value = json.loads(text)
                 except ValueError:
                     continue
-                toon = toon_format.encode(value)
-                assert toon_format.decode(toon) == value, f"TOON of {label} does not decode to the same value"
-                row = {"as written": count(text), "compact JSON": count(json.dumps(value, ensure_ascii=False,
-                       separators=(",", ":"))), "TOON": count(toon), "table": count(answers.table(value))}  # fmt: skip
-                row["tabular"] = int(answers.compactable(value))
-                out.append((label, row))
+                assert toon_format.decode(toon_format.encode(value)) == value, f"TOON of {label} is not lossless"
+                out.append((label, sizes(value, text, answers.compactable(value))))
                 if isinstance(value, dict):  # each array on its own: where forms differ most
                     for key, items in value.items():
                         if isinstance(items, list) and len(items) > 1:
-                            part = {"as written": count(json.dumps(items, indent=2)), "compact JSON":
-                                    count(json.dumps(items, separators=(",", ":"))), "TOON": count(toon_format.encode(items)),
-                                    "table": count(answers.table(items)), "tabular": int(answers.tabular(items))}  # fmt: skip
-                            out.append((f"  its `{key}` alone", part))
+                            written = json.dumps(items, indent=2, ensure_ascii=False)
+                            out.append((f"  its `{key}` alone", sizes(items, written, answers.tabular(items))))
 
     anyio.run(run)
     return out
+
+
+def sizes(value: Any, written: str, tabular: bool) -> dict[str, int]:
+    """o200k tokens of a JSON value as written, compact, as TOON and as a table; and whether it is tabular."""
+    import toon_format
+
+    compact = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    toon = toon_format.encode(value)
+    table = answers.table(value)
+    return {"as written": count(written), "compact JSON": count(compact), "TOON": count(toon), "table": count(table),
+            "tabular": int(tabular), "estimate/TOON": round(100 * tokens(toon) / count(toon))}  # fmt: skip
 
 
 def run(quick: bool = False) -> dict[str, Any]:
@@ -297,7 +309,8 @@ def report(r: dict[str, Any]) -> tuple[list[str], list[str]]:
         "(the static baseline pays them up front, then every plain answer whole). `budgeted`: the biggest plain "
         "answer as mcp-cli gives it by default (cut to the budget, the rest a `--more` call away).",
         "",
-        "| task | static baseline | plain | budgeted (max) | filtered | filtered/plain | pipeline | final stage | pipeline/final |",
+        "| task | static baseline | plain | budgeted (max) | filtered | filtered/plain | pipeline | final stage "
+        "| pipeline/final |",
         "|---|---|---|---|---|---|---|---|---|",
     ]  # fmt: skip
     ratios, pipe_ratios = [], []
@@ -321,11 +334,13 @@ def report(r: dict[str, Any]) -> tuple[list[str], list[str]]:
         lines.append("Pipelines: skipped, this build has no `mcp_cli.engine.pipeline` (they come with the pipes "
                      "branch); the plans are written in its grammar and run once it is merged.")  # fmt: skip
     lines += ["", "Compact forms on real answers (o200k tokens; `tabular`: an array of objects with the same keys "
-              "and scalar values, or an object holding one):", "",
-              "| answer | as written | compact JSON | TOON | table | tabular |", "|---|---|---|---|---|---|"]  # fmt: skip
+              "and scalar values, or an object holding one; `estimate`: mcp-cli's token estimate of the TOON "
+              "as a percentage of its o200k count):", "",
+              "| answer | as written | compact JSON | TOON | table | tabular | estimate |",
+              "|---|---|---|---|---|---|---|"]  # fmt: skip
     for label, row in r["forms"]:
         lines.append(f"| {label} | {row['as written']:,} | {row['compact JSON']:,} | {row['TOON']:,} | "
-                     f"{row['table']:,} | {'yes' if row['tabular'] else 'no'} |")  # fmt: skip
+                     f"{row['table']:,} | {'yes' if row['tabular'] else 'no'} | {row['estimate/TOON']}% |")  # fmt: skip
     targets = [
         f"- tasks: filtered median {med:.3f}x of plain <= {FILTERED_TARGET:.2f}x -- {mark(med <= FILTERED_TARGET)}",
         f"- tasks: no answer over the budget without a note ({len(r['over'])} found) -- {mark(not r['over'])}",
@@ -351,7 +366,10 @@ def main() -> None:
     results = HERE / "RESULTS.md"
     text = results.read_text(encoding="utf-8")
     found = re.search(rf"^## {TITLE}\n.*?(?=^## |\Z)", text, re.M | re.S)
-    text = text[: found.start()] + section + "\n" + text[found.end() :] if found else text.rstrip("\n") + "\n\n" + section
+    if found:
+        text = text[: found.start()] + section + "\n" + text[found.end() :]
+    else:
+        text = text.rstrip("\n") + "\n\n" + section
     results.write_text(text, encoding="utf-8")
 
 

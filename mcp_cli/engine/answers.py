@@ -26,14 +26,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import NotFound, UsageError
-from ..result import CHARS_PER_TOKEN, KEEP, Result, tokens
+from ..result import CHARS_PER_TOKEN, KEEP, Result, fits, tokens
 
 if TYPE_CHECKING:
     from ..entities import Context
     from ..tree import Tree
 
 BUDGET_MIN = 500  # tokens: room for a note and a useful part
-NOTE = 120  # tokens kept for the note
+NOTE = 200  # tokens kept for the note (it takes 80 to 150)
 SECONDS = 900.0  # how long an answer's next parts are kept
 TOTAL = 64_000_000  # characters of kept answers a process holds; the least recently used go first
 FORMS = ("json", "toon", "table")
@@ -224,7 +224,7 @@ def shape(text: str, form: str | None) -> Body:
         except ValueError:
             value = None
     chosen = form
-    if value is not None and form is None and tokens(text) >= AUTO and compactable(value):
+    if value is not None and form is None and not fits(text, AUTO) and compactable(value):
         chosen = "toon"
     if isinstance(value, list) and value:
         return Body("json", [[None, v] for v in value], chosen or "json", _indent(stripped))
@@ -256,22 +256,18 @@ def finer(body: Body, room: int) -> Body:
 
 
 def end_of(body: Body, start: int, budget: int) -> int:
-    """Where the part from `start` ends: the most units whose rendering fits `budget` tokens, at least one."""
-    n, chars = len(body.units), room(budget)
-    if body.kind != "json":
-        total, end = 0, start
-        for size in body.sizes()[start:]:
-            if total + size > chars and end > start:
-                break
-            total, end = total + size, end + 1
-        return end
+    """Where the part from `start` ends: the most units whose rendering fits `budget` tokens beside the note, at
+    least one. A rendering longer than 4 characters a token is over, so only units within that are tried (twice as
+    many for JSON, whose compact form TOON can halve)."""
+    n, limit = len(body.units), budget - NOTE
+    bound = 4 * limit * (2 if body.kind == "json" else 1)
     sizes, total, hi = body.sizes(), 0, start
-    while hi < n and total <= chars * 3:  # a rendering is rarely a third of compact JSON
+    while hi < n and total + sizes[hi] <= bound:
         total, hi = total + sizes[hi], hi + 1
-    lo = start + 1
+    lo, hi = start + 1, max(hi, start + 1)
     while lo < hi:
         mid = (lo + hi + 1) // 2
-        if tokens(body.render(start, mid)) <= budget - NOTE:
+        if fits(body.render(start, mid), limit):
             lo = mid
         else:
             hi = mid - 1
@@ -376,21 +372,21 @@ def fit(tree: Tree, kept: Kept, result: Result, ask: Asked, context: Context | N
     text = result.output
     if result.content is not None:
         text = "\n".join(c["text"] for c in result.content if c.get("type") == "text")
-    if tokens(text) <= min(budget, AUTO) and not ask.form and not result.omitted:
+    if fits(text, min(budget, AUTO)) and not ask.form and not result.omitted:
         return result  # small: as it came (the common case, no parsing)
     body = shape(text, ask.form)
     formed = body.form != "json"
-    if tokens(text) <= budget and not formed and not result.omitted:
+    if fits(text, budget) and not formed and not result.omitted:
         return result
     whole = body.render(0, len(body.units))
-    if tokens(whole) <= budget and not result.omitted:
+    if fits(whole, budget) and not result.omitted:
         return _answer(result, whole + ("" if ask.form else f"\n[{_formed(body.form)}]"), None, formed)
     body = finer(body, room(budget))
     end = end_of(body, 0, budget)
     if end >= len(body.units) and not result.omitted:
         return _answer(result, whole, None, formed)
     key = kept.put(Entry(body, ask.tokens, owner(context))) if end < len(body.units) else None
-    return _part(tree, result, body, 0, end, budget, ask, key, tokens(whole), formed)
+    return _part(tree, result, body, 0, end, budget, ask, key, about(whole), formed)
 
 
 def more(tree: Tree, kept: Kept, ask: Asked, context: Context | None) -> Result:
@@ -464,5 +460,10 @@ def _answer(result: Result, text: str, part: dict[str, Any] | None, changed: boo
 
 
 def room(budget: int) -> int:
-    """The characters a part within `budget` tokens may take, beside its note."""
-    return (budget - NOTE) * CHARS_PER_TOKEN
+    """Characters that surely fit `budget` tokens beside a note (2.5 a token): a document's part, a piece of a line."""
+    return (budget - NOTE) * 5 // 2
+
+
+def about(text: str) -> int:
+    """About how many tokens `text` is, for a note (estimated in full up to a megabyte)."""
+    return tokens(text) if len(text) <= 1_000_000 else len(text) // CHARS_PER_TOKEN
