@@ -34,6 +34,7 @@ from . import (
     scale,
     skill,
     surfaces,
+    tasks,
     wrap,
 )
 
@@ -263,6 +264,10 @@ def main() -> None:
     title, _, about = conformance.__doc__.strip().partition("\n\n")
     sections.append((title, about, lines))
     targets.append(more)
+    found, why = attempt("Tasks", tasks.run, quick)
+    lines, more = tasks.report(found) if found else ([f"Not measured: {why}"], [f"- tasks: not measured: {why}"])
+    sections.append((tasks.TITLE, tasks.__doc__.strip().split("\n\n", 1)[1].strip(), lines))
+    targets += more
 
     for title, _, lines in sections:
         print(f"## {title}\n\n" + "\n".join(lines) + "\n")

@@ -370,6 +370,8 @@ def main() -> None:
         text = text[: found.start()] + section + "\n" + text[found.end() :]
     else:
         text = text.rstrip("\n") + "\n\n" + section
+    text = re.sub(r"^- tasks: .*\n", "", text, flags=re.M)  # this part's targets, in the list at the top again
+    text = text.replace("## Targets\n\n", "## Targets\n\n" + "".join(t + "\n" for t in targets), 1)
     results.write_text(text, encoding="utf-8")
 
 

@@ -285,6 +285,7 @@ class Entry:
     body: Body
     call: list[str]
     owner: str | None
+    tokens: int  # about how many the whole answer is
     at: float = field(default_factory=time.time)
 
     @property
@@ -334,7 +335,8 @@ class Kept:
             for old in self.folder.glob("*.json"):  # what has expired goes when something new comes
                 if now - old.stat().st_mtime > self.seconds:
                     old.unlink(missing_ok=True)
-            data = {"body": asdict(entry.body), "call": entry.call, "owner": entry.owner, "at": entry.at}
+            data = {"body": asdict(entry.body), "call": entry.call, "owner": entry.owner, "tokens": entry.tokens,
+                    "at": entry.at}  # fmt: skip
             fd = os.open(self.folder / f"{key}.json", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)  # the user's only
             with open(fd, "w", encoding="utf-8") as file:
                 json.dump(data, file, ensure_ascii=False)
@@ -347,7 +349,7 @@ class Kept:
             return None
         try:
             data = json.loads((self.folder / f"{key}.json").read_text(encoding="utf-8"))
-            return Entry(Body(**data["body"]), data["call"], data["owner"], data["at"])
+            return Entry(Body(**data["body"]), data["call"], data["owner"], data["tokens"], data["at"])
         except (OSError, ValueError, TypeError, KeyError):
             return None
 
@@ -385,8 +387,9 @@ def fit(tree: Tree, kept: Kept, result: Result, ask: Asked, context: Context | N
     end = end_of(body, 0, budget)
     if end >= len(body.units) and not result.omitted:
         return _answer(result, whole, None, formed)
-    key = kept.put(Entry(body, ask.tokens, owner(context))) if end < len(body.units) else None
-    return _part(tree, result, body, 0, end, budget, ask, key, about(whole), formed)
+    size = about(whole)
+    key = kept.put(Entry(body, ask.tokens, owner(context), size)) if end < len(body.units) else None
+    return _part(tree, result, body, 0, end, budget, ask, key, size, formed)
 
 
 def more(tree: Tree, kept: Kept, ask: Asked, context: Context | None) -> Result:
@@ -409,9 +412,8 @@ def more(tree: Tree, kept: Kept, ask: Asked, context: Context | None) -> Result:
     budget = ask.budget or tree.settings.budget
     body, ask.tokens = entry.body, entry.call
     end = end_of(body, start - 1, budget)
-    whole = sum(body.sizes()) // CHARS_PER_TOKEN
     result = Result(ok=True, path=tree.name)
-    return _part(tree, result, body, start - 1, end, budget, ask, key, whole, body.form != "json")
+    return _part(tree, result, body, start - 1, end, budget, ask, key, entry.tokens, body.form != "json")
 
 
 def _units(body: Body) -> str:
