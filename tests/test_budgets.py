@@ -213,3 +213,21 @@ async def test_the_meta_surface_reads_on_through_call_tool(world):
         nxt = NEXT.search(text).group(1)
         second = await client.call_tool("call_tool", {"name": nxt})
         assert not second.is_error and names(second.content[0].text)[0] > names(text)[-1]
+
+
+def test_an_exported_skill_honours_budgets_and_reads_on(world, tmp_path):
+    env = {**os.environ, "MCP_CLI_CACHE_DIR": str(world["cache"])}
+    made = subprocess.run([sys.executable, "-m", "mcp_cli", "export", str(world["config"]), "-o", "skills/graph"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=budget(300), env=env)  # fmt: skip
+    assert made.returncode == 0, made.stderr
+    script = tmp_path / "skills" / "graph" / "scripts" / "graph.sh"
+
+    def shell(*argv: str) -> str:
+        done = subprocess.run([str(script), *argv], capture_output=True, text=True, timeout=budget(120), env=env)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    first = shell("--budget", "1000", "memory", "read-graph")
+    assert tokens(first) <= 1000 and "[cut to the 1,000-token budget: items 1-" in first
+    second = shell(*NEXT.search(first).group(1).split()[1:])
+    assert names(second)[0] > names(first)[-1]
