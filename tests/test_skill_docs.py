@@ -230,7 +230,7 @@ async def test_documents_over_a_real_stdio_server():
 
         assert re.findall(r"^  (\S+)", (await call("docs")).partition("Topics:")[2], re.M) == TOPICS
         assert (await call("docs", "forms", "filling", "checkboxes", "tri-state-boxes")).startswith("#### Tri-state")
-        assert re.search(r"\[Part 2 of \d\.", await call("docs", "catalog", "codes", "--part", "2"))  # as the budget has it
+        assert re.search(r"\[Part 2 of \d\.", await call("docs", "catalog", "codes", "--part", "2"))  # as budgets say
         assert "Every setting of the archive. For tuning beyond these, see ADVANCED.md." in await call(
             "docs", "reference"
         )

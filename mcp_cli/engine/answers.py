@@ -14,6 +14,7 @@ a token, so the estimate errs on the safe side without loading a tokenizer.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import secrets
@@ -164,8 +165,9 @@ class Body:
             per.append(f"{key} {got} of {len(at):,}")
         return f"{what} ({'; '.join(per)})"
 
+    @functools.cached_property
     def sizes(self) -> list[int]:
-        """About how many characters each unit takes."""
+        """About how many characters each unit takes (worked out once)."""
         if self.kind != "json":
             return [len(u) + 1 for u in self.units]
         return [len(json.dumps(item, ensure_ascii=False)) + 1 for _, item in self.units]
@@ -207,7 +209,7 @@ def _cell(x: Any) -> str:
 
 
 def compactable(value: Any) -> bool:
-    """Whether the JSON `value` is list-shaped: a tabular array, or an object with one and no other big member."""
+    """Whether the JSON `value` is list-shaped: a tabular array, or an object holding one."""
     if tabular(value):
         return True
     return isinstance(value, dict) and any(tabular(v) for v in value.values())
@@ -246,9 +248,9 @@ def _indent(text: str) -> int | None:
 def finer(body: Body, room: int) -> Body:
     """`body` again in units that each fit `room` characters: JSON as the lines of its rendering, lines longer than
     `room` in pieces."""
-    if body.kind == "json" and max(body.sizes(), default=0) * 2 > room:
+    if body.kind == "json" and max(body.sizes, default=0) * 2 > room:
         body = Body("lines", encode(body.value(0, len(body.units)), body.form, body.indent or 1).split("\n"))
-    if body.kind == "lines" and max(body.sizes(), default=0) > room:
+    if body.kind == "lines" and max(body.sizes, default=0) > room:
         text = "\n".join(body.units)
         step = max(room // PIECES, 64)
         body = Body("chars", [text[i : i + step] for i in range(0, len(text), step)])
@@ -261,7 +263,7 @@ def end_of(body: Body, start: int, budget: int) -> int:
     many for JSON, whose compact form TOON can halve)."""
     n, limit = len(body.units), budget - NOTE
     bound = 4 * limit * (2 if body.kind == "json" else 1)
-    sizes, total, hi = body.sizes(), 0, start
+    sizes, total, hi = body.sizes, 0, start
     while hi < n and total + sizes[hi] <= bound:
         total, hi = total + sizes[hi], hi + 1
     lo, hi = start + 1, max(hi, start + 1)
@@ -290,7 +292,7 @@ class Entry:
 
     @property
     def size(self) -> int:
-        return sum(self.body.sizes())
+        return sum(self.body.sizes)
 
 
 class Kept:
@@ -380,15 +382,16 @@ def fit(tree: Tree, kept: Kept, result: Result, ask: Asked, context: Context | N
     formed = body.form != "json"
     if fits(text, budget) and not formed and not result.omitted:
         return result
-    whole = body.render(0, len(body.units))
-    if fits(whole, budget) and not result.omitted:
-        return _answer(result, whole + ("" if ask.form else f"\n[{_formed(body.form)}]"), None, formed)
+    size = 0
+    if sum(body.sizes) <= 8 * budget:  # it may fit whole in its form (TOON can be half of compact JSON)
+        whole = body.render(0, len(body.units))
+        if fits(whole, budget) and not result.omitted:
+            return _answer(result, whole + ("" if ask.form else f"\n[{_formed(body.form)}]"), None, formed)
+        size = about(whole)
     body = finer(body, room(budget))
-    end = end_of(body, 0, budget)
-    if end >= len(body.units) and not result.omitted:
-        return _answer(result, whole, None, formed)
-    size = about(whole)
-    key = kept.put(Entry(body, ask.tokens, owner(context), size)) if end < len(body.units) else None
+    n, end = len(body.units), end_of(body, 0, budget)
+    size = size or about(body.render(0, end)) * n // end  # far over: the first part's size, extrapolated
+    key = kept.put(Entry(body, ask.tokens, owner(context), size)) if end < n else None
     return _part(tree, result, body, 0, end, budget, ask, key, size, formed)
 
 
