@@ -390,7 +390,8 @@ def fit(tree: Tree, kept: Kept, result: Result, ask: Asked, context: Context | N
         size = about(whole)
     body = finer(body, room(budget))
     n, end = len(body.units), end_of(body, 0, budget)
-    size = size or about(body.render(0, end)) * n // end  # far over: the first part's size, extrapolated
+    if not size:  # far over: the first part's size, in proportion to its share of the characters
+        size = about(body.render(0, end)) * sum(body.sizes) // max(sum(body.sizes[:end]), 1)
     key = kept.put(Entry(body, ask.tokens, owner(context), size)) if end < n else None
     return _part(tree, result, body, 0, end, budget, ask, key, size, formed)
 
