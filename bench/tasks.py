@@ -231,9 +231,13 @@ async def measure(config_path: Path, plans: list[Task], budget: int) -> dict[str
             m["plain"] = sum([count(await answer(c, whole=True)) for c in task.plain])
             m["filtered"] = sum([count(await answer(c)) for c in task.filtered])
             m["budgeted"] = max([count(await answer(c)) for c in task.plain])  # plain calls, under the budget
-            if pipes:
+            if pipes:  # a pipeline that fails is a row that says why, not a part that fails
                 stages = task.pipeline.split(" | ")
-                m["pipeline"] = count(await answer(task.pipeline))
+                try:
+                    m["pipeline"] = count(await answer(task.pipeline))
+                except RuntimeError as exc:
+                    m["pipeline_failed"] = " ".join(str(exc).split())[:160]
+                    continue
                 own = own_answer(await answer(stages[0], whole=True), stages[-1])
                 m["final_stage"] = count(own) if own is not None else None
     return {"definitions": definitions, "over": over, "pipelines": pipes, "tasks": plans}
@@ -318,7 +322,9 @@ def report(r: dict[str, Any]) -> tuple[list[str], list[str]]:
         m = t.measured
         ratio = m["filtered"] / m["plain"]
         ratios.append(ratio)
-        if "pipeline" in m:
+        if "pipeline_failed" in m:
+            pipe = f"failed: {m['pipeline_failed'].replace('|', '/')} | | "
+        elif "pipeline" in m:
             own = m.get("final_stage")
             pr = m["pipeline"] / own if own else None
             if pr is not None:
