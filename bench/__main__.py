@@ -36,6 +36,7 @@ from . import (
     scale,
     skill,
     surfaces,
+    tasks,
     wrap,
 )
 
@@ -265,6 +266,10 @@ def main() -> None:
     title, _, about = conformance.__doc__.strip().partition("\n\n")
     sections.append((title, about, lines))
     targets.append(more)
+    found, why = attempt("Tasks", tasks.run, quick)
+    lines, more = tasks.report(found) if found else ([f"Not measured: {why}"], [f"- tasks: not measured: {why}"])
+    sections.append((tasks.TITLE, tasks.__doc__.strip().split("\n\n", 1)[1].strip(), lines))
+    targets += more
 
     if not quick:  # real hosts, a minute or two: `python -m bench.hosts` alone
         found, why = attempt("Hosts", hosts.run)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import secrets
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -107,10 +108,12 @@ class Entity:
 
 
 class Context:
-    """One session's recent entities, most recent first, at most KEPT."""
+    """One session's recent entities, most recent first, at most KEPT; its `key`, a secret naming the session to
+    what is kept for it (answers' next parts), None for a request on its own (which anyone with an id may read)."""
 
-    def __init__(self) -> None:
+    def __init__(self, lasting: bool = True) -> None:
         self.entities: list[Entity] = []
+        self.key = secrets.token_urlsafe(16) if lasting else None
 
     def record(self, domain: str, found: list[tuple[str, str]]) -> None:
         """Entities named in a call to a command of `domain`: each moves to the front, `domain` first among its."""
@@ -158,7 +161,7 @@ class Contexts:
         elif ctx.request.headers.get("mcp-session-id"):
             key = "session\0" + ctx.request.headers["mcp-session-id"]
         else:
-            return Context()
+            return Context(lasting=False)
         digest = hashlib.sha256(key.encode("utf-8", "surrogatepass")).digest()  # a long key costs no memory
         context = self._keyed.pop(digest, None) or Context()
         self._keyed[digest] = context

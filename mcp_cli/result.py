@@ -1,4 +1,4 @@
-"""The result envelope every surface returns, and the output cap."""
+"""The result envelope every surface returns, and what an answer costs in tokens."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ class Result:
 
     `output` is the command's output (or help text); on failure `error` names the kind of problem and
     `message` teaches the fix. `content` holds MCP content items passed through unchanged (upstream tools).
-    `omitted` counts output a handler already dropped, so the cap note can say how much there was.
+    `omitted` counts output a handler did not keep, so the budget note can say how much there was.
     """
 
     ok: bool
@@ -31,6 +31,7 @@ class Result:
     content: list[dict[str, Any]] | None = None
     data: Any = None
     omitted: int = 0
+    part: dict[str, Any] | None = None  # an answer cut to its budget: what it shows, of how much, the next call
 
     def text(self) -> str:
         """The text an agent reads: output on success; the message, then stderr and output on failure."""
@@ -49,7 +50,7 @@ class Result:
     def structured(self) -> dict[str, Any]:
         """The structuredContent object: `ok`, the command path, the output, and what else applies."""
         out: dict[str, Any] = {"ok": self.ok, "command": self.path, "output": self.output}
-        for key in ("error", "message", "exit_code", "stderr", "data"):
+        for key in ("error", "message", "exit_code", "stderr", "data", "part"):
             value = getattr(self, key)
             if value not in (None, ""):
                 out[key] = value
@@ -89,21 +90,29 @@ SCHEMA: dict[str, Any] = {  # what `Result.structured()` gives, as JSON Schema
         "exit_code": {"type": "integer", "description": "A script's exit status."},
         "stderr": {"type": "string", "description": "A script's standard error."},
         "data": {"description": "A Python handler's JSON value, or an upstream tool's structured content."},
+        "part": {"type": "object", "description": "An answer cut to its token budget: `shown`, `of`, `next` call."},
     },
     "required": ["ok", "command", "output"],
 }
 
 
-def cap(text: str, limit: int, total: int | None = None) -> str:
-    """Cut `text` to `limit` characters, with a note of how much was cut. `total` is the real size if known."""
-    total = len(text) if total is None else total
-    if total <= limit:
-        return text
-    cut = text[:limit]
-    return (
-        f"{cut}\n[output cut: showed {len(cut):,} of {total:,} characters, {total - len(cut):,} not shown. "
-        "Ask for less (a narrower range or filter) or write the output to a file and read it in parts.]\n"
-    )
+KEEP = 8_000_000  # characters of one answer kept whole (its next parts come from it); a handler counts what it drops
+CHARS_PER_TOKEN = 3  # about: o200k_base reads JSON and logs at about 3.3 characters a token, prose and code at about 4
+# What o200k_base makes at least one token of, near enough: up to 5 letters, up to 3 digits, a character that is not
+# ASCII, a punctuation mark, a line break, a space or two before a digit
+_PIECE = re.compile(r"[A-Za-z]{1,5}|\d{1,3}|[^\x00-\x7f]|[^\w\s]|_|\n|[ \t](?=[ \t]?\d)")
+
+
+def tokens(text: str) -> int:
+    """The tokens `text` costs a model, estimated without a tokenizer: its pieces (`_PIECE`), at least a quarter of its
+    characters. On JSON, TOON, logs, diffs, code and prose it is 1.0 to 1.4 times the o200k_base count (bench/tasks.py);
+    it under-counts random strings (hex 0.96x, base64 0.6x)."""
+    return max(len(text) // 4, len(_PIECE.findall(text)))
+
+
+def fits(text: str, budget: int) -> bool:
+    """Whether `text` is within `budget` tokens, estimated only when its length leaves it in doubt."""
+    return len(text) <= budget or (len(text) <= 4 * budget and tokens(text) <= budget)
 
 
 def wire_text(text: str) -> str:

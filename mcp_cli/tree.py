@@ -133,12 +133,12 @@ _NODE_TYPES: dict[str, type[Node]] = {"group": Group, "command": Command, "topic
 
 @dataclass
 class Settings:
-    """Limits that apply to every call of a tree: output cap (characters), handler timeout (seconds), help budget;
-    and how the one tool meets hosts: `always_load` marks it to stay loaded where a host defers MCP tools,
-    `structured` sends each answer's envelope as structuredContent beside the text (hosts that get it show their
-    model only it)."""
+    """Limits that apply to every call of a tree: an answer's budget (tokens, see `engine/answers.py`), handler
+    timeout (seconds), help budget (characters); and how the one tool meets hosts: `always_load` marks it to stay
+    loaded where a host defers MCP tools, `structured` sends each answer's envelope as structuredContent beside the
+    text (hosts that get it show their model only it)."""
 
-    max_output: int = 20_000
+    budget: int = 8_000
     timeout: float = 60.0
     help_budget: int = 4_000
     always_load: bool = True
@@ -203,7 +203,7 @@ class Tree:
         root = _node_from(data["root"])
         if not isinstance(root, Group):
             raise ValueError("the root of a tree must be a group")
-        settings = Settings(**data.get("settings", {}))
+        settings = Settings(**_settings(data.get("settings", {})))
         upstreams, skill = data.get("upstreams", {}), data.get("skill")
         if skill is not None and not (
             isinstance(skill, dict)
@@ -231,6 +231,14 @@ def server_depth(walked: list[Node]) -> int | None:
             if key in (walked[depth].name, *walked[depth].aliases):
                 return depth
     return None
+
+
+def _settings(data: dict[str, Any]) -> dict[str, Any]:
+    """Settings as written, a tree of before budgets read too: its `max_output` (characters) as a budget (tokens)."""
+    data = dict(data)
+    if "max_output" in data:
+        data.setdefault("budget", int(data.pop("max_output")) // 3)
+    return data
 
 
 def _to_data(obj: Any) -> Any:

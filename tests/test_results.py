@@ -12,6 +12,7 @@ import anyio
 import pytest
 
 from mcp_cli.handlers import stdio_client
+from mcp_cli.result import tokens
 from mcp_cli.testing import call
 
 from .conftest import ROOT, budget, served
@@ -79,7 +80,8 @@ async def test_a_100_mb_upstream_answer_is_answered_within_its_timeout(tmp_path)
     async with served("serve", str(config)) as client:
         reply = await call(client, "big", "big", "--mb", "100")
         assert reply.ok, reply.text[:500]
-        assert "[output cut: showed 20,000 of 100,000,000 characters" in reply.text
+        assert "[cut to the 8,000-token budget: characters 1-" in reply.text and " of 100,000,000 shown" in reply.text
+        assert "too big to keep for next parts" in reply.text and tokens(reply.text) <= 8_000
 
 
 async def test_a_message_over_the_limit_is_refused_for_its_request():

@@ -1,6 +1,7 @@
 """End to end: the server as a subprocess, driven by a real MCP client session over stdio."""
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -8,7 +9,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from mcp_cli.result import META
+from mcp_cli.result import META, tokens
 from mcp_cli.testing import Reply, call, envelope
 
 from .conftest import DEMO, FAULTS, RawClient, budget, served, text
@@ -206,8 +207,9 @@ async def test_output_over_the_cap_is_cut_with_a_note(faults, group):
     result = await faults.call_tool("faults", {"argv": [group, "flood"]})
     assert not result.is_error
     out = text(result)
-    assert "[output cut: showed 1,000 of 5,000,000 characters, 4,999,000 not shown." in out
-    assert len(out) < 1500
+    assert "[cut to the 500-token budget: characters 1-" in out and " of 5,000,000 shown" in out
+    assert out.startswith(("x" if group == "py" else "y") * 800) and tokens(out) <= 500  # the tree's budget
+    assert re.search(r"Next part: `faults --more \w+:\d+ " + group + " flood`", out)
 
 
 def alive(pid: int) -> bool:

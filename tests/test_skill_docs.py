@@ -6,8 +6,9 @@ import re
 import anyio
 import pytest
 
-from mcp_cli.engine import markdown
+from mcp_cli.engine import answers, markdown
 from mcp_cli.engine.runtime import Runtime
+from mcp_cli.result import tokens
 from mcp_cli.sources.skill.folder import load
 from mcp_cli.tree import Topic
 
@@ -23,7 +24,8 @@ TOPICS = [
 def handbook(budget: int | None = None, cap: int | None = None):
     tree, warnings = load(HANDBOOK)
     tree.settings.help_budget = budget or tree.settings.help_budget
-    tree.settings.max_output = cap or tree.settings.max_output
+    if cap:  # characters a document's part may take: a budget whose room is that
+        tree.settings.budget = cap * 2 // 5 + answers.NOTE
     return tree, warnings
 
 
@@ -121,7 +123,7 @@ def test_setext_and_nested_sections_by_path():
 
 
 def test_a_section_over_the_output_cap_comes_in_parts():
-    tree, _ = handbook()
+    tree, _ = handbook(cap=20_000)
     section = markdown.parse(topics(tree)["catalog"].text)
     codes = section.root.children[0]
     whole = section.text(codes.start, codes.end)
@@ -130,7 +132,7 @@ def test_a_section_over_the_output_cap_comes_in_parts():
     last = ok(tree, ["docs", "catalog", "codes", "--part=2"])
     assert last.endswith("\n\n[Part 2 of 2. The last part.]\n")
     pieces = [first.split("\n\n[Part")[0], last.split("\n\n[Part")[0]]
-    assert "\n".join(pieces) == whole and all(len(p) <= tree.settings.max_output for p in (first, last))
+    assert "\n".join(pieces) == whole and all(tokens(p) <= tree.settings.budget for p in (first, last))
     assert any("```text\n# the codes come from this table in the source\nE0001 .. E0360\n```" in p for p in pieces)
     for argv, words in (
         (["--part", "3"], "`handbook docs catalog codes` has 2 parts; --part takes 1 to 2."),
@@ -150,7 +152,7 @@ def reachable(tree, topic: str) -> list[str]:
         count = re.search(r"\[Part 1 of (\d+)\.", parts[0])
         parts += [ok(tree, [*argv, "--part", str(n)]) for n in range(2, int(count.group(1)) + 1)] if count else []
         for out in parts:
-            assert "[output cut" not in out and len(out) <= tree.settings.max_output
+            assert "[cut to the" not in out and tokens(out) <= tree.settings.budget
             listing = re.search(r"^Sections \(.*?\n(.*?)\n\n", out, re.M | re.S)
             todo += [[*argv, slug] for slug in re.findall(r"^  (\S+)", listing.group(1), re.M)] if listing else []
         answers += parts
@@ -194,7 +196,7 @@ def test_a_paragraph_over_a_rule_is_listed_by_its_start(tmp_path):
     (skill / "references" / "notes.md").write_text(f"# Notes\n\n{paragraph}\n---\n\n{filler}\n## Next\n\n{filler}")
     tree, _ = load(skill)
     answers = reachable(tree, "notes")
-    assert all("[output cut" not in a for a in answers)
+    assert all("[cut to the" not in a for a in answers)
     assert re.search(r"^  word0-word1\S*\s+word0 word1 .{60,80}\.\.\. \(\d", "\n".join(answers), re.M)
 
 
@@ -228,7 +230,7 @@ async def test_documents_over_a_real_stdio_server():
 
         assert re.findall(r"^  (\S+)", (await call("docs")).partition("Topics:")[2], re.M) == TOPICS
         assert (await call("docs", "forms", "filling", "checkboxes", "tri-state-boxes")).startswith("#### Tri-state")
-        assert "Part 2 of 2. The last part." in await call("docs", "catalog", "codes", "--part", "2")
+        assert re.search(r"\[Part 2 of \d\.", await call("docs", "catalog", "codes", "--part", "2"))  # as budgets say
         assert "Every setting of the archive. For tuning beyond these, see ADVANCED.md." in await call(
             "docs", "reference"
         )

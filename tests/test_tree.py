@@ -39,7 +39,7 @@ def full_tree() -> Tree:
     inner = Group("deep", summary="Deeper.", children=[raw])
     text = Group("text", summary="Text.", description="About text.", children=[cmd, inner], aliases=["t"])
     root = Group("pdf", summary="PDF toolkit.", children=[text, Group("docs", children=[topic])])
-    return Tree(root=root, settings=Settings(max_output=500, timeout=3.5, help_budget=900))
+    return Tree(root=root, settings=Settings(budget=600, timeout=3.5, help_budget=900))
 
 
 def test_round_trip_is_lossless():

@@ -10,6 +10,7 @@ import uuid
 import anyio
 import pytest
 
+from mcp_cli.result import tokens
 from mcp_cli.testing import call, ok
 
 from .conftest import ROOT, budget, running, served
@@ -100,8 +101,8 @@ async def test_content_items_pass_through_unchanged(life):
 async def test_large_text_is_capped_with_a_note(life):
     client, _ = life
     out = await ok(client, "a", "big")
-    assert "[output cut: showed 20,000 of 300,000 characters" in out
-    assert len(out) < 21_000
+    assert "[cut to the 8,000-token budget: characters 1-" in out and " of 300,000 shown" in out
+    assert out.startswith("z" * 20_000) and tokens(out) <= 8_000 and "Next part: `" in out
 
 
 async def test_hang_times_out_and_the_server_recovers(life):

@@ -141,18 +141,22 @@ def _why_not_config(path: Path) -> str:
 def run(
     tree: str = typer.Argument(..., metavar="TREE", help=serving.TREE_HELP),
     argv: list[str] | None = typer.Argument(None, help="The tokens after the tool name."),
+    budget: int | None = typer.Option(None, "--budget", metavar="TOKENS", min=500, help=serving.BUDGET_HELP),
     *,
     options: dict[str, Any],
 ) -> None:
     """Run one argv against TREE in this terminal: its output on stdout (a script's, byte for byte; piped input
     reaches it), errors and its stderr on stderr, the exit status mirroring the result. mcp-cli's options go before
-    TREE: everything after it belongs to the tool."""
+    TREE: everything after it belongs to the tool. An answer over its budget is cut with a note; its next parts are
+    kept in the user's cache folder for the `--more` call the note gives."""
     import anyio
 
+    from ..engine.answers import Kept
     from ..engine.runtime import Runtime
     from ..errors import exit_code
     from ..handlers.processes import exit_process
     from ..result import Result
+    from ..sources.discovery import cache_dir
 
     tokens = list(argv or [])
     if tokens[:1] == ["--"]:
@@ -164,6 +168,7 @@ def run(
         typer.echo(f"mcp-cli: run: put mcp-cli's options before TREE: mcp-cli run {misplaced} {tree} -- ...", err=True)
         raise typer.Exit(2)
     loaded = _load(tree, **options)
+    loaded.settings.budget = budget or loaded.settings.budget
 
     async def once() -> Result:
         from ..handlers.relay import CURRENT
@@ -173,6 +178,7 @@ def run(
         IN_TERMINAL.set(True)  # scripts read our stdin and write our stdout themselves, byte for byte
         CURRENT.set(Terminal())  # an upstream's questions are asked here, its progress shown
         async with Runtime(loaded) as runtime:
+            runtime.kept = Kept(cache_dir() / "answers")  # a process a call: next parts are read by the next one
             return await runtime.call(tokens, local_files=True)
 
     result = anyio.run(once)

@@ -37,6 +37,7 @@ CONFIG_OPTIONS: list[tuple[str, str, str, type, object, str, str]] = [
      "$MCP_CLI_STARTUP_TIMEOUT, else 5 s for serve, 60 s for one-shot commands); slower ones are shown as "
      "unavailable.", "startup"),
 ]  # fmt: skip
+BUDGET_HELP = "Tokens an answer may take (default: the tree's settings, else 8,000); over it, cut with a note."
 CONFIG_FLAGS = {flag for _, flag, *_ in CONFIG_OPTIONS}
 
 
@@ -84,6 +85,7 @@ def load(source: str, options: dict[str, Any]) -> Tree:
 
 def main(argv: list[str]) -> None:
     """`mcp-cli serve TREE [options]`."""
+    from ..engine.answers import BUDGET_MIN
     from ..engine.runtime import Runtime
     from ..surfaces.mcp_server import serve
 
@@ -101,12 +103,17 @@ def main(argv: list[str]) -> None:
             parser.add_argument(flag, dest=param, metavar=metavar, action="append", help=text)
         else:
             parser.add_argument(flag, dest=param, metavar=metavar, type=kind, default=default, help=text)
+    parser.add_argument("--budget", metavar="TOKENS", type=int, help=BUDGET_HELP)
     args = parser.parse_args(argv)
     setup_logging()
     address, checks = launcher.http_checks(parser, args)
     options = {key: getattr(args, param) for param, *_, key in CONFIG_OPTIONS}
+    if args.budget is not None and args.budget < BUDGET_MIN:
+        parser.error(f"--budget takes a number of tokens, at least {BUDGET_MIN:,}")
+    tree = launcher.host_settings(load(args.tree, options), args)
+    tree.settings.budget = args.budget or tree.settings.budget
     serve(
-        Runtime(launcher.host_settings(load(args.tree, options), args)),
+        Runtime(tree),
         http=address,
         guard=checks,
         stateless=args.stateless,

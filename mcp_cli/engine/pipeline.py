@@ -6,8 +6,8 @@ stage, `jq`, `head`, `tail`, `each` and `save` are the built-ins (`builtins.py`)
 tree that has one of those names, write the tool's name first (`demo jq ...`). A command stage gets the previous
 stage's output: a script on its standard input, an upstream tool as its arguments object (a JSON object, under the
 options the stage gives). Every stage is checked before any runs; a stage that fails stops the pipeline, and the
-answer names it. Only the last stage's output is answered (and capped as any answer); the stages before it keep
-their whole output. A call that starts with `--dry-run` shows the planned calls and runs nothing.
+answer names it. Only the last stage's output is answered (fitted to the call's budget as any answer); the stages
+before it keep their whole output. A call that starts with `--dry-run` shows the planned calls and runs nothing.
 """
 
 from __future__ import annotations
@@ -144,7 +144,7 @@ async def run(runtime: Runtime, stages: list[list[str]], cwd: str | None, contex
         if not result.ok:
             return _failed(stage, result, len(planned))
         flow = Flow.of(result.data, result.output)
-    return result if planned[-1].inv is not None else runtime.capped(result)  # a command's answer is capped
+    return result
 
 
 def _plan(runtime: Runtime, stages: list[list[str]], cwd: str | None, context: Context | None,

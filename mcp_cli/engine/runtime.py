@@ -14,14 +14,13 @@ from .. import entities, handlers
 from ..entities import Context, domain
 from ..errors import BadRequest, CallError, HandlerError, NotFound, UsageError, close_to, unsplittable
 from ..handlers import Call, Handler, Kind
-from ..handlers.base import WHOLE
 from ..handlers.processes import kill_all
-from ..result import Result, cap, has_surrogate, wire_text
+from ..result import Result, has_surrogate, wire_text
 from ..tree import Command, Group, Node, Topic, Tree
 from ..types import LOCAL_FILES
+from . import answers, pipeline, schema, topics
 from . import help as helptext
 from . import parser as argparser
-from . import pipeline, schema, topics
 from .builtins import Flow
 
 if TYPE_CHECKING:
@@ -92,6 +91,7 @@ class Runtime:
         self.tree = tree
         self.kinds: dict[str, Kind] = handlers.kinds(tree) if kinds is None else kinds
         self._compiled: dict[int, tuple[Command, _Compiled]] = {}
+        self.kept = answers.Kept()  # answers cut to their budget, for their next parts
 
     async def __aenter__(self) -> Runtime:
         """Open what calls need while serving: what each kind of handler shares (the pool of upstream servers;
@@ -216,14 +216,37 @@ class Runtime:
     async def call(
         self, tokens: list[str], cwd: str | None = None, context: Context | None = None, local_files: bool = False
     ) -> Result:
-        """The result of one call (see `call_tool`), a pipeline when a token is `|`; never raises for what a caller
+        """The answer to one call (see `call_tool`), a pipeline when a token is `|`; never raises for what a caller
         sent."""
         return await self.run_stages(pipeline.split_argv(tokens), cwd, context, local_files)
 
     async def run_stages(
         self, stages: list[list[str]], cwd: str | None = None, context: Context | None = None, local_files: bool = False
     ) -> Result:
-        """The result of a call split into stages: one command, or a pipeline (`pipeline.py`)."""
+        """The answer to a call split into stages, one command or a pipeline (`pipeline.py`), within its token
+        budget (`answers.py`: the options it reserves count at the front of the first stage)."""
+        try:
+            asked = answers.asked(stages[0], self.flags_of if len(stages) == 1 else lambda tokens: None)
+            if asked.more is not None:
+                return answers.more(self.tree, self.kept, asked, context)
+        except CallError as exc:
+            return self.failure(exc, None)
+        stages = [asked.tokens, *stages[1:]]
+        result = await self.result(stages, cwd, context, local_files)
+        asked.tokens = [t for i, stage in enumerate(stages) for t in ([pipeline.SEP] if i else []) + stage]
+        return answers.fit(self.tree, self.kept, result, asked, context)
+
+    def flags_of(self, tokens: list[str]) -> list[str] | None:
+        """The option flags of the command `tokens` reach (none for a group or topic; None when not known)."""
+        node = self.invocation(tokens).node
+        if not isinstance(node, Command):
+            return []
+        return None if node.passthrough else [f for p in node.params for f in p.flags]
+
+    async def result(
+        self, stages: list[list[str]], cwd: str | None = None, context: Context | None = None, local_files: bool = False
+    ) -> Result:
+        """The whole result of a call's stages, before it is fitted to a budget."""
         reading = LOCAL_FILES.set(local_files)
         try:
             if len(stages) > 1 or stages[0][:1] == [pipeline.DRY_RUN]:
@@ -233,8 +256,7 @@ class Runtime:
             LOCAL_FILES.reset(reading)
 
     async def run_invocation(self, inv: Invocation) -> Result:
-        """The result of one command's call, errors included; its output capped (unless a pipeline keeps it
-        whole for its next stage: `handlers.base.WHOLE`)."""
+        """The whole result of one command's call, errors included."""
         try:
             result = await self._dispatch(inv)
         except CallError as exc:
@@ -243,14 +265,6 @@ class Runtime:
             log.exception("internal error in %s", inv.prog)
             return self.failure(CallError(f"internal error in `{inv.prog}`: {type(exc).__name__}: {exc}"), inv)
         result.path = inv.prog
-        return self.capped(result)
-
-    def capped(self, result: Result) -> Result:
-        """`result` with its output cut to the tree's limit (passed-through content items are capped by their
-        handler)."""
-        if result.content is None and not WHOLE.get():
-            limit = self.tree.settings.max_output
-            result.output = cap(result.output, limit, len(result.output) + result.omitted)
         return result
 
     async def _dispatch(self, inv: Invocation) -> Result:
@@ -260,8 +274,8 @@ class Runtime:
             return Result(ok=True, output=inv.usage())
         if isinstance(node, Topic):
             settings = self.tree.settings
-            return Result(ok=True, output=topics.read(inv.prog, node, inv.rest, settings.help_budget,
-                                                      settings.max_output))  # fmt: skip
+            pages = answers.room(settings.budget)  # a document's parts each fit an answer's budget
+            return Result(ok=True, output=topics.read(inv.prog, node, inv.rest, settings.help_budget, pages))
         return await self._run(node, inv)
 
     def check(self, inv: Invocation) -> dict[str, Any] | None:

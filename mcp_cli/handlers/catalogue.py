@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from ..errors import HandlerError, NotFound
-from ..result import Result, cap
+from ..result import Result
 from ..tree import Command, Tree
 from .base import Call, timeout_of
 
@@ -243,7 +243,6 @@ class OpHandler:
         self.server, self.op, self.prompt = ref["server"], ref["op"], ref.get("prompt", "")
         self.pool, self.catalogue = pool, catalogue
         self.timeout = catalogue.timeout(self.server) if ref.get("timeout") is None else float(ref["timeout"])
-        self.limit = tree.settings.max_output
 
     async def run(self, call: Call) -> Result:
         if self.pool is None:
@@ -270,13 +269,7 @@ class OpHandler:
         return Result(ok=True, output=listing(self.op, items), data={LISTS[self.op][2]: items})
 
     def passed(self, content: list[dict[str, Any]], data: Any = None) -> Result:
-        """Content items passed through, their text capped."""
-        budget = self.limit
-        for item in content:
-            if item.get("type") == "text":
-                text = item["text"]
-                item["text"] = cap(text, max(budget, 0))
-                budget -= len(text)
+        """Content items passed through (fitted to the answer's budget by the runtime)."""
         return Result(ok=True, output="\n".join(as_text(c) for c in content), content=content, data=data)
 
 

@@ -1,7 +1,8 @@
 """Upstream MCP tools: `{"kind": "mcp", "server": "github", "tool": "list_issues"}`.
 
 The arguments object was built from argv and validated against the tool's schema by the runtime; here it is
-sent to the upstream server, and the result's content items come back unchanged (text capped with a note).
+sent to the upstream server, and the result's content items come back unchanged (the runtime fits their text to
+the answer's budget).
 """
 
 from __future__ import annotations
@@ -9,9 +10,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..errors import HandlerError, UpstreamError
-from ..result import Result, cap
+from ..result import Result
 from ..tree import Tree
-from .base import WHOLE, WHOLE_MAX, Call, HandlerClass, Kind, check_timeout, may, need, timeout_of
+from .base import Call, HandlerClass, Kind, check_timeout, may, need, timeout_of
 from .catalogue import OPS, Catalogue, OpHandler, as_text
 
 if TYPE_CHECKING:
@@ -65,7 +66,6 @@ class McpHandler:
         self.timeout = float(ref.get("timeout") or tree.upstreams.get(self.server, {}).get("timeout") or 0) or (
             timeout_of(ref, tree)
         )
-        self.limit = tree.settings.max_output
 
     @staticmethod
     def check(ref: dict[str, Any]) -> None:
@@ -86,15 +86,7 @@ class McpHandler:
             raise HandlerError(f"`{call.path}` calls an upstream server, which needs a running server (mcp-cli serve)")
         upstream = self.pool.get(self.server)
         result = await upstream.call(self.tool, call.values, self.timeout, call.path, self.task)
-        content: list[dict[str, Any]] = []
-        budget = WHOLE_MAX if WHOLE.get() else self.limit
-        for item in result.content:
-            data = item.model_dump(by_alias=True, exclude_none=True, mode="json")
-            if data.get("type") == "text":
-                text = data["text"]
-                data["text"] = cap(text, max(budget, 0))
-                budget -= len(text)
-            content.append(data)
+        content = [item.model_dump(by_alias=True, exclude_none=True, mode="json") for item in result.content]
         if self.catalogue is not None:  # links and embedded resources as served: reading them finds this server
             self.catalogue.passed(self.server, content)
         output = "\n".join(as_text(c) for c in content)

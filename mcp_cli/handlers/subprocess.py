@@ -39,7 +39,7 @@ import anyio
 from anyio.abc import ByteReceiveStream, ByteSendStream, Process
 
 from ..errors import ExitStatus, HandlerError, HandlerTimeout, UsageError
-from ..result import Result, blob, sniff
+from ..result import KEEP, Result, blob, sniff
 from ..tree import Tree
 from ..types import at_file
 from .base import WHOLE, WHOLE_MAX, Call, check_timeout, may, need, timeout_of
@@ -165,7 +165,7 @@ class SubprocessHandler:
         requirements = Path(base, "requirements.txt")
         self.requirements = requirements if tree.base_dir and requirements.is_file() else None
         self.timeout = timeout_of(ref, tree)
-        self.keep = max(tree.settings.max_output * 4 + 4, MAX_BLOB + 1)  # text is cut later, binary whole or not
+        self.keep = max(KEEP, MAX_BLOB + 1)  # text is fitted to its budget later, binary whole or not
         self.stdin = bool(ref.get("stdin"))
         self.before: list[dict[str, int]] = ref.get("before", [])
         self.missing: list[str] = []

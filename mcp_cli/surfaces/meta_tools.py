@@ -11,11 +11,12 @@ from typing import Any
 
 from mcp import types
 
+from ..engine import answers
 from ..engine.runtime import Runtime
 from ..engine.schema import input_schema
 from ..entities import Context
 from ..errors import BadRequest, CallError, NotFound, close_to
-from ..result import Result, cap
+from ..result import Result
 from ..search.ranking import SHOWN, Index
 from ..text import one_line, rows
 from ..tree import Command, Param, Tree
@@ -42,7 +43,8 @@ TOOLS: dict[str, tuple[str, dict[str, Any], bool]] = {  # name: description, inp
         True,
     ),
     "call_tool": (
-        "Run a command with an arguments object that fits its schema (see describe_tools).",
+        "Run a command with an arguments object that fits its schema (see describe_tools). An answer over its "
+        "budget ends with a note giving the call for its next part: pass that call as `name`.",
         {"type": "object", "properties": {
             "name": _NAME,
             "arguments": {"type": "object", "description": "The command's arguments.", "default": {}},
@@ -93,6 +95,8 @@ class Meta:
                 return self._search(arguments["query"], arguments.get("limit"), prefer)
             if name == "describe_tools":
                 return self._describe(arguments["names"])
+            if "--more" in arguments["name"].split():  # the next part of a cut answer, as its note gives it
+                return await self.runtime.call_tool({"command": arguments["name"]}, cwd, context, self.local_files)
             path, cmd = self.command(arguments["name"])
             values = arguments.get("arguments", {})
             check(input_schema(cmd), values, f"arguments of `{path}`")
@@ -130,7 +134,8 @@ class Meta:
         return self._answer("describe_tools", json.dumps(described, ensure_ascii=False) + "\n")
 
     def _answer(self, tool: str, output: str) -> Result:
-        return Result(ok=True, path=tool, output=cap(output, self.runtime.tree.settings.max_output))
+        rt = self.runtime
+        return answers.fit(rt.tree, rt.kept, Result(ok=True, path=tool, output=output), answers.Asked([]), None)
 
 
 def check(schema: dict[str, Any], value: Any, where: str) -> None:

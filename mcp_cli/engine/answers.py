@@ -1,0 +1,475 @@
+"""The one place that cuts answers: every answer fits a token budget, the rest is kept for its next parts, and
+list-shaped JSON can come back compact (TOON or a table).
+
+A call may lead with reserved options, which the runtime takes before it parses anything: `--budget N` (tokens for
+this answer), `--format json|toon|table`, and `--more ID:FROM` (the next part of a kept answer). They are taken when
+they come before the command's path, always, and after it unless the command has an option of the same name (then
+it is the command's). An answer over its budget is cut at whole lines, whole array items, or the items of a JSON
+object's arrays, with a note of what was shown, of how much, and the exact call for the next part, which is answered
+from the kept answer without calling anything again. Nothing is cut without a note.
+
+Tokens are estimated as characters / 3 (`result.tokens`): o200k_base reads JSON and logs at about 3.3 characters
+a token, so the estimate errs on the safe side without loading a tokenizer.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import secrets
+import shlex
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Collection
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..errors import NotFound, UsageError
+from ..result import CHARS_PER_TOKEN, KEEP, Result, fits, tokens
+
+if TYPE_CHECKING:
+    from ..entities import Context
+    from ..tree import Tree
+
+BUDGET_MIN = 500  # tokens: room for a note and a useful part
+NOTE = 200  # tokens kept for the note (it takes 80 to 150)
+SECONDS = 900.0  # how long an answer's next parts are kept
+TOTAL = 64_000_000  # characters of kept answers a process holds; the least recently used go first
+FORMS = ("json", "toon", "table")
+AUTO = 1_000  # tokens: a JSON answer this big whose arrays are tables comes as TOON (bench/tasks.py measured it)
+PIECES = 8  # pieces of a budget's room that over-long lines are cut in
+LESS = "Ask for less: a narrower call, `| jq FILTER`, `| head N`, or a bigger `--budget N`."
+
+
+@dataclass
+class Asked:
+    """What a call asks of its answer, and the call itself without the reserved options."""
+
+    tokens: list[str]
+    budget: int | None = None
+    form: str | None = None
+    more: tuple[str, int] | None = None
+
+    def options(self) -> list[str]:
+        """The reserved options given, as they are written again in the call for a next part."""
+        budget = ["--budget", str(self.budget)] if self.budget else []
+        return budget + (["--format", self.form] if self.form else [])
+
+
+def asked(tokens: list[str], flags_of: Callable[[list[str]], Collection[str] | None]) -> Asked:
+    """Take the reserved options out of `tokens`; `flags_of` gives the option flags of the command a call reaches
+    (its own `--budget` stays its own; None: its options are not known, so all are its own). UsageError for a bad
+    value."""
+    out = Asked([])
+    values: dict[str, str] = {}
+    rest = list(tokens)
+    while rest and _name(rest[0]) in _RESERVED:  # before the command's path: always ours
+        _take(rest, 0, values)
+    own = flags_of(rest) if "|" not in rest else None
+    if own is not None:  # one command: after its path too, unless it has the option itself
+        i = 0
+        while i < len(rest) and rest[i] != "--":
+            if _name(rest[i]) in _RESERVED and _name(rest[i]) not in own:
+                _take(rest, i, values)
+            else:
+                i += 1
+    out.tokens = rest
+    if "--budget" in values:
+        value = values["--budget"].replace(",", "").replace("_", "")
+        if not value.isdigit() or int(value) < BUDGET_MIN:
+            raise UsageError(f"--budget takes a number of tokens, at least {BUDGET_MIN:,}, not {values['--budget']!r}.")
+        out.budget = int(value)
+    if "--format" in values:
+        if values["--format"] not in FORMS:
+            raise UsageError(f"--format takes one of {', '.join(FORMS)}, not {values['--format']!r}.")
+        out.form = values["--format"]
+    if "--more" in values:
+        key, _, start = values["--more"].partition(":")
+        if not key or not start.isdigit() or int(start) < 1:
+            raise UsageError(f"--more takes ID:FROM as an answer's note gives it (`--more k7Qx2m:41`), not "
+                             f"{values['--more']!r}.")  # fmt: skip
+        out.more = (key, int(start))
+    return out
+
+
+_RESERVED = ("--budget", "--format", "--more")
+
+
+def _name(token: str) -> str:
+    return token.partition("=")[0] if token.startswith("--") else token
+
+
+def _take(rest: list[str], i: int, values: dict[str, str]) -> None:
+    """Move the reserved option at `rest[i]` (`--x V` or `--x=V`) into `values`."""
+    name, eq, value = rest[i].partition("=")
+    if not eq:
+        if i + 1 >= len(rest):
+            raise UsageError(f"{name} needs a value.")
+        value = rest.pop(i + 1)
+    del rest[i]
+    values[name] = value
+
+
+# What an answer is made of: its units (lines, pieces of one long line, JSON array items) and how parts render
+
+
+@dataclass
+class Body:
+    """A whole answer as units, rendered a part at a time. `kind`: "lines", "chars" (pieces of long lines), "json"
+    (`units` are [key, item] pairs: key None for a top-level array's items, else the member of an object whose
+    arrays are cut; `head` holds the object's other members, `order` its member names)."""
+
+    kind: str
+    units: list[Any]
+    form: str = "json"
+    indent: int | None = None
+    head: dict[str, Any] | None = None
+    order: list[str] = field(default_factory=list)
+
+    def render(self, a: int, b: int) -> str:
+        if self.kind == "lines":
+            return "\n".join(self.units[a:b])
+        if self.kind == "chars":
+            return "".join(self.units[a:b])
+        return encode(self.value(a, b), self.form, self.indent)
+
+    def value(self, a: int, b: int) -> Any:
+        """The JSON value of units a..b: the items of an array, or the object with its arrays cut to them."""
+        if self.head is None:
+            return [item for _, item in self.units[a:b]]
+        shown: dict[str, list[Any]] = {}
+        for key, item in self.units[a:b]:
+            shown.setdefault(key, []).append(item)
+        return {k: self.head[k] if k in self.head else shown[k] for k in self.order if k in self.head or k in shown}
+
+    def describe(self, a: int, b: int) -> str:
+        """What units a..b are: `lines 1-212 of 5,301`; `items 1-40 of 600 (entities 1-40 of 600; relations none)`."""
+        n = len(self.units)
+        if self.kind == "chars":
+            size = sum(len(u) for u in self.units)
+            before = sum(len(u) for u in self.units[:a])
+            shown = before + sum(len(u) for u in self.units[a:b])
+            return f"characters {before + 1:,}-{shown:,} of {size:,}"
+        what = f"{'lines' if self.kind == 'lines' else 'items'} {a + 1:,}-{b:,} of {n:,}"
+        if self.head is None:
+            return what
+        per = []
+        for key in self.order:
+            at = [i for i, (k, _) in enumerate(self.units) if k == key]
+            if not at:
+                continue
+            inside = [j for j, i in enumerate(at) if a <= i < b]
+            got = f"{inside[0] + 1:,}-{inside[-1] + 1:,}" if inside else "none"
+            per.append(f"{key} {got} of {len(at):,}")
+        return f"{what} ({'; '.join(per)})"
+
+    @functools.cached_property
+    def sizes(self) -> list[int]:
+        """About how many characters each unit takes (worked out once)."""
+        if self.kind != "json":
+            return [len(u) + 1 for u in self.units]
+        return [len(json.dumps(item, ensure_ascii=False)) + 1 for _, item in self.units]
+
+
+def encode(value: Any, form: str, indent: int | None = None) -> str:
+    if form == "toon":
+        import toon_format
+
+        return str(toon_format.encode(value))
+    if form == "table":
+        return table(value)
+    return json.dumps(value, ensure_ascii=False, indent=indent)
+
+
+def tabular(value: Any) -> bool:
+    """Whether `value` is an array of at least two objects with the same keys and scalar values."""
+    if not (isinstance(value, list) and len(value) > 1 and all(isinstance(v, dict) for v in value)):
+        return False
+    keys = list(value[0])
+    return all(list(v) == keys and all(not isinstance(x, (dict, list)) for x in v.values()) for v in value)
+
+
+def table(value: Any) -> str:
+    """A table per tabular array (a header line, then one line per item, cells split by ` | `); other values as
+    JSON lines, `key: value`."""
+    if tabular(value):
+        keys = list(value[0])
+        rows = [" | ".join(keys)] + [" | ".join(_cell(v[k]) for k in keys) for v in value]
+        return "\n".join(rows)
+    if isinstance(value, dict):
+        return "\n".join(f"{k} ({len(v)}):\n{table(v)}" if tabular(v) else f"{k}: {json.dumps(v, ensure_ascii=False)}"
+                         for k, v in value.items())  # fmt: skip
+    return json.dumps(value, ensure_ascii=False, indent=1)
+
+
+def _cell(x: Any) -> str:
+    return x.replace("\n", "\\n").replace("|", "\\|") if isinstance(x, str) else json.dumps(x)
+
+
+def compactable(value: Any) -> bool:
+    """Whether the JSON `value` is list-shaped: a tabular array, or an object holding one."""
+    if tabular(value):
+        return True
+    return isinstance(value, dict) and any(tabular(v) for v in value.values())
+
+
+def shape(text: str, form: str | None) -> Body:
+    """`text` as units: JSON whose top level is an array, or an object with arrays, as items; else lines. `form`:
+    the form asked for (None: TOON where the answer is big and tabular, else as it came)."""
+    stripped = text.strip()
+    value: Any = None
+    if stripped[:1] in ("[", "{"):
+        try:
+            value = json.loads(stripped)
+        except ValueError:
+            value = None
+    chosen = form
+    if value is not None and form is None and not fits(text, AUTO) and compactable(value):
+        chosen = "toon"
+    if isinstance(value, list) and value:
+        return Body("json", [[None, v] for v in value], chosen or "json", _indent(stripped))
+    if isinstance(value, dict) and any(isinstance(v, list) and v for v in value.values()):
+        head = {k: v for k, v in value.items() if not (isinstance(v, list) and v)}
+        units = [[k, item] for k, v in value.items() if isinstance(v, list) and v for item in v]
+        return Body("json", units, chosen or "json", _indent(stripped), head, list(value))
+    if value is not None and form is not None:  # another JSON value in the form asked for
+        return Body("lines", encode(value, form, 1).split("\n"))
+    return Body("lines", text.split("\n"))
+
+
+def _indent(text: str) -> int | None:
+    """The indentation the JSON was written with (None: compact)."""
+    line = next((x for x in text.split("\n")[1:] if x.strip()), "")
+    return (len(line) - len(line.lstrip(" ")) or 2) if "\n" in text else None
+
+
+def finer(body: Body, room: int) -> Body:
+    """`body` again in units that each fit `room` characters: JSON as the lines of its rendering, lines longer than
+    `room` in pieces."""
+    if body.kind == "json" and max(body.sizes, default=0) * 2 > room:
+        body = Body("lines", encode(body.value(0, len(body.units)), body.form, body.indent or 1).split("\n"))
+    if body.kind == "lines" and max(body.sizes, default=0) > room:
+        text = "\n".join(body.units)
+        step = max(room // PIECES, 64)
+        body = Body("chars", [text[i : i + step] for i in range(0, len(text), step)])
+    return body
+
+
+def end_of(body: Body, start: int, budget: int) -> int:
+    """Where the part from `start` ends: the most units whose rendering fits `budget` tokens beside the note, at
+    least one. A rendering longer than 4 characters a token is over, so only units within that are tried (twice as
+    many for JSON, whose compact form TOON can halve)."""
+    n, limit = len(body.units), budget - NOTE
+    bound = 4 * limit * (2 if body.kind == "json" else 1)
+    sizes, total, hi = body.sizes, 0, start
+    while hi < n and total + sizes[hi] <= bound:
+        total, hi = total + sizes[hi], hi + 1
+    lo, hi = start + 1, max(hi, start + 1)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if fits(body.render(start, mid), limit):
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+# Kept answers
+
+
+@dataclass
+class Entry:
+    """A kept answer: its body, the call that made it (without reserved options), who may read it (a session's key;
+    None: whoever has its id), and when it was kept."""
+
+    body: Body
+    call: list[str]
+    owner: str | None
+    tokens: int  # about how many the whole answer is
+    at: float = field(default_factory=time.time)
+
+    @property
+    def size(self) -> int:
+        return sum(self.body.sizes)
+
+
+class Kept:
+    """Answers kept for their next parts: in memory for SECONDS, at most TOTAL characters (the least recently used
+    dropped first); with a `folder` (`mcp-cli run`, a process a call) in files there too, read by later processes."""
+
+    def __init__(self, folder: Path | None = None, seconds: float = SECONDS, total: int = TOTAL) -> None:
+        self.folder, self.seconds, self.total = folder, seconds, total
+        self._entries: OrderedDict[str, Entry] = OrderedDict()
+        self._size = 0
+
+    def put(self, entry: Entry) -> str | None:
+        """The id `entry` is kept under; None when it is too big to keep."""
+        size = entry.size
+        if size > min(KEEP, self.total):
+            return None
+        key = secrets.token_urlsafe(6).replace("-", "x").replace("_", "y")
+        self._entries[key] = entry
+        self._size += size
+        while self._size > self.total:
+            self._size -= self._entries.popitem(last=False)[1].size
+        if self.folder is not None:
+            self._save(key, entry)
+        return key
+
+    def get(self, key: str, owner: str | None) -> Entry | None:
+        """The kept answer `key`, if it is still kept and `owner` may read it."""
+        entry = self._entries.get(key)
+        if entry is None and self.folder is not None:
+            entry = self._load(key)
+        if entry is None or time.time() - entry.at > self.seconds or entry.owner not in (None, owner):
+            return None
+        if key in self._entries:
+            self._entries.move_to_end(key)
+        return entry
+
+    def _save(self, key: str, entry: Entry) -> None:
+        assert self.folder is not None
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            now = time.time()
+            for old in self.folder.glob("*.json"):  # what has expired goes when something new comes
+                if now - old.stat().st_mtime > self.seconds:
+                    old.unlink(missing_ok=True)
+            data = {"body": asdict(entry.body), "call": entry.call, "owner": entry.owner, "tokens": entry.tokens,
+                    "at": entry.at}  # fmt: skip
+            fd = os.open(self.folder / f"{key}.json", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)  # the user's only
+            with open(fd, "w", encoding="utf-8") as file:
+                json.dump(data, file, ensure_ascii=False)
+        except OSError:  # a read-only cache: the next part is then asked for again, as after it expired
+            pass
+
+    def _load(self, key: str) -> Entry | None:
+        assert self.folder is not None
+        if not key.isalnum():
+            return None
+        try:
+            data = json.loads((self.folder / f"{key}.json").read_text(encoding="utf-8"))
+            return Entry(Body(**data["body"]), data["call"], data["owner"], data["tokens"], data["at"])
+        except (OSError, ValueError, TypeError, KeyError):
+            return None
+
+
+# Fitting answers
+
+
+def owner(context: Context | None) -> str | None:
+    return context.key if context is not None else None
+
+
+def call_text(tree: Tree, tokens: list[str]) -> str:
+    """A call as the agent writes it: the tool's name, then its tokens (a lone `|` is a pipe, not quoted)."""
+    return " ".join([tree.name, *(t if t == "|" else shlex.quote(t) for t in tokens)])
+
+
+def fit(tree: Tree, kept: Kept, result: Result, ask: Asked, context: Context | None) -> Result:
+    """`result` within its budget (the call's, else the tree's), in the form asked for: cut at a whole unit with a
+    note, the whole kept for the next parts. `result.output` holds the answer's text; passed-through content items
+    are its text items (others stay as they are)."""
+    budget = ask.budget or tree.settings.budget
+    text = result.output
+    if result.content is not None:
+        text = "\n".join(c["text"] for c in result.content if c.get("type") == "text")
+    if fits(text, min(budget, AUTO)) and not ask.form and not result.omitted:
+        return result  # small: as it came (the common case, no parsing)
+    body = shape(text, ask.form)
+    formed = body.form != "json"
+    if fits(text, budget) and not formed and not result.omitted:
+        return result
+    size = 0
+    if sum(body.sizes) <= 8 * budget:  # it may fit whole in its form (TOON can be half of compact JSON)
+        whole = body.render(0, len(body.units))
+        if fits(whole, budget) and not result.omitted:
+            return _answer(result, whole + ("" if ask.form else f"\n[{_formed(body.form)}]"), None, formed)
+        size = about(whole)
+    body = finer(body, room(budget))
+    n, end = len(body.units), end_of(body, 0, budget)
+    if not size:  # far over: the first part's size, in proportion to its share of the characters
+        size = about(body.render(0, end)) * sum(body.sizes) // max(sum(body.sizes[:end]), 1)
+    key = kept.put(Entry(body, ask.tokens, owner(context), size)) if end < n else None
+    return _part(tree, result, body, 0, end, budget, ask, key, size, formed)
+
+
+def more(tree: Tree, kept: Kept, ask: Asked, context: Context | None) -> Result:
+    """The part of a kept answer that `--more ID:FROM` asks for, within the call's budget; NotFound when it is not
+    kept here (expired, another session's, or another replica's), saying which call to run again."""
+    assert ask.more is not None
+    key, start = ask.more
+    entry = kept.get(key, owner(context))
+    again = call_text(tree, [*ask.options(), *ask.tokens]) if ask.tokens else ""
+    if entry is None:
+        rerun = f"run the call again (`{again}`) and follow its note" if again else "run the call again"
+        raise NotFound(
+            f"no kept answer `{key}` here: answers are kept {SECONDS / 60:g} minutes for the session that got them, "
+            f"and this one expired, belongs to another session, or was kept by another replica of a --stateless "
+            f"server. To read on, {rerun}; narrower calls need no next part."
+        )
+    n = len(entry.body.units)
+    if start > n:
+        raise UsageError(f"kept answer `{key}` has {n:,} {_units(entry.body)}; --more takes {key}:1 to {key}:{n}.")
+    budget = ask.budget or tree.settings.budget
+    body, ask.tokens = entry.body, entry.call
+    end = end_of(body, start - 1, budget)
+    result = Result(ok=True, path=tree.name)
+    return _part(tree, result, body, start - 1, end, budget, ask, key, entry.tokens, body.form != "json")
+
+
+def _units(body: Body) -> str:
+    return {"lines": "lines", "chars": "pieces", "json": "items"}[body.kind]
+
+
+def _part(
+    tree: Tree, result: Result, body: Body, start: int, end: int, budget: int, ask: Asked, key: str | None,
+    size: int, formed: bool,
+) -> Result:  # fmt: skip
+    """The answer showing units start..end of `body`, with its note."""
+    n, shown, nxt = len(body.units), body.describe(start, end), None
+    lost = f"; the command wrote {result.omitted:,} more characters, which were not kept" if result.omitted else ""
+    if end >= n:
+        note = (
+            f"whole answer, about {size:,} tokens{lost}." if start == 0 and not ask.more else f"{shown}: the end{lost}."
+        )
+    elif key is None:
+        note = (f"cut to the {budget:,}-token budget: {shown} shown, about {size:,} tokens in all{lost}; too big to "
+                f"keep for next parts. {LESS}")  # fmt: skip
+    else:
+        nxt = call_text(tree, [*ask.options(), "--more", f"{key}:{end + 1}", *ask.tokens])
+        note = (f"cut to the {budget:,}-token budget: {shown} shown, about {size:,} tokens in all{lost}. Next part: "
+                f"`{nxt}`. Or {LESS[0].lower()}{LESS[1:]}")  # fmt: skip
+    if formed and not ask.form:
+        note += f" {_formed(body.form)}"
+    part = {"shown": shown, "of": size, "next": nxt, "id": key}
+    return _answer(result, body.render(start, end).rstrip("\n") + f"\n[{note}]", part, True)
+
+
+def _formed(form: str) -> str:
+    return f"{form.upper()} form of the JSON answer; `--format json` gives JSON."
+
+
+def _answer(result: Result, text: str, part: dict[str, Any] | None, changed: bool) -> Result:
+    """`result` answering `text`: as its output and, for passed-through content, its one text item (other items
+    kept); its structured data left out when the text no longer is all of it."""
+    if not changed:
+        return result
+    result.output, result.part = text, part
+    result.data = None
+    if result.content is not None:
+        others = [c for c in result.content if c.get("type") != "text"]
+        result.content = [{"type": "text", "text": text}, *others]
+    return result
+
+
+def room(budget: int) -> int:
+    """Characters that surely fit `budget` tokens beside a note (2.5 a token): a document's part, a piece of a line."""
+    return (budget - NOTE) * 5 // 2
+
+
+def about(text: str) -> int:
+    """About how many tokens `text` is, for a note (estimated in full up to a megabyte)."""
+    return tokens(text) if len(text) <= 1_000_000 else len(text) // CHARS_PER_TOKEN
