@@ -110,7 +110,8 @@ class Daemon:
         self, describe: dict[str, Any], load: Callable[[], Tree], digest: Callable[[], str], idle: float
     ) -> None:
         self.describe, self._load, self._digest, self.idle = describe, load, digest, idle
-        self._loaded: _Loaded | None = None
+        self._loaded: _Loaded | None = None  # the tree calls get
+        self._held: list[_Loaded] = []  # it, and those retired but still closing
         self._lock = anyio.Lock()
         self._tg: TaskGroup | None = None
         self._done = anyio.Event()
@@ -124,13 +125,15 @@ class Daemon:
             tg.start_soon(self._signals)
             tg.start_soon(listener.serve, self._connection, tg)
             await self._done.wait()
+            os.unlink(self.describe["socket"])
             tg.cancel_scope.cancel()
 
     async def _close(self) -> None:
-        """Stop the servers (calls under way finish first)."""
-        if self._loaded is not None:
-            self._loaded.retire.set()
-            await self._loaded.closed.wait()
+        """Stop the servers of every tree loaded (calls under way finish first)."""
+        for loaded in self._held:
+            loaded.retire.set()
+        for loaded in list(self._held):
+            await loaded.closed.wait()
 
     async def stop(self) -> None:
         await self._close()
@@ -168,6 +171,7 @@ class Daemon:
                     said = self.status()
                     if mine:
                         await self._close()
+                        os.dup(conn.extra(SocketAttribute.raw_socket).fileno())  # kept: the caller's EOF is our exit
                     await conn.send(_line({**said, "stopped": mine}))
                     if mine:
                         self._done.set()
@@ -268,6 +272,7 @@ class Daemon:
     async def _hold(self, tree: Tree, digest: str, preamble: str, *, task_status: TaskStatus[_Loaded]) -> None:
         STREAMS.set(None)  # what the runtime starts in the background writes to no one call
         loaded = _Loaded(Runtime(tree), digest, preamble)
+        self._held.append(loaded)
         try:
             async with loaded.runtime:
                 task_status.started(loaded)
@@ -275,6 +280,7 @@ class Daemon:
                 while loaded.users:
                     await anyio.sleep(0.05)
         finally:
+            self._held.remove(loaded)
             loaded.closed.set()
 
 
@@ -332,7 +338,5 @@ def serve(
     try:
         anyio.run(main)
     finally:
-        with suppress(OSError):
-            os.unlink(describe["socket"])
         kill_all()
     exit_process(0)
