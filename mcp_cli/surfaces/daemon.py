@@ -32,7 +32,7 @@ import anyio
 from anyio.abc import SocketAttribute, SocketListener, SocketStream, TaskGroup, TaskStatus, UNIXSocketStream
 
 from ..engine.runtime import Runtime
-from ..handlers.processes import exit_process, kill_all
+from ..handlers.processes import exit_process, join_stopping, kill_all
 from . import terminal
 
 if TYPE_CHECKING:
@@ -263,6 +263,7 @@ class Daemon:
                     return exc.code if isinstance(exc.code, int) else 1
 
             tree = await anyio.to_thread.run_sync(load)
+            await anyio.to_thread.run_sync(join_stopping)  # servers that missed their start-up budget: stopped
             if isinstance(tree, int):
                 return tree
             assert self._tg is not None
