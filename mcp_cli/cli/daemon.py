@@ -28,6 +28,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from .. import __version__
 from .serve import CONFIG_FLAGS, CONFIG_OPTIONS
 
 NO_DAEMON_ENV = "MCP_CLI_NO_DAEMON"  # 1: `run` works in its own process
@@ -84,7 +85,7 @@ def key(source: str, options: dict[str, Any]) -> dict[str, Any]:
         "options": {k: v for k, v in sorted(options.items()) if k != "refresh"},
         "cwd": os.getcwd(),
         "env": hashlib.sha256(json.dumps(env).encode()).hexdigest(),
-        "mcp_cli": [sys.executable, str(Path(__file__).resolve().parent.parent)],
+        "mcp_cli": [sys.executable, str(Path(__file__).resolve().parent.parent), __version__],
     }
 
 
@@ -294,7 +295,9 @@ def _daemon_main(path: str, spec_json: str) -> None:
     surface.serve(
         listener,
         describe={"source": source, "options": spec["options"], "cwd": spec["cwd"], "socket": path},
-        load=lambda: serving.load(source, {**spec["options"], "progress": True, "one_shot": True}),
+        load=lambda refresh: serving.load(
+            source, {**spec["options"], "refresh": refresh, "progress": True, "one_shot": True}
+        ),
         digest=lambda: digest(source),
         idle=idle_timeout(None),
         setup_logging=serving.setup_logging,

@@ -107,7 +107,7 @@ class _Loaded:
 
 class Daemon:
     def __init__(
-        self, describe: dict[str, Any], load: Callable[[], Tree], digest: Callable[[], str], idle: float
+        self, describe: dict[str, Any], load: Callable[[bool], Tree], digest: Callable[[], str], idle: float
     ) -> None:
         self.describe, self._load, self._digest, self.idle = describe, load, digest, idle
         self._loaded: _Loaded | None = None  # the tree calls get
@@ -258,7 +258,7 @@ class Daemon:
             def load() -> Tree | int:
                 STREAMS.set((stdout, cast(TextIO, tee)))
                 try:
-                    return self._load()
+                    return self._load(refresh)
                 except SystemExit as exc:  # a broken source, said on stderr
                     return exc.code if isinstance(exc.code, int) else 1
 
@@ -323,7 +323,7 @@ def _descendants(pid: int) -> list[dict[str, Any]]:
 def serve(
     listener: socket.socket,
     describe: dict[str, Any],
-    load: Callable[[], Tree],
+    load: Callable[[bool], Tree],
     digest: Callable[[], str],
     idle: float,
     setup_logging: Callable[[], None],
