@@ -125,7 +125,8 @@ class Daemon:
             tg.start_soon(self._signals)
             tg.start_soon(listener.serve, self._connection, tg)
             await self._done.wait()
-            os.unlink(self.describe["socket"])
+            with suppress(OSError):
+                os.unlink(self.describe["socket"])  # no new caller finds this daemon
             tg.cancel_scope.cancel()
 
     async def _close(self) -> None:
@@ -141,7 +142,7 @@ class Daemon:
 
     async def _idle(self) -> None:
         while True:
-            await anyio.sleep(min(1.0, self.idle / 4))
+            await anyio.sleep(min(1.0, max(0.05, self.idle / 4)))
             if not self.calls and time.monotonic() - self.last >= self.idle:
                 await self.stop()
 
