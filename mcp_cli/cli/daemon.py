@@ -14,7 +14,6 @@ back the exit status.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import hashlib
 import json
 import os
@@ -44,7 +43,8 @@ class Unavailable(Exception):
 
 
 def wanted(no_daemon: bool) -> bool:
-    return not no_daemon and os.environ.get(NO_DAEMON_ENV, "") in ("", "0")
+    """Whether a call goes to the daemon: not asked otherwise, and the OS can pass descriptors (not Windows)."""
+    return not no_daemon and os.environ.get(NO_DAEMON_ENV, "") in ("", "0") and hasattr(socket, "send_fds")
 
 
 def idle_timeout(given: float | None) -> float:
@@ -223,6 +223,8 @@ def _connected(spec: dict[str, Any]) -> Iterator[socket.socket]:
     path = base / f"{name}.sock"
     conn = _socket(path)
     if conn is None:
+        import fcntl
+
         with open(base / f"{name}.lock", "w") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
             conn = _socket(path) or _start(path, spec)
