@@ -94,7 +94,8 @@ def test_without_the_daemon_every_run_meets_a_new_server(env, config):
 def test_a_call_through_the_daemon_says_and_exits_as_one_without_it(env, tmp_path):
     skill = tmp_path / "echoes"
     (skill / "scripts").mkdir(parents=True)
-    (skill / "SKILL.md").write_text("---\nname: echoes\ndescription: Echo stdin back, and complain.\n---\n# Echoes\n")
+    # a name the spec does not allow: loading warns, and each call says so again, as a fresh process would
+    (skill / "SKILL.md").write_text("---\nname: Echoes\ndescription: Echo stdin back, and complain.\n---\n# Echoes\n")
     (skill / "scripts" / "echo.py").write_text(
         '"""Echo stdin in capitals; say so on stderr; exit with --status."""\nimport argparse, sys\n'
         'p = argparse.ArgumentParser()\np.add_argument("--status", type=int, default=0)\nargs = p.parse_args()\n'
@@ -110,6 +111,7 @@ def test_a_call_through_the_daemon_says_and_exits_as_one_without_it(env, tmp_pat
         alone = run(env, "--no-daemon", str(skill), *argv, cwd=work, input="héllo\n")
         assert (daemon.stdout, daemon.stderr, daemon.returncode) == (alone.stdout, alone.stderr, alone.returncode)
     assert (daemon.returncode, alone.returncode) == (2, 2)  # the last: a bad value
+    assert "warning: SKILL.md: name 'Echoes'" in daemon.stderr
     assert run(env, str(skill), "--", "echo", "--status", "3", input="abc").stdout == "ABC"
     assert len(status(env)) == 2  # one per working folder: ROOT and work
 

@@ -235,6 +235,7 @@ class Daemon:
             loaded, fresh = got
             if not fresh and loaded.preamble:
                 stderr.write(loaded.preamble)
+                stderr.flush()  # before what the command writes itself
             loaded.users += 1
             try:
                 return await terminal.answer(loaded.runtime, list(request["argv"]), stdin, stdout, stderr)
