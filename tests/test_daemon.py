@@ -144,8 +144,8 @@ def test_the_runtime_folder_and_socket_are_the_users_alone(env, config):
     assert stat.S_IMODE(folder.stat().st_mode) == 0o700 and stat.S_IMODE(sock.stat().st_mode) == 0o600
     folder.chmod(0o755)  # shared: refused, the call runs in-process
     proc = run(env, str(config), "--", "--help")
+    folder.chmod(0o700)  # before asserting: the fixture stops the daemon through this folder
     assert proc.returncode == 0 and "is not a folder of this user's alone" in proc.stderr
-    folder.chmod(0o700)
 
 
 def test_nothing_keeps_running_after_daemon_stop(env, config):
