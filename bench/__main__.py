@@ -24,6 +24,7 @@ from . import (
     context,
     corpora,
     crowded,
+    daemon,
     economy,
     hosts,
     install,
@@ -261,6 +262,13 @@ def main() -> None:
     sections.append(("Busy upstream", busy.__doc__.strip().split("\n\n")[0], lines))
     kept = bool(measured) and measured["lost"] == 0 and not measured["stopped"]
     targets.append(f"- busy upstream: 0 calls lost, the upstream never stopped -- {mark(kept)}")
+    measured, why = attempt("Keep-alive daemon", daemon.measure, quick)
+    lines, more = (
+        daemon.report(measured) if measured else ([f"Not measured: {why}"], [f"- daemon: not measured: {why}"])
+    )
+    title, _, about = daemon.__doc__.strip().partition("\n\n")
+    sections.append((title.split(":")[0], about, lines))
+    targets += more
     found, why = attempt("Conformance", conformance.run)
     lines, more = found or ([f"Not measured: {why}"], f"- conformance: not measured: {why}")
     title, _, about = conformance.__doc__.strip().partition("\n\n")

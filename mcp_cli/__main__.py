@@ -1,5 +1,6 @@
-"""`mcp-cli` and `python -m mcp_cli`: `serve` is parsed without typer (serving never imports it); the other
-commands go through the typer app in `cli`."""
+"""`mcp-cli` and `python -m mcp_cli`: `serve` is parsed without typer (serving never imports it), and `run` is
+handed to its keep-alive daemon before typer loads (a warm call costs little more than Python's start); the other
+commands, and calls the daemon does not take, go through the typer app in `cli`."""
 
 import sys
 
@@ -10,6 +11,10 @@ def main() -> None:
 
         serve(sys.argv[2:])
     else:
+        if sys.argv[1:2] == ["run"]:
+            from .cli.daemon import run_fast
+
+            run_fast(sys.argv[2:])  # returns when the call runs in-process
         from .cli.app import app
 
         app()

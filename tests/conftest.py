@@ -42,10 +42,25 @@ def budget(seconds: float) -> float:
 os.environ[discovery.STARTUP_ENV] = f"{budget(discovery.STARTUP_BUDGET):g}"
 CACHE = tempfile.mkdtemp(prefix="mcp-cli-tests-")
 os.environ["MCP_CLI_CACHE_DIR"] = CACHE
+# `mcp-cli run`'s keep-alive daemons: the session's own folder, never the user's, and stopped at its end. They are
+# off (MCP_CLI_NO_DAEMON) unless MCP_CLI_TEST_DAEMON=1, so that no server's state passes from one test to another;
+# tests/test_daemon.py turns them on, each test in a folder of its own.
+RUNTIME = tempfile.mkdtemp(prefix="mcp-cli-rt-")  # short: a socket's path holds at most 107 bytes
+os.environ["MCP_CLI_RUNTIME_DIR"] = RUNTIME
+if os.environ.get("MCP_CLI_TEST_DAEMON", "") in ("", "0"):
+    os.environ["MCP_CLI_NO_DAEMON"] = "1"
+
+
+def stop_daemons(env: dict[str, str] | None = None) -> None:
+    """Stop every daemon in the runtime folder of `env` (default: the session's)."""
+    subprocess.run([sys.executable, "-m", "mcp_cli", "daemon", "stop", "--all"], env=env, cwd=ROOT,
+                   capture_output=True, timeout=budget(60))  # fmt: skip
 
 
 def pytest_unconfigure() -> None:
+    stop_daemons()
     shutil.rmtree(CACHE, ignore_errors=True)
+    shutil.rmtree(RUNTIME, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")

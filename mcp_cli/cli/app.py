@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from .. import __version__
+from . import daemon as daemons
 from . import serve as serving
 
 if TYPE_CHECKING:
@@ -143,56 +144,74 @@ def run(
     argv: list[str] | None = typer.Argument(None, help="The tokens after the tool name."),
     budget: int | None = typer.Option(None, "--budget", metavar="TOKENS", min=500, help=serving.BUDGET_HELP),
     *,
+    # read by __main__ (cli.daemon.run_fast) before this command line loads; here for --help and to be accepted
+    no_daemon: bool = typer.Option(
+        False, "--no-daemon", help="Run in this process, not through the keep-alive daemon (also: MCP_CLI_NO_DAEMON=1)."
+    ),  # fmt: skip
+    daemon_idle: float | None = typer.Option(
+        None,
+        "--daemon-idle",
+        metavar="SECONDS",
+        help="Stop the daemon after this long without a call (default $MCP_CLI_DAEMON_IDLE, else 300).",
+    ),  # fmt: skip
     options: dict[str, Any],
 ) -> None:
     """Run one argv against TREE in this terminal: its output on stdout (a script's, byte for byte; piped input
-    reaches it), errors and its stderr on stderr, the exit status mirroring the result. mcp-cli's options go before
-    TREE: everything after it belongs to the tool. An answer over its budget is cut with a note; its next parts are
-    kept in the user's cache folder for the `--more` call the note gives."""
-    import anyio
-
-    from ..engine.answers import Kept
-    from ..engine.runtime import Runtime
-    from ..errors import exit_code
+    reaches it), errors and its stderr on stderr, the exit status mirroring the result. A keep-alive daemon keeps
+    TREE and its servers between calls (see `mcp-cli daemon`; __main__ hands calls to it before this command line
+    is loaded, and here the call runs in-process). mcp-cli's options go before TREE: everything after it belongs to
+    the tool. An answer over its budget is cut with a note; its next parts are kept in the user's cache folder for
+    the `--more` call the note gives."""
     from ..handlers.processes import exit_process
-    from ..result import Result
-    from ..sources.discovery import cache_dir
 
-    tokens = list(argv or [])
-    if tokens[:1] == ["--"]:
-        tokens = tokens[1:]
-    elif "--" in tokens and serving.CONFIG_FLAGS.intersection(
-        t.partition("=")[0] for t in tokens[: tokens.index("--")]
-    ):
-        misplaced = " ".join(tokens[: tokens.index("--")])
+    tokens = daemons.call_tokens(list(argv or []))
+    if tokens is None:
+        misplaced = " ".join((argv or [])[: (argv or []).index("--")])
         typer.echo(f"mcp-cli: run: put mcp-cli's options before TREE: mcp-cli run {misplaced} {tree} -- ...", err=True)
         raise typer.Exit(2)
+    import anyio
+
+    from ..surfaces import terminal
+
+    tokens = [*(["--budget", str(budget)] if budget else []), *tokens]  # the call's own budget (engine/answers.py)
     loaded = _load(tree, **options)
-    loaded.settings.budget = budget or loaded.settings.budget
 
-    async def once() -> Result:
-        from ..handlers.relay import CURRENT
-        from ..handlers.subprocess import IN_TERMINAL
-        from ..surfaces.relay import Terminal
+    async def once() -> int:
+        async with terminal.runtime(loaded) as runtime:
+            return await terminal.answer(runtime, tokens, sys.stdin, sys.stdout, sys.stderr)
 
-        IN_TERMINAL.set(True)  # scripts read our stdin and write our stdout themselves, byte for byte
-        CURRENT.set(Terminal())  # an upstream's questions are asked here, its progress shown
-        async with Runtime(loaded) as runtime:
-            runtime.kept = Kept(cache_dir() / "answers")  # a process a call: next parts are read by the next one
-            return await runtime.call(tokens, local_files=True)
+    exit_process(anyio.run(once))
 
-    result = anyio.run(once)
-    output = result.output
-    if output and result.exit_code is None and not output.endswith("\n"):
-        output += "\n"  # help ends its line; a script's output stays as it wrote it
-    sys.stdout.write(output)
-    sys.stdout.flush()
-    said = "\n\n".join(p.rstrip("\n") for p in (result.message, result.stderr) if p.strip())
-    if said:  # what went wrong, and the command's stderr
-        sys.stderr.write(said + "\n")
-    if result.exit_code is not None:
-        exit_process(result.exit_code if 0 <= result.exit_code < 256 else 1)
-    exit_process(0 if result.ok else exit_code(result.error))
+
+daemon_app = typer.Typer(help="The keep-alive daemons behind `mcp-cli run`: what runs, and stopping them.")
+app.add_typer(daemon_app, name="daemon")
+
+
+@daemon_app.command("status")
+def daemon_status() -> None:
+    """Each running daemon: its source, working folder, servers and their processes, memory, idle time."""
+    for said in daemons.ask("status"):
+        processes = said["processes"]
+        memory = (said["memory"] + sum(p["memory"] for p in processes)) / 2**20
+        typer.echo(f"{said['source']}  (pid {said['pid']}, in {said['cwd']})")
+        typer.echo(f"  servers: {', '.join(said['servers']) or 'none loaded'}; {len(processes)} processes; "
+                   f"memory {memory:.0f} MiB; {said['calls']} calls, idle {said['idle']:g} s of "
+                   f"{said['idle_timeout']:g} s")  # fmt: skip
+        for process in processes:
+            typer.echo(f"    {process['pid']}  {process['command'][:100]}")
+
+
+@daemon_app.command("stop")
+def daemon_stop(
+    source: str | None = typer.Argument(None, metavar="[SOURCE]", help="Stop the daemons of this source only."),
+    all_: bool = typer.Option(False, "--all", help="Stop every daemon."),
+) -> None:
+    """Stop daemons (their servers first): SOURCE's, or --all."""
+    if (source is None) == (not all_):
+        typer.echo("mcp-cli: daemon stop: name a SOURCE or give --all", err=True)
+        raise typer.Exit(2)
+    for said in daemons.ask("stop", source):
+        typer.echo(f"stopped {said['source']} (pid {said['pid']}, in {said['cwd']})")
 
 
 @app.command()

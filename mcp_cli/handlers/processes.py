@@ -76,11 +76,12 @@ def stopping(thread: threading.Thread) -> None:
     """Have the process wait for `thread`, which stops child processes (exiting first would leave them running),
     at most STOP_WAIT seconds on the way out: in `exit_process`, or at a normal exit."""
     if not _stopping:
-        atexit.register(_join_stopping)
+        atexit.register(join_stopping)
     _stopping.append(thread)
 
 
-def _join_stopping() -> None:
+def join_stopping() -> None:
+    """Wait for the threads still stopping children (STOP_WAIT seconds in all, at most)."""
     deadline = time.monotonic() + STOP_WAIT
     for thread in _stopping:
         thread.join(max(0.0, deadline - time.monotonic()))
@@ -89,7 +90,7 @@ def _join_stopping() -> None:
 def exit_process(code: int = 0) -> NoReturn:
     """Flush and exit without joining worker threads, which an abandoned (hung) handler may still occupy; threads
     still stopping children (`stopping`) get STOP_WAIT seconds in all."""
-    _join_stopping()
+    join_stopping()
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()

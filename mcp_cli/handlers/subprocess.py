@@ -9,7 +9,7 @@ as the same user can still read the server's own from /proc), the variables `inh
 `PYTHONPATH` in `env` goes before the inherited one. A Python script that fails because a module is missing is told
 in one line, naming the tree's `requirements.txt` when there is one. Output that is not UTF-8 is binary: described
 in a line, and sent whole as an embedded resource with its MIME type (up to MAX_BLOB). Under `mcp-cli run`
-(IN_TERMINAL) the command reads and writes the terminal's stdin and stdout itself.
+(IN_TERMINAL) the command reads and writes its caller's stdin and stdout itself.
 
 Optional keys:
 - `"stdin": true`: the command takes `--stdin TEXT` (or `@FILE`, relative to where it runs), taken out of the
@@ -49,9 +49,9 @@ _STDERR_TAIL = 2_000
 _HELD = 1.0  # seconds to finish reading a command's output once it has exited
 STDIN_FLAG = "--stdin"  # the option of a command that reads its standard input (reference: "stdin": true)
 MAX_BLOB = 8 * 2**20  # bytes of binary output an answer carries (as an embedded resource)
-# Set by `mcp-cli run`: commands read this process's standard input and write to its standard output themselves,
-# byte for byte and whole, as when run directly (no output cap: that is for answers over MCP).
-IN_TERMINAL: ContextVar[bool] = ContextVar("mcp_cli_in_terminal", default=False)
+# Set by `mcp-cli run` to its caller's (stdin, stdout) descriptors: commands read and write them themselves, byte for
+# byte and whole, as when run directly (no output cap: that is for answers over MCP).
+IN_TERMINAL: ContextVar[tuple[int, int] | None] = ContextVar("mcp_cli_in_terminal", default=None)
 
 
 @dataclass
@@ -246,14 +246,14 @@ class SubprocessHandler:
         data = call.stdin if data is None else data
         out, err = _Kept(), _Kept()
         keep = WHOLE_MAX if WHOLE.get() else self.keep
-        terminal = IN_TERMINAL.get() and not WHOLE.get()  # a pipeline's stage before the last is read
+        terminal = None if WHOLE.get() else IN_TERMINAL.get()  # a pipeline's stage before the last is read
         try:
             proc = await anyio.open_process(
                 argv,
                 cwd=self.cwd or call.cwd,
                 env=self.env,
-                stdin=subprocess.PIPE if data is not None else None if terminal else subprocess.DEVNULL,
-                stdout=None if terminal else subprocess.PIPE,
+                stdin=subprocess.PIPE if data is not None else terminal[0] if terminal else subprocess.DEVNULL,
+                stdout=terminal[1] if terminal else subprocess.PIPE,
                 start_new_session=True,
             )
         except OSError as exc:

@@ -1,0 +1,196 @@
+"""`mcp-cli run`'s keep-alive daemon, end to end with real processes: a wrapped server (npm server-everything) keeps
+its state across two `run` processes, a call through the daemon says and exits exactly as one without it, a daemon
+that cannot start leaves the call to run in-process, and nothing keeps running after `daemon stop`, kill -9 or the
+idle timeout. Each test has a runtime folder of its own, so no two share a daemon (nor the user's)."""
+
+import json
+import os
+import re
+import shutil
+import signal
+import stat
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from .conftest import NODE_BIN, ROOT, budget, stop_daemons
+
+STARTED, STOPPED = "Started simulated", "Stopped simulated logging"
+TOGGLE = ["everything", "toggle-simulated-logging"]
+
+
+@pytest.fixture
+def env():
+    """The daemon on, in a runtime folder of this test's own; every daemon stopped (and checked gone) after it."""
+    folder = tempfile.mkdtemp(prefix="mcp-cli-rt-")
+    env = {k: v for k, v in os.environ.items() if k != "MCP_CLI_NO_DAEMON"} | {"MCP_CLI_RUNTIME_DIR": folder}
+    yield env
+    stop_daemons(env)
+    assert not list(Path(folder).glob("*.sock"))
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture
+def config(tmp_path):
+    path = tmp_path / "ev.json"
+    path.write_text(json.dumps({"mcpServers": {"everything": {"command": str(NODE_BIN / "mcp-server-everything")}}}))
+    return path
+
+
+def run(env, *args, cwd=None, input=None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "mcp_cli", "run", *args], env=env, cwd=cwd or ROOT, input=input,
+                          capture_output=True, text=True, timeout=budget(120))  # fmt: skip
+
+
+def status(env) -> list[dict]:
+    """The running daemons, as `daemon status` shows them: pid, source, and the pids of their processes."""
+    said = subprocess.run([sys.executable, "-m", "mcp_cli", "daemon", "status"], env=env, cwd=ROOT,
+                          capture_output=True, text=True, timeout=budget(60)).stdout  # fmt: skip
+    daemons = []
+    for line in said.splitlines():
+        if m := re.match(r"(\S+)  \(pid (\d+), in ", line):
+            daemons.append({"source": m[1], "pid": int(m[2]), "children": []})
+        elif m := re.match(r"    (\d+)  ", line):
+            daemons[-1]["children"].append(int(m[1]))
+    return daemons
+
+
+def alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(") ")[1][0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
+def gone(*pids: int) -> bool:
+    """Whether every one of `pids` ends within the budget."""
+    deadline = time.monotonic() + budget(30)
+    while any(alive(p) for p in pids) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return not any(alive(p) for p in pids)
+
+
+def test_a_wrapped_servers_state_is_kept_across_two_runs(env, config):
+    first, second = run(env, str(config), "--", *TOGGLE), run(env, str(config), "--", *TOGGLE)
+    assert first.returncode == 0 and second.returncode == 0, first.stderr + second.stderr
+    assert first.stdout.startswith(STARTED) and second.stdout.startswith(STOPPED)
+    assert first.stderr == second.stderr == ""
+    (daemon,) = status(env)
+    assert daemon["source"] == str(config) and len(daemon["children"]) == 1  # the server, started once
+
+
+def test_without_the_daemon_every_run_meets_a_new_server(env, config):
+    off = {**env, "MCP_CLI_NO_DAEMON": "1"}
+    for flagged in (run(env, "--no-daemon", str(config), "--", *TOGGLE), run(off, str(config), "--", *TOGGLE)):
+        assert flagged.returncode == 0 and flagged.stdout.startswith(STARTED), flagged.stderr
+    assert status(env) == []
+
+
+def test_a_call_through_the_daemon_says_and_exits_as_one_without_it(env, tmp_path):
+    skill = tmp_path / "echoes"
+    (skill / "scripts").mkdir(parents=True)
+    # a name the spec does not allow: loading warns, and each call says so again, as a fresh process would
+    (skill / "SKILL.md").write_text("---\nname: Echoes\ndescription: Echo stdin back, and complain.\n---\n# Echoes\n")
+    (skill / "scripts" / "echo.py").write_text(
+        '"""Echo stdin in capitals; say so on stderr; exit with --status."""\nimport argparse, sys\n'
+        'p = argparse.ArgumentParser()\np.add_argument("--status", type=int, default=0)\nargs = p.parse_args()\n'
+        'sys.stdout.write(sys.stdin.read().upper())\nprint("echoed", file=sys.stderr)\nsys.exit(args.status)\n'
+    )
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "args.json").write_text('{"status": 3}')
+    calls = [["--", "--help"], ["--", "echo", "--status", "3"], ["--", "echo", "--json", "@args.json"],
+             ["--", "ech"], ["--", "echo", "--status", "x"]]  # fmt: skip
+    for argv in calls:
+        daemon = run(env, str(skill), *argv, cwd=work, input="héllo\n")
+        alone = run(env, "--no-daemon", str(skill), *argv, cwd=work, input="héllo\n")
+        assert (daemon.stdout, daemon.stderr, daemon.returncode) == (alone.stdout, alone.stderr, alone.returncode)
+    assert (daemon.returncode, alone.returncode) == (2, 2)  # the last: a bad value
+    assert "warning: SKILL.md: name 'Echoes'" in daemon.stderr
+    assert run(env, str(skill), "--", "echo", "--status", "3", input="abc").stdout == "ABC"
+    assert len(status(env)) == 2  # one per working folder: ROOT and work
+
+
+def test_a_changed_config_is_loaded_again(env, config):
+    assert run(env, str(config), "--", *TOGGLE).stdout.startswith(STARTED)
+    ((old,),) = [d["children"] for d in status(env)]
+    config.write_text(config.read_text() + "\n")
+    assert run(env, str(config), "--", *TOGGLE).stdout.startswith(STARTED)  # a new server
+    assert run(env, str(config), "--", *TOGGLE).stdout.startswith(STOPPED)
+    assert gone(old)  # the old one stopped
+
+
+def test_a_daemon_that_cannot_start_leaves_the_call_in_process_with_one_warning(env, config, tmp_path):
+    blocked = tmp_path / "a-file"
+    blocked.write_text("")
+    broken = {**env, "MCP_CLI_RUNTIME_DIR": str(blocked / "run")}
+    for proc in (run(broken, str(config), "--", *TOGGLE), run(broken, str(config), "--", *TOGGLE)):
+        assert proc.returncode == 0 and proc.stdout.startswith(STARTED)  # in-process each time
+        (warning,) = proc.stderr.splitlines()
+        assert (
+            warning.startswith("mcp-cli: warning: the daemon cannot use the runtime folder") and "in-process" in warning
+        )
+
+
+def test_the_runtime_folder_and_socket_are_the_users_alone(env, config):
+    run(env, str(config), "--", "--help")
+    folder = Path(env["MCP_CLI_RUNTIME_DIR"])
+    (sock,) = folder.glob("*.sock")
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o700 and stat.S_IMODE(sock.stat().st_mode) == 0o600
+    folder.chmod(0o755)  # shared: refused, the call runs in-process
+    proc = run(env, str(config), "--", "--help")
+    folder.chmod(0o700)  # before asserting: the fixture stops the daemon through this folder
+    assert proc.returncode == 0 and "is not a folder of this user's alone" in proc.stderr
+
+
+def test_nothing_keeps_running_after_daemon_stop(env, config):
+    run(env, str(config), "--", *TOGGLE)
+    (daemon,) = status(env)
+    stopped = subprocess.run([sys.executable, "-m", "mcp_cli", "daemon", "stop", str(config)], env=env, cwd=ROOT,
+                             capture_output=True, text=True, timeout=budget(60))  # fmt: skip
+    assert f"stopped {config}" in stopped.stdout
+    assert not any(alive(p) for p in [daemon["pid"], *daemon["children"]])  # gone once stop returned
+    assert status(env) == []
+
+
+def test_after_kill_9_nothing_keeps_running_and_the_next_run_starts_a_new_daemon(env, config):
+    run(env, str(config), "--", *TOGGLE)
+    (daemon,) = status(env)
+    os.kill(daemon["pid"], signal.SIGKILL)
+    assert gone(daemon["pid"], *daemon["children"])  # the server got the parent-death signal
+    again = run(env, str(config), "--", *TOGGLE)
+    assert again.returncode == 0 and again.stdout.startswith(STARTED) and again.stderr == ""
+    (new,) = status(env)
+    assert new["pid"] != daemon["pid"]
+
+
+def test_the_idle_timeout_stops_the_daemon_and_its_servers(env, config):
+    run(env, "--daemon-idle", "1", str(config), "--", *TOGGLE)
+    (daemon,) = status(env)
+    assert gone(daemon["pid"], *daemon["children"])
+    assert not list(Path(env["MCP_CLI_RUNTIME_DIR"]).glob("*.sock"))
+
+
+def test_two_concurrent_runs_share_one_daemon(env, config):
+    with ThreadPoolExecutor(2) as pool:
+        procs = list(pool.map(lambda _: run(env, str(config), "--", *TOGGLE), range(2)))
+    assert all(p.returncode == 0 for p in procs), [p.stderr for p in procs]
+    said = sorted(p.stdout[: len(STARTED)] for p in procs)
+    assert said == sorted([STARTED, STOPPED[: len(STARTED)]])  # one server toggled twice
+    assert len(status(env)) == 1
+
+
+def test_an_exported_skill_runs_through_the_daemon(env, config, tmp_path):
+    export = subprocess.run([sys.executable, "-m", "mcp_cli", "export", str(config), "-o", str(tmp_path / "ev")],
+                            env=env, cwd=ROOT, capture_output=True, text=True, timeout=budget(300))  # fmt: skip
+    assert export.returncode == 0, export.stderr
+    (script,) = (tmp_path / "ev" / "scripts").glob("*.sh")
+    calls = [subprocess.run([str(script), *TOGGLE], env=env, cwd=tmp_path, capture_output=True, text=True,
+                            timeout=budget(120)) for _ in range(2)]  # fmt: skip
+    assert calls[0].stdout.startswith(STARTED) and calls[1].stdout.startswith(STOPPED), calls[1].stderr
+    assert len(status(env)) == 1
