@@ -186,7 +186,7 @@ def test_arguments_added_out_of_sight_make_the_script_pass_argv_through(tmp_path
         '"""Tool with shared options."""\nimport argparse\n\n\ndef add_common(p):\n'
         '    p.add_argument("--verbose", action="store_true")\n\n\n'
         'if __name__ == "__main__":\n    parser = argparse.ArgumentParser()\n    parser.add_argument("--name")\n'
-        "    add_common(parser)\n    print(parser.parse_args())\n"
+        "    for each in PARSERS:\n        add_common(each)\n    print(parser.parse_args())\n"
     )
     tree, warnings = load(skill)
     tool = node(tree, "tool")
