@@ -360,19 +360,56 @@ async def test_stdin_end_to_end():
 def test_inline_dependencies_are_read():
     tree, warnings = load(FIXTURES / "inline-deps")
     assert node(tree, "isolated").handler["dependencies"] == []
+    assert node(tree, "isolated").handler["requires_python"] == ">=3.8"
     assert node(tree, "fetch").handler["dependencies"] == ["mcp-cli-test-absent-package>=1.0", "pyyaml"]
     assert "dependencies" not in node(tree, "badmeta").handler
     assert any(w.startswith("scripts/badmeta.py: its `# /// script` metadata is not valid TOML") for w in warnings)
 
 
-async def test_a_script_with_inline_metadata_runs_through_uv():
+async def test_a_script_whose_inline_dependencies_are_here_runs_with_this_python_and_others_through_uv():
     skill = FIXTURES / "inline-deps"
-    async with served("serve", str(skill)) as client:
+    async with served("serve", str(skill)) as client:  # uv is on PATH, but not needed: uv may be offline
+        result = await client.call_tool("inline-deps", {"argv": ["present", "x"]})
+        assert not result.is_error and text(result) == "args:\n- x\n", text(result)
         result = await client.call_tool("inline-deps", {"argv": ["isolated", "a", "b"]})
+        out = dict(line.split("=", 1) for line in text(result).splitlines())
+        assert (out["uv"], out["python"], out["skill"], out["args"]) == ("no", sys.executable, str(skill), "a b")
+        result = await client.call_tool("inline-deps", {"argv": ["older"]})  # wants packaging<22: uv provides it
         assert not result.is_error, text(result)
         out = dict(line.split("=", 1) for line in text(result).splitlines())
-        assert out["uv"] == "yes" and out["python"] != sys.executable
-        assert (out["skill"], out["args"]) == (str(skill), "a b")
+        assert out["uv"] == "yes" and out["python"] != sys.executable and out["packaging"].startswith("21.")
+
+
+def test_which_interpreter_runs_a_script_with_inline_metadata_is_logged(caplog):
+    from mcp_cli.handlers.subprocess import SubprocessHandler, _installed
+
+    assert _installed("PyYAML>=5") and _installed("x; python_version < '3'")  # met, or not needed here
+    assert not _installed("pyyaml<5") and not _installed("mcp-cli-test-absent-package")
+    assert not _installed("pyyaml @ https://example.invalid/pyyaml.whl")  # a direct reference is never assumed
+    tree, _ = load(FIXTURES / "inline-deps")
+    with caplog.at_level("DEBUG", logger="mcp_cli"):
+        here = SubprocessHandler(node(tree, "present").handler, tree)
+        uv = SubprocessHandler(node(tree, "older").handler, tree)
+    assert here.command[0] == sys.executable and Path(uv.command[0]).stem == "uv"
+    said = [r.getMessage() for r in caplog.records]
+    assert any(m.endswith("present.py: runs with this Python, which has its inline dependencies") for m in said)
+    assert any(m.endswith("older.py: runs through uv, as this Python lacks packaging<22") for m in said)
+    old = dict(node(tree, "isolated").handler, requires_python="<3")  # a Python this is not
+    assert Path(SubprocessHandler(old, tree).command[0]).stem == "uv"
+
+
+async def test_a_script_with_two_metadata_blocks_is_broken_at_build_and_call():
+    tree, warnings = load(FIXTURES / "inline-deps")
+    assert (
+        "scripts/twice.py: a broken script: it has more than one `# /// script` block, which PEP 723 forbids and uv "
+        "refuses; keep one" in warnings
+    )
+    async with Runtime(tree) as runtime:
+        result = await runtime.call(["twice"])
+    assert result.error == "handler" and result.message == (
+        "Error: `inline-deps twice` cannot run: it has more than one `# /// script` block, which PEP 723 forbids and "
+        "uv refuses; keep one"
+    )
 
 
 async def test_without_uv_inline_dependencies_must_be_installed():
