@@ -3,7 +3,7 @@
 A value is read from the syntax tree alone, never by running the script: literals, module-level constants (a name
 assigned once at module level, to a value that can be read, and not changed in place there), and a few pure
 expressions over them that scripts use for choices and defaults (`list(FORMATS)`, `sorted(X)`, `X.keys()`,
-`tuple(X.values())`, `A + B`, `range(3)`). Anything else is UNKNOWN.
+`tuple(X.values())`, `X["key"]`, `A + B`, `range(3)`). Anything else is UNKNOWN.
 """
 
 from __future__ import annotations
@@ -83,6 +83,12 @@ class Module:
             if isinstance(mapping, dict) and node.func.attr in ("keys", "values", "items"):
                 return [list(x) if isinstance(x, tuple) else x for x in getattr(mapping, node.func.attr)()]
             return UNKNOWN
+        if isinstance(node, ast.Subscript) and not isinstance(node.slice, ast.Slice):  # DEFAULTS["dpi"], SIZES[0]
+            container, key = self.literal(node.value), self.literal(node.slice)
+            try:
+                return container[key] if isinstance(container, (dict, list, tuple, str)) else UNKNOWN
+            except (KeyError, IndexError, TypeError):
+                return UNKNOWN
         if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult, ast.BitOr)):
             return _operate(node.op, self.literal(node.left), self.literal(node.right))
         if isinstance(node, ast.Call) and self.dotted(node.func) in ("range",) and not node.keywords:
