@@ -70,7 +70,7 @@ def test_plain_argv_scripts_are_commands_and_libraries_are_not():
     assert warnings == []
     count, shout = node(tree, "wordcount"), node(tree, "shout")
     assert count.passthrough and count.summary == "Count the words of each file given."
-    assert "Usage: wordcount.py FILE [FILE ...]" in count.usage
+    assert "Usage: plain-argv wordcount FILE [FILE ...]" in count.usage  # as the agent calls it
     assert shout.summary == "Print the arguments in capitals."  # no docstring: its leading comments
     assert node(tree, "empty-check").summary == "Report whether each file given is empty."  # after its imports
 
@@ -82,7 +82,8 @@ async def test_a_plain_argv_script_runs_end_to_end(tmp_path):
         assert not result.is_error, text(result)
         assert text(result).strip() == f"{tmp_path / 'a.txt'}: 3"
         result = await client.call_tool("plain-argv", {"command": "wordcount --help"})
-        assert "Count the words of each file given." in text(result) and "Usage: wordcount.py" in text(result)
+        assert "Count the words of each file given." in text(result)
+        assert "Usage: plain-argv wordcount FILE" in text(result)
         result = await client.call_tool("plain-argv", {"argv": ["shout", "hi", "there"]})
         assert text(result).strip() == "HI THERE"
 
@@ -311,7 +312,7 @@ def test_a_long_run_of_blank_lines_does_not_stall_reading_a_script(tmp_path):
     (skill / "scripts" / "echo.js").write_text(f"// Ask.\n{blank}process.stdin.pipe(process.stdout);\n")
     tree, _ = load(skill)
     assert node(tree, "ask").handler["stdin"] and node(tree, "echo").handler["stdin"]
-    assert "Usage: ask.sh" in node(tree, "ask").usage
+    assert "Usage: padded ask" in node(tree, "ask").usage  # the script named as the agent calls it
 
 
 async def test_stdin_text_or_file_is_written_to_the_script(tmp_path):
@@ -436,19 +437,20 @@ def test_help_comes_from_header_comments_not_annotations():
     tree, _ = load(FIXTURES / "comments")
     build, deploy = node(tree, "build"), node(tree, "deploy")
     assert build.summary == "Build the site into a folder."  # not "Exit on error", which annotates `set -e`
-    assert "Usage: build.sh [--watch] OUT" in build.usage and "Exit on error" not in build.usage
+    assert "Usage: comments build [--watch] OUT" in build.usage and "Exit on error" not in build.usage
     init = node(tree, "init")  # its comments only annotate lines of code; its usage is in an echo
-    assert (init.summary, init.usage) == ("", "Usage: init.sh NAME")
+    assert (init.summary, init.usage) == ("", "Usage: comments init NAME")
     assert deploy.summary == "Deploy the site to ENV (staging or production)."  # from its usage() here-document
-    assert "Usage: deploy.sh ENV" in deploy.usage and "shellcheck" not in deploy.usage
+    assert "Usage: comments deploy ENV" in deploy.usage and "shellcheck" not in deploy.usage
     annotate = node(tree, "annotate")
     assert annotate.summary == "Annotate a text file with line numbers."
-    assert "Usage:\n  node annotate.js FILE [--start N]" in annotate.usage
-    assert "Example:\n  node annotate.js notes.txt --start 10" in annotate.usage
+    assert "Usage:\n  comments annotate FILE [--start N]" in annotate.usage
+    assert "Example:\n  comments annotate notes.txt --start 10" in annotate.usage
     assert "numbered from 1" in annotate.usage
     tidy = node(tree, "tidy")  # a Python script without a docstring, under a licence header
     assert tidy.summary == "Tidy the whitespace of the files given."
-    assert tidy.usage == "Tidy the whitespace of the files given.\nUsage: tidy.py FILE [FILE ...]"
+    assert tidy.usage == "Tidy the whitespace of the files given.\nUsage: comments tidy FILE [FILE ...]"
     greet = node(tree, "greet")
-    assert (greet.summary, greet.usage) == ("Greet someone by name.", "Greet someone by name.\n\nUsage: greet.mjs NAME")
+    assert greet.summary == "Greet someone by name."
+    assert greet.usage == "Greet someone by name.\n\nUsage: comments greet NAME"
     assert isinstance(greet, Command) and greet.handler["command"][0] == "node"

@@ -56,7 +56,7 @@ def test_passthrough_scripts_get_help_from_docstring_or_comments():
     tree, _ = load(SKILLS / "argtool")
     raw, count = node(tree, "raw-echo"), node(tree, "count")
     assert raw.passthrough and raw.summary == "Echo the raw arguments, one per line."
-    assert "Usage: raw_echo.py" in raw.usage
+    assert "Usage: argtool raw-echo" in raw.usage
     assert count.passthrough and count.summary == "Count the arguments given."
     assert count.handler["command"][0] == "bash"
 
@@ -238,7 +238,7 @@ if __name__ == "__main__":
     main()
 '''
 
-CLICK_CHOICES = '''import click
+CLICK_CHOICES = """import click
 
 UNITS = {"metric": 1.0, "imperial": 2.2}
 
@@ -252,7 +252,7 @@ def main(unit, lang):
 
 if __name__ == "__main__":
     main()
-'''
+"""
 
 
 @pytest.mark.anyio
@@ -269,7 +269,8 @@ async def test_choices_and_defaults_given_by_constants_are_shown_and_checked(tmp
     assert got["format"].choices == ["png", "svg", "pdf"] and got["format"].default == "png"
     assert got["mime"].choices == ["png", "svg", "pdf"] and got["style"].choices == ["bar", "line"]
     assert got["dpi"].default == 150 and got["height"].choices == [480, 720, 1080] and got["height"].default == 480
-    assert got["theme"].choices is None and got["theme"].help == "(choices computed by the script, passed to it unchecked)"
+    assert got["theme"].choices is None  # changed in place: computed
+    assert got["theme"].help == "(choices computed by the script, passed to it unchecked)"
     assert got["out"].default is None and got["out"].help == "Where to write (default computed by the script)"
     weigh = params(node(tree, "weigh"))
     assert weigh["unit"].choices == ["metric", "imperial"] and weigh["lang"].choices is None
@@ -320,7 +321,7 @@ if __name__ == "__main__":
     main()
 '''
 
-BUILD_PARSER = '''import argparse
+BUILD_PARSER = """import argparse
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -332,7 +333,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 if __name__ == "__main__":
     print(vars(build_parser().parse_args()))
-'''
+"""
 
 
 @pytest.mark.anyio

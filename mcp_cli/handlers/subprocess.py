@@ -27,8 +27,8 @@ Optional keys:
 from __future__ import annotations
 
 import fnmatch
-import math
 import logging
+import math
 import os
 import platform
 import re
@@ -181,7 +181,7 @@ def _runner(missing: list[str], uv: str | None) -> str:
     if not missing:
         return "runs with this Python, which has its inline dependencies"
     said = ", ".join(missing)
-    return f"runs through uv, as this Python lacks {said}" if uv else f"cannot run: it needs {said}, and uv is not on PATH"
+    return f"runs through uv, as this Python lacks {said}" if uv else f"cannot run: needs {said}, and uv is not on PATH"
 
 
 _MISSING_MODULE = re.compile(r"^ModuleNotFoundError: No module named '([^']+)'", re.MULTILINE)

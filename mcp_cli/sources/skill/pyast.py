@@ -41,12 +41,13 @@ class Module:
                     self.aliases[a.asname or a.name] = f"{node.module}.{a.name}"
         changed = _changed(self.tree.body)
         for node in self.tree.body:
-            target = node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else None
-            target = node.target if isinstance(node, ast.AnnAssign) and node.value is not None else target
-            if isinstance(target, ast.Name) and target.id not in changed:
-                value = self.literal(node.value)  # type: ignore[union-attr]
-                if value is not UNKNOWN:
-                    self.constants[target.id] = value
+            if isinstance(node, (ast.Assign, ast.AnnAssign)):
+                target = node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else None
+                target = node.target if isinstance(node, ast.AnnAssign) else target
+                if isinstance(target, ast.Name) and target.id not in changed and node.value is not None:
+                    value = self.literal(node.value)
+                    if value is not UNKNOWN:
+                        self.constants[target.id] = value
             elif isinstance(node, ast.ClassDef):
                 self.classes[node.name] = node
             elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -76,8 +77,9 @@ class Module:
         if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
             items = [self.literal(e) for e in node.elts]
             return UNKNOWN if any(i is UNKNOWN for i in items) else items
-        if isinstance(node, ast.Call) and not node.keywords and _PURE.get(self.dotted(node.func)) and len(node.args) == 1:
-            return _PURE[self.dotted(node.func)](self.literal(node.args[0]))
+        pure = _PURE.get(self.dotted(node.func)) if isinstance(node, ast.Call) else None
+        if pure is not None and isinstance(node, ast.Call) and not node.keywords and len(node.args) == 1:
+            return pure(self.literal(node.args[0]))
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and not node.args + node.keywords:
             mapping = self.literal(node.func.value)
             if isinstance(mapping, dict) and node.func.attr in ("keys", "values", "items"):
@@ -203,10 +205,10 @@ def _changed(body: list[ast.stmt]) -> set[str]:
                         (changed if n.id in seen or not isinstance(target, ast.Name) else seen).add(n.id)
         elif isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name):
             changed.add(stmt.target.id)
-        elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and isinstance(stmt.value.func, ast.Attribute):
-            owner = stmt.value.func.value
-            if isinstance(owner, ast.Name) and stmt.value.func.attr in _MUTATORS:
-                changed.add(owner.id)
+        elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+            func = stmt.value.func
+            if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.attr in _MUTATORS:
+                changed.add(func.value.id)
         elif isinstance(stmt, (ast.For, ast.With, ast.If, ast.Try, ast.While)):
             changed |= {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
     return changed

@@ -240,7 +240,7 @@ class _Reader:
         """Follow a helper function at a call of it: what it returns, when that is a parser or group."""
         fn = self.helpers[name]
         params = [a.arg for a in fn.args.posonlyargs + fn.args.args]
-        bound = {p: ast.unparse(a) for p, a in zip(params, call.args)} | {
+        bound = {p: ast.unparse(a) for p, a in zip(params, call.args, strict=False)} | {
             k.arg: ast.unparse(k.value) for k in call.keywords if k.arg
         }
         local = {p: objects[v] for p, v in bound.items() if v in objects}
