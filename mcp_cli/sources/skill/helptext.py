@@ -11,14 +11,18 @@ tree's own form.
   the tree's command instead. Every invocation of one of the skill's scripts in a script's help becomes the path of
   that script's command (`pdf office pack <dir> <out>`): nothing is dropped, and what the help shows can be run as
   written. A bare file name (`pack.py <dir>`) and the program-name placeholders are rewritten only where they
-  start an invocation: after `Usage:`, or at the start of a line under a `Usage:`/`Examples:` heading.
+  start an invocation: after `Usage:`, or at the start of a line under a `Usage:`/`Examples:` heading; there, a
+  script file that is none of the skill's (`Usage: ./create-app.sh NAME` in `init-app.sh`) is the script itself
+  under an older name.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterator
 
+from ...text import sentence
 from ...tree import Command, Node, Tree
 
 # What may run a script in its own usage text: an interpreter, `uv run`, `npx`.
@@ -74,10 +78,11 @@ def said_once(cmd: Command) -> None:
 
 
 def _first_sentence(text: str) -> str:
-    from ...text import sentence
-
-    para = text.strip().split("\n\n", 1)[0]
-    return sentence(" ".join(para.split())) if para and not _HEADING.match(para) else ""
+    """The first sentence of a text's first paragraph, up to a `Usage:` or `Examples:` line, on one line."""
+    lines = list(
+        itertools.takewhile(lambda line: not _HEADING.match(line), text.strip().split("\n\n", 1)[0].split("\n"))
+    )
+    return sentence(" ".join(" ".join(lines).split()))
 
 
 def _stems(text: str) -> list[str]:
@@ -93,25 +98,33 @@ class _Rewriter:
     def __call__(self, text: str) -> str:
         if not text:
             return text
-        out, under = [], False
+        out, under = [], ""
         for line in text.split("\n"):
             heading = _HEADING.match(line)
             if heading:
-                under = True
-                line = line[: heading.start(2)] + self._start(heading.group(2))
+                under = heading.group(1).lower()
+                line = line[: heading.start(2)] + self._start(heading.group(2), under)
             elif under and line[:1].isspace() and line.strip():
                 indent = len(line) - len(line.lstrip())
-                line = line[:indent] + self._start(line[indent:])
+                line = line[:indent] + self._start(line[indent:], under)
             elif line.strip():
-                under = False
+                under = ""
             out.append(self.invocation.sub(self._path, line))
         return "\n".join(out)
 
-    def _start(self, text: str) -> str:
-        """An invocation at the start of a usage line: the program's name or a bare script file name."""
-        m = re.match(rf"(?:{_RUNNER})?(?:{_SELF}|(?P<file>{_PATH}[\w.-]+))(?=\s|$)", text)
-        command = (self._command(m.group("file")) if m.group("file") else self.own) if m else None
-        return text if m is None or command is None else command + text[m.end() :]
+    def _start(self, text: str, heading: str) -> str:
+        """An invocation at the start of a line under `heading` (`usage`, `examples`): the program's name, or a
+        script file; under `usage`, a script file that is none of the skill's is this one under an older name."""
+        m = re.match(
+            rf"(?:{_RUNNER})?(?:{_SELF}|(?P<file>{_PATH}[\w.-]+(?:{'|'.join(map(re.escape, _EXTENSIONS))})))(?=\s|$)",
+            text,
+        )
+        if m is None:
+            return text
+        command = self._command(m.group("file")) if m.group("file") else self.own
+        if command is None and heading in ("usage", "synopsis"):
+            command = self.own
+        return text if command is None else command + text[m.end() :]
 
     def _path(self, m: re.Match[str]) -> str:
         file = m.group("file") or m.group("dot")
