@@ -449,8 +449,150 @@ def test_help_comes_from_header_comments_not_annotations():
     assert "numbered from 1" in annotate.usage
     tidy = node(tree, "tidy")  # a Python script without a docstring, under a licence header
     assert tidy.summary == "Tidy the whitespace of the files given."
-    assert tidy.usage == "Tidy the whitespace of the files given.\nUsage: comments tidy FILE [FILE ...]"
+    assert tidy.usage == "Tidy the whitespace of the files given.\n\nUsage: comments tidy FILE [FILE ...]"
     greet = node(tree, "greet")
     assert greet.summary == "Greet someone by name."
     assert greet.usage == "Greet someone by name.\n\nUsage: comments greet NAME"
     assert isinstance(greet, Command) and greet.handler["command"][0] == "node"
+
+
+# Help that reads right: a summary said once, usage lines as the agent calls the command
+
+OFFICE_PACK = '''#!/usr/bin/env python3
+"""Pack a directory into a DOCX, PPTX, or XLSX file.
+
+Validates the XML first, then zips the directory.
+
+Usage:
+    python scripts/office/pack.py <input_directory> <output_file> [--validate true|false]
+
+Examples:
+    python pack.py unpacked/ output.docx
+    python3 scripts/office/pack.py unpacked/ output.pptx --validate false
+
+Unpack a file first with: python scripts/office/unpack.py document.docx unpacked/
+"""
+import argparse
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description="Pack a directory into a DOCX, PPTX, or XLSX file")
+    parser.add_argument("input_directory", help="Unpacked Office document directory")
+    parser.add_argument("output_file", help="Output Office file")
+    parser.add_argument("--validate", default="true", help="Validate first")
+    print(vars(parser.parse_args()))
+'''
+
+OFFICE_UNPACK = """import sys
+
+if len(sys.argv) != 3:
+    print(f"Usage: {sys.argv[0]} <office_file> <output_dir>")
+    sys.exit(1)
+print(sys.argv[1:])
+"""
+
+CHECK_BOXES = """import json
+import sys
+
+# Script for the agent to run to check the bounding boxes of form fields.
+
+
+def main():
+    if len(sys.argv) != 2:
+        print("Usage: check_bounding_boxes.py [fields.json]")
+        sys.exit(1)
+    print(json.load(open(sys.argv[1])))
+
+
+main()
+"""
+
+INIT_SH = """#!/bin/bash
+set -e
+if [ -z "$1" ]; then
+  echo "Usage: ./create-react-app.sh <project-name>"
+  exit 1
+fi
+echo "created $1"
+"""
+
+
+async def test_a_scripts_own_usage_lines_name_the_command_the_agent_calls(tmp_path):
+    skill = tmp_path / "office"
+    (skill / "scripts" / "office").mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: office\ndescription: Office documents as XML.\n---\nSee scripts.\n")
+    (skill / "scripts" / "office" / "pack.py").write_text(OFFICE_PACK)
+    (skill / "scripts" / "office" / "unpack.py").write_text(OFFICE_UNPACK)
+    (skill / "scripts" / "check_bounding_boxes.py").write_text(CHECK_BOXES)
+    (skill / "scripts" / "init-app.sh").write_text(INIT_SH)
+    (skill / "scripts" / "review.py").write_text('"""Poster check\nUsage: review.py poster.pdf\n"""\nprint(1)\n')
+    tree, _ = load(skill)
+    async with Runtime(tree) as runtime:
+        pack = (await runtime.call(["office", "pack", "--help"])).text()
+        assert pack == (
+            "Usage:\n  office office pack [options] INPUT_DIRECTORY OUTPUT_FILE\n\n"
+            "Pack a directory into a DOCX, PPTX, or XLSX file.\n\n"  # once, not once per source
+            "Validates the XML first, then zips the directory.\n\n"
+            "Usage:\n    office office pack <input_directory> <output_file> [--validate true|false]\n\n"
+            "Examples:\n    office office pack unpacked/ output.docx\n"
+            "    office office pack unpacked/ output.pptx --validate false\n\n"
+            "Unpack a file first with: office office unpack document.docx unpacked/\n\n"
+            "Arguments:\n  INPUT_DIRECTORY  Unpacked Office document directory\n"
+            "  OUTPUT_FILE      Output Office file\n\n"
+            "Options:\n  --validate TEXT  Validate first (default: true)\n"
+        )
+        assert (
+            "Usage: office office unpack <office_file> <output_dir>"
+            in (await runtime.call(["office", "unpack", "--help"])).text()
+        )
+        boxes = (await runtime.call(["check-bounding-boxes", "--help"])).text()
+        assert "Usage: office check-bounding-boxes [fields.json]" in boxes and "check_bounding_boxes.py" not in boxes
+        assert "Usage: office init-app <project-name>" in (await runtime.call(["init-app", "--help"])).text()
+        review = (await runtime.call(["review", "--help"])).text()  # the usage line is not part of the summary
+        assert review.count("Poster check") == 1 and "\n\nUsage: office review poster.pdf\n" in review
+        # the rewritten lines work as written
+        result = await runtime.call(["office", "pack", "unpacked/", "output.pptx", "--validate", "false"])
+        assert "'validate': 'false'" in result.output, result.message
+    assert tree.root.child("office").child("pack").summary == "Pack a directory into a DOCX, PPTX, or XLSX file."
+
+
+def test_usage_lines_follow_the_manifest_and_name_subcommands(tmp_path):
+    skill = tmp_path / "notes"
+    (skill / "scripts").mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: notes\ndescription: Notes.\n---\n")
+    (skill / "mcp-cli.yaml").write_text("steps:\n  - move: {from: store, to: data store}\n")
+    (skill / "scripts" / "store.py").write_text(
+        '"""Keep notes.\n\nExamples:\n    python -m scripts.store list --limit 3\n    %(prog)s put "a note"\n"""\n'
+        "import argparse\n\n"
+        "p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)\n"
+        "sub = p.add_subparsers(dest='cmd')\nls = sub.add_parser('list', help='List notes')\n"
+        "ls.add_argument('--limit', type=int)\n"
+        "ls.description = 'List the notes.'\nput = sub.add_parser('put', help='Add a note',\n"
+        "    description='Add a note to the store. Usage: python store.py put TEXT')\n"
+        "put.add_argument('text')\np.parse_args()\n"
+    )
+    tree, _ = load(skill)
+    group = tree.root.child("data").child("store")
+    assert group.description == (
+        'Keep notes.\n\nExamples:\n    notes data store list --limit 3\n    notes data store put "a note"'
+    )
+    put = group.child("put")
+    assert put.summary == "Add a note to the store." and put.description.endswith("Usage: notes data store put TEXT")
+
+
+@pytest.mark.parametrize(
+    "summary, description, said",
+    [
+        ("Add comments to DOCX files", "Add comments to DOCX files.\n\nMore.", "Add comments to DOCX files."),
+        ("Create thumbnail grids", "Create thumbnail grids from slides.\n\nMore.", "Create thumbnail grids from "
+         "slides."),
+        ("Run the server", "Start one database, wait for it, then clean up.", "Run the server"),  # says other things
+    ],
+)  # fmt: skip
+def test_a_summary_the_description_restates_is_said_once(summary, description, said):
+    from mcp_cli.engine.help import command_help
+    from mcp_cli.sources.skill.helptext import said_once
+
+    cmd = Command(name="x", summary=summary, description=description)
+    said_once(cmd)
+    assert cmd.summary == said
+    assert command_help("tool x", cmd).count(said) == 1

@@ -13,7 +13,7 @@ tree's own form.
   written. A bare file name (`pack.py <dir>`) and the program-name placeholders are rewritten only where they
   start an invocation: after `Usage:`, or at the start of a line under a `Usage:`/`Examples:` heading; there, a
   script file that is none of the skill's (`Usage: ./create-app.sh NAME` in `init-app.sh`) is the script itself
-  under an older name.
+  under an older name. Such a heading starts a paragraph of its own, never the end of the summary's.
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ _SELF = (
 )
 _EXTENSIONS = (".py", ".sh", ".bash", ".js", ".mjs", ".cjs")
 _HEADING = re.compile(r"(?i)^\s*(usage|examples?|synopsis)\s*:\s*(.*)$")
+_INLINE_HEADING = re.compile(r"\s(?=(?i:usage|examples?|synopsis)\s*:)")
 _WORD = re.compile(r"[a-z0-9]+")
 
 
@@ -69,11 +70,9 @@ def said_once(cmd: Command) -> None:
     """Let a command's summary be its description's first sentence when that says the same in other words."""
     text = (cmd.usage if cmd.passthrough else "") or cmd.description
     first = _first_sentence(text)
-    summary = " ".join(cmd.summary.split())
-    if not summary or not first or first == summary:
-        return
+    summary = _INLINE_HEADING.split(" ".join(cmd.summary.split()), 1)[0].strip()  # not `... Usage: x.py FILE`
     words, said = _stems(summary), _stems(first)
-    if words and len([w for w in words if w in said]) >= 0.8 * len(words):
+    if first and words and len([w for w in words if w in said]) >= 0.8 * len(words):
         cmd.summary = first
 
 
@@ -102,6 +101,7 @@ class _Rewriter:
         for line in text.split("\n"):
             heading = _HEADING.match(line)
             if heading:
+                out += [""] if out and out[-1].strip() else []  # a paragraph of its own, not the summary's end
                 under = heading.group(1).lower()
                 line = line[: heading.start(2)] + self._start(heading.group(2), under)
             elif under and line[:1].isspace() and line.strip():
