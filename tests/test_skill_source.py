@@ -323,11 +323,16 @@ if __name__ == "__main__":
 
 BUILD_PARSER = """import argparse
 
+MIN = 1
+
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(description="Count words in files.")
+    common = argparse.ArgumentParser(add_help=False)  # made first, but a parent: not the program's parser
+    common.add_argument("--output", help="Write JSON here")
+    parents = [common]
+    p = argparse.ArgumentParser(description="Count words in files.", parents=parents)
     p.add_argument("files", nargs="+")
-    p.add_argument("--min", type=int, default=1)
+    p.add_argument("--min", type=int, default=MIN, help=f"Fewest letters (default {MIN})")
     return p
 
 
@@ -356,5 +361,6 @@ async def test_a_parser_built_in_helper_functions_is_read(tmp_path):
         assert "'limit': 3" in result.output and "'quiet': True" in result.output, result.message
         refused = await runtime.call(["store", "put", "hi", "--limit", "3"])
         assert refused.error == "usage" and "--limit" in refused.message
-        result = await runtime.call(["words", "a.txt", "--min", "2"])
-        assert "'files': ['a.txt'], 'min': 2" in result.output, result.message
+        result = await runtime.call(["words", "a.txt", "--min", "2", "--output", "x.json"])
+        assert "'output': 'x.json', 'files': ['a.txt'], 'min': 2" in result.output, result.message
+    assert params(node(tree, "words"))["min"].help == "Fewest letters (default 1)"

@@ -3,7 +3,7 @@
 A value is read from the syntax tree alone, never by running the script: literals, module-level constants (a name
 assigned once at module level, to a value that can be read, and not changed in place there), and a few pure
 expressions over them that scripts use for choices and defaults (`list(FORMATS)`, `sorted(X)`, `X.keys()`,
-`tuple(X.values())`, `X["key"]`, `A + B`, `range(3)`). Anything else is UNKNOWN.
+`tuple(X.values())`, `X["key"]`, `A + B`, `range(3)`, an f-string of those). Anything else is UNKNOWN.
 """
 
 from __future__ import annotations
@@ -103,12 +103,21 @@ class Module:
 
             text = self.literal(node.args[0])
             return textwrap.dedent(text) if isinstance(text, str) else UNKNOWN
-        if isinstance(node, ast.JoinedStr):
-            return UNKNOWN
+        if isinstance(node, ast.JoinedStr):  # f"cap (default {LIMIT})" over constants
+            parts = [self._formatted(v) for v in node.values]
+            return UNKNOWN if any(p is UNKNOWN for p in parts) else "".join(parts)
         try:
             return ast.literal_eval(node)
         except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
             return UNKNOWN
+
+    def _formatted(self, node: ast.expr) -> Any:
+        if isinstance(node, ast.Constant):
+            return str(node.value)
+        if isinstance(node, ast.FormattedValue) and node.conversion == -1 and node.format_spec is None:
+            value = self.literal(node.value)
+            return UNKNOWN if value is UNKNOWN else str(value)
+        return UNKNOWN
 
     def computed(self, call: ast.Call) -> bool:
         """Whether a call's names are computed or its options unknown: `add_argument('--' + name)`, `*flags`,

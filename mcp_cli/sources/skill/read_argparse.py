@@ -158,14 +158,27 @@ def _param(mod: Module, call: ast.Call) -> Param | None:
     )
 
 
+def _listed(mod: Module, node: ast.expr | None) -> ast.expr | None:
+    """The list a `parents=` names: itself, or the one list or tuple a variable of that name is assigned."""
+    if not isinstance(node, ast.Name):
+        return node
+    values = [
+        n.value
+        for n in ast.walk(mod.tree)
+        if isinstance(n, ast.Assign) and [ast.unparse(t) for t in n.targets] == [node.id]
+    ]
+    return values[0] if len(values) == 1 and isinstance(values[0], (ast.List, ast.Tuple)) else node
+
+
 def _parser_from(mod: Module, call: ast.Call, name: str = "") -> _Parser:
     kw = mod.kwargs(call)
     description = string(mod.literal(kw.get("description")))
     epilog = string(mod.literal(kw.get("epilog")))
     summary = string(mod.literal(kw.get("help"))) or description
     aliases = mod.literal(kw.get("aliases"))
-    listed = kw.get("parents")
-    parents = [ast.unparse(p) for p in listed.elts] if isinstance(listed, ast.List) else []
+    listed = _listed(mod, kw.get("parents"))
+    parents = [ast.unparse(p) for p in listed.elts] if isinstance(listed, (ast.List, ast.Tuple)) else []
+    parents += [ast.unparse(listed)] if listed is not None and not parents else []  # unknown: cannot be followed
     text = "\n\n".join(t.strip() for t in (description, epilog) if t.strip())
     return _Parser(
         name=name,
@@ -223,7 +236,7 @@ class _Reader:
     def __init__(self, mod: Module) -> None:
         self.mod = mod
         self.parsers: list[tuple[str, _Parser]] = []  # every parser made, top-level or sub, with its variable
-        self.parsed_names: set[str] = set()
+        self.parsed: set[int] = set()  # the parsers whose arguments are parsed (by id)
         self.untracked: list[str] = []
         self.helpers = _helpers(mod)
         self.followed: dict[str, _Object | None] = {}  # helpers followed, and what those without parameters return
@@ -266,6 +279,9 @@ class _Reader:
         owner = objects.get(owner_name) or objects.get(
             ast.unparse(call.func.value) if isinstance(call.func, ast.Attribute) else ""
         )
+        inner = call.func.value if isinstance(call.func, ast.Attribute) else None
+        if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name) and inner.func.id in self.helpers:
+            owner = self.follow(inner, inner.func.id, objects)  # build_parser().parse_args()
         if isinstance(call.func, ast.Name) and call.func.id in self.helpers:
             made = self.follow(call, call.func.id, objects)
             if made is not None and target:
@@ -297,7 +313,7 @@ class _Reader:
                 if target:
                     objects[target] = _Subparsers(parser)
             elif method in ("parse_args", "parse_known_args", "parse_intermixed_args"):
-                self.parsed_names.add(owner_name)
+                self.parsed.add(id(parser))
         elif isinstance(owner, _Subparsers) and method == "add_parser" and call.args:
             name = string(mod.literal(call.args[0]))
             if name:
@@ -331,7 +347,7 @@ def read(mod: Module, launch: list[str]) -> tuple[Node | None, list[str]]:
         _inherit(p, named, set())
     subs = {id(c) for _, p in parsers for c in p.children}
     tops = [(t, p) for t, p in parsers if t not in used_as_parent and id(p) not in subs]
-    root = next((p for t, p in tops if t in reader.parsed_names), tops[0][1] if tops else parsers[0][1])
+    root = next((p for _, p in tops if id(p) in reader.parsed), tops[0][1] if tops else parsers[0][1])
     warnings: list[str] = []
     return _to_node(root, launch, [], warnings), warnings
 
