@@ -97,7 +97,8 @@ class _Rewriter:
     def __call__(self, text: str) -> str:
         if not text:
             return text
-        out, under = [], ""
+        out: list[str] = []
+        under = ""
         for line in text.split("\n"):
             heading = _HEADING.match(line)
             if heading:
