@@ -585,7 +585,9 @@ def test_usage_lines_follow_the_manifest_and_name_subcommands(tmp_path):
         ("Add comments to DOCX files", "Add comments to DOCX files.\n\nMore.", "Add comments to DOCX files."),
         ("Create thumbnail grids", "Create thumbnail grids from slides.\n\nMore.", "Create thumbnail grids from "
          "slides."),
-        ("Run the server", "Start one database, wait for it, then clean up.", "Run the server"),  # says other things
+        ("Run the server", "Start one database, then clean up.\n\nMore.", "Run the server"),  # says other things
+        ("Filter using medchem", "Filter using medchem\n\nFilter using the medchem library.\n\nMore.", "Filter using "
+         "the medchem library."),  # an argparse description over the docstring as its epilog
     ],
 )  # fmt: skip
 def test_a_summary_the_description_restates_is_said_once(summary, description, said):
@@ -595,4 +597,4 @@ def test_a_summary_the_description_restates_is_said_once(summary, description, s
     cmd = Command(name="x", summary=summary, description=description)
     said_once(cmd)
     assert cmd.summary == said
-    assert command_help("tool x", cmd).count(said) == 1
+    assert command_help("tool x", cmd).count(said) == 1 and "More." in command_help("tool x", cmd)

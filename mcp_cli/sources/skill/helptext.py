@@ -26,7 +26,8 @@ from ...text import sentence
 from ...tree import Command, Node, Tree
 
 # What may run a script in its own usage text: an interpreter, `uv run`, `npx`.
-_RUNNER = r"(?:(?:python(?:3(?:\.\d+)?)?|py|uv\s+run(?:\s+--script)?|node|bash|sh|zsh|deno\s+run|npx\s+tsx|tsx)\s+)"
+_UV = r"uv\s+run\s+(?:--script\s+)?"
+_RUNNER = rf"(?:(?:{_UV})?(?:python(?:3(?:\.\d+)?)?|py|node|bash|sh|zsh|deno\s+run|npx\s+tsx|tsx)\s+|{_UV})"
 _PATH = r"(?:[\w.~${}@%-]*/)*"  # a folder prefix: `scripts/`, `$SKILL_DIR/scripts/`, `{baseDir}/scripts/`, `./`
 # The program's own name in a usage text: `{sys.argv[0]}`, `%s`, `%(prog)s`, `$0`, `$(basename "$0")`, `${0##*/}`
 _SELF = (
@@ -67,13 +68,25 @@ def read_right(tree: Tree) -> None:
 
 
 def said_once(cmd: Command) -> None:
-    """Let a command's summary be its description's first sentence when that says the same in other words."""
-    text = (cmd.usage if cmd.passthrough else "") or cmd.description
-    first = _first_sentence(text)
+    """Let a command's summary be its description's first sentence when that says the same in other words; a
+    first paragraph that is only the summary, restated by the next one (an argparse description over a docstring
+    epilog), is left out for the fuller one."""
+    attr = "usage" if cmd.passthrough and cmd.usage else "description"
+    text = getattr(cmd, attr).strip()
     summary = _INLINE_HEADING.split(" ".join(cmd.summary.split()), 1)[0].strip()  # not `... Usage: x.py FILE`
-    words, said = _stems(summary), _stems(first)
-    if first and words and len([w for w in words if w in said]) >= 0.8 * len(words):
+    head, _, rest = text.partition("\n\n")
+    if " ".join(head.split()) == summary and _restates(_first_sentence(rest), summary):
+        setattr(cmd, attr, rest.strip())
+        text = rest.strip()
+    first = _first_sentence(text)
+    if _restates(first, summary):
         cmd.summary = first
+
+
+def _restates(sentence: str, summary: str) -> bool:
+    """Whether a sentence says what a summary says: most of the summary's words (stemmed) are in it."""
+    words, said = _stems(summary), set(_stems(sentence))
+    return bool(sentence and words) and len([w for w in words if w in said]) >= 0.8 * len(words)
 
 
 def _first_sentence(text: str) -> str:
