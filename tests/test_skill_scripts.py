@@ -553,6 +553,9 @@ async def test_a_scripts_own_usage_lines_name_the_command_the_agent_calls(tmp_pa
         result = await runtime.call(["office", "pack", "unpacked/", "output.pptx", "--validate", "false"])
         assert "'validate': 'false'" in result.output, result.message
     assert tree.root.child("office").child("pack").summary == "Pack a directory into a DOCX, PPTX, or XLSX file."
+    async with served("serve", str(skill)) as client:  # the same over MCP
+        result = await client.call_tool("office", {"command": "check-bounding-boxes --help"})
+        assert "Usage: office check-bounding-boxes [fields.json]" in text(result)
 
 
 def test_usage_lines_follow_the_manifest_and_name_subcommands(tmp_path):
