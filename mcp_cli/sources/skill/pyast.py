@@ -181,24 +181,29 @@ _PURE: dict[str, Any] = {
 }
 
 
+_MOST = 10_000  # items, characters or bits a value read from a script may have
+
+
 def _operate(op: ast.operator, left: Any, right: Any) -> Any:
-    """`left op right` for read numbers, strings, lists and tuples (and `|` of dicts or sets), kept small;
-    UNKNOWN otherwise."""
-    kinds = (int, float, str, list, tuple)
+    """`left op right` for read numbers, strings, lists and tuples (and `|` of dicts or sets); UNKNOWN otherwise, and
+    for a result over _MOST (a script cannot make the reader build a huge value)."""
+    numbers = (int, float)
+    result: Any = UNKNOWN
     try:
         if isinstance(op, ast.BitOr) and type(left) is type(right) and isinstance(left, (dict, set, frozenset)):
-            return left | right
-        if isinstance(op, ast.Mult) and isinstance(left, (str, list, tuple)) and isinstance(right, int):
-            return left * right if len(left) * right <= 10_000 else UNKNOWN
-        if isinstance(op, ast.Mult) and isinstance(left, (int, float)) and isinstance(right, (int, float)):
-            return left * right
-        if isinstance(op, (ast.Add, ast.Sub)) and isinstance(left, kinds) and type(left) is type(right):
-            return left + right if isinstance(op, ast.Add) else left - right  # type: ignore[operator]
-        if isinstance(op, (ast.Add, ast.Sub)) and isinstance(left, (int, float)) and isinstance(right, (int, float)):
-            return left + right if isinstance(op, ast.Add) else left - right
+            result = left | right
+        elif isinstance(op, ast.Mult) and isinstance(left, (str, list, tuple)) and isinstance(right, int):
+            result = left * right if len(left) * right <= _MOST else UNKNOWN
+        elif isinstance(left, numbers) and isinstance(right, numbers) and not isinstance(op, ast.BitOr):
+            small = all(not isinstance(v, int) or v.bit_length() <= _MOST // 2 for v in (left, right))
+            result = (left * right if isinstance(op, ast.Mult) else left + right if isinstance(op, ast.Add)
+                      else left - right) if small else UNKNOWN  # fmt: skip
+        elif isinstance(op, ast.Add) and isinstance(left, (str, list, tuple)) and type(left) is type(right):
+            result = left + right  # type: ignore[operator]
     except TypeError:
-        pass
-    return UNKNOWN
+        return UNKNOWN
+    sized = isinstance(result, (str, list, tuple, dict, set, frozenset))
+    return UNKNOWN if sized and len(result) > _MOST else result
 
 
 def _changed(body: list[ast.stmt]) -> set[str]:
