@@ -5,6 +5,7 @@ import json
 import os
 import shutil
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -367,7 +368,7 @@ def test_inline_dependencies_are_read():
     assert any(w.startswith("scripts/badmeta.py: its `# /// script` metadata is not valid TOML") for w in warnings)
 
 
-async def test_a_script_whose_inline_dependencies_are_here_runs_with_this_python_and_others_through_uv():
+async def test_a_script_whose_inline_dependencies_are_here_runs_with_this_python_and_others_through_uv(tmp_path):
     skill = FIXTURES / "inline-deps"
     async with served("serve", str(skill)) as client:  # uv is on PATH, but not needed: uv may be offline
         result = await client.call_tool("inline-deps", {"argv": ["present", "x"]})
@@ -375,10 +376,22 @@ async def test_a_script_whose_inline_dependencies_are_here_runs_with_this_python
         result = await client.call_tool("inline-deps", {"argv": ["isolated", "a", "b"]})
         out = dict(line.split("=", 1) for line in text(result).splitlines())
         assert (out["uv"], out["python"], out["skill"], out["args"]) == ("no", sys.executable, str(skill), "a b")
-        result = await client.call_tool("inline-deps", {"argv": ["older"]})  # wants packaging<22: uv provides it
-        assert not result.is_error, text(result)
-        out = dict(line.split("=", 1) for line in text(result).splitlines())
-        assert out["uv"] == "yes" and out["python"] != sys.executable and out["packaging"].startswith("21.")
+    wheel = tmp_path / "tinypkg-1.0-py3-none-any.whl"  # a package this Python lacks, which uv installs offline
+    with zipfile.ZipFile(wheel, "w") as z:
+        z.writestr("tinypkg/__init__.py", 'VALUE = "from the wheel"\n')
+        z.writestr("tinypkg-1.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: tinypkg\nVersion: 1.0\n")
+        z.writestr("tinypkg-1.0.dist-info/WHEEL", "Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n")
+        z.writestr("tinypkg-1.0.dist-info/RECORD", "")
+    wanting = tmp_path / "wanting"
+    (wanting / "scripts").mkdir(parents=True)
+    (wanting / "SKILL.md").write_text("---\nname: wanting\ndescription: Needs a package.\n---\n")
+    (wanting / "scripts" / "use.py").write_text(
+        f'# /// script\n# dependencies = ["tinypkg @ {wheel.as_uri()}"]\n# ///\n'
+        '"""Use the package."""\nimport os\nimport tinypkg\n\nprint(tinypkg.VALUE, "uv" if os.getenv("UV") else "")\n'
+    )
+    async with served("serve", str(wanting)) as client:
+        result = await client.call_tool("wanting", {"argv": ["use"]})
+        assert text(result).strip() == "from the wheel uv", text(result)
 
 
 def test_which_interpreter_runs_a_script_with_inline_metadata_is_logged(caplog):
@@ -390,11 +403,11 @@ def test_which_interpreter_runs_a_script_with_inline_metadata_is_logged(caplog):
     tree, _ = load(FIXTURES / "inline-deps")
     with caplog.at_level("DEBUG", logger="mcp_cli"):
         here = SubprocessHandler(node(tree, "present").handler, tree)
-        uv = SubprocessHandler(node(tree, "older").handler, tree)
+        uv = SubprocessHandler(dict(node(tree, "present").handler, dependencies=["packaging<22"]), tree)
     assert here.command[0] == sys.executable and Path(uv.command[0]).stem == "uv"
     said = [r.getMessage() for r in caplog.records]
     assert any(m.endswith("present.py: runs with this Python, which has its inline dependencies") for m in said)
-    assert any(m.endswith("older.py: runs through uv, as this Python lacks packaging<22") for m in said)
+    assert any(m.endswith("present.py: runs through uv, as this Python lacks packaging<22") for m in said)
     old = dict(node(tree, "isolated").handler, requires_python="<3")  # a Python this is not
     assert Path(SubprocessHandler(old, tree).command[0]).stem == "uv"
 
