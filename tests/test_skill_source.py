@@ -364,3 +364,48 @@ async def test_a_parser_built_in_helper_functions_is_read(tmp_path):
         result = await runtime.call(["words", "a.txt", "--min", "2", "--output", "x.json"])
         assert "'output': 'x.json', 'files': ['a.txt'], 'min': 2" in result.output, result.message
     assert params(node(tree, "words"))["min"].help == "Fewest letters (default 1)"
+
+
+CLASS_AND_PARENT_HELPERS = '''"""Sync files between two folders."""
+import argparse
+
+
+def common_parser():
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--dry-run", action="store_true", help="Show what would change")
+    return common
+
+
+class SyncTool:
+    def __init__(self):
+        self.parser = argparse.ArgumentParser(description="Sync files.", parents=[common_parser()])
+        self._add_paths(self.parser)
+
+    def _add_paths(self, parser):
+        parser.add_argument("source")
+        parser.add_argument("target")
+
+    def run(self):
+        print(vars(self.parser.parse_args()))
+
+
+if __name__ == "__main__":
+    SyncTool().run()
+'''
+
+
+@pytest.mark.anyio
+async def test_a_parser_built_in_methods_and_parent_factories_is_read(tmp_path):
+    from mcp_cli.engine.runtime import Runtime
+
+    skill = tmp_path / "sync"
+    (skill / "scripts").mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: sync\ndescription: Sync folders.\n---\n")
+    (skill / "scripts" / "sync.py").write_text(CLASS_AND_PARENT_HELPERS)
+    tree, warnings = load(skill)
+    assert warnings == []
+    sync = node(tree, "sync")
+    assert not sync.passthrough and list(params(sync)) == ["dry_run", "source", "target"]
+    async with Runtime(tree) as runtime:
+        result = await runtime.call(["sync", "a", "b", "--dry-run"])
+        assert "'dry_run': True, 'source': 'a', 'target': 'b'" in result.output, result.message

@@ -214,9 +214,15 @@ def _calls(node: ast.AST, skip: set[int]) -> list[tuple[ast.Call, str]]:
 def _helpers(mod: Module) -> dict[str, ast.FunctionDef | ast.AsyncFunctionDef]:
     """Functions followed where they are called: those that add arguments or parsers to a parameter
     (`def add_common(p): p.add_argument(...)`, `def add_list(subparsers): subparsers.add_parser(...)`), and those
-    that return a parser they make (`def build_parser(): ...; return parser`)."""
+    that return a parser they make (`def build_parser(): ...; return parser`); methods too, as `self.NAME`."""
     found = {}
-    for name, fn in mod.functions.items():
+    methods = [
+        (f"self.{f.name}", f)
+        for c in mod.classes.values()
+        for f in c.body
+        if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
+    ]
+    for name, fn in [*mod.functions.items(), *methods]:
         params = {a.arg for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs}
         receivers = {
             ast.unparse(n.func.value)
@@ -252,7 +258,7 @@ class _Reader:
     def follow(self, call: ast.Call, name: str, objects: dict[str, _Object]) -> _Object | None:
         """Follow a helper function at a call of it: what it returns, when that is a parser or group."""
         fn = self.helpers[name]
-        params = [a.arg for a in fn.args.posonlyargs + fn.args.args]
+        params = [a.arg for a in fn.args.posonlyargs + fn.args.args][1 if name.startswith("self.") else 0 :]
         bound = {p: ast.unparse(a) for p, a in zip(params, call.args, strict=False)} | {
             k.arg: ast.unparse(k.value) for k in call.keywords if k.arg
         }
@@ -272,6 +278,13 @@ class _Reader:
         self.followed[name] = result if not bound else self.followed.get(name)
         return result
 
+    def helper(self, call: ast.Call) -> str:
+        """The helper a call calls (`build_parser(...)`, `self.add_common(...)`), or ''."""
+        func = call.func
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in ("self", "cls"):
+            return f"self.{func.attr}" if f"self.{func.attr}" in self.helpers else ""
+        return func.id if isinstance(func, ast.Name) and func.id in self.helpers else ""
+
     def step(self, call: ast.Call, target: str, objects: dict[str, _Object]) -> None:
         mod = self.mod
         func = mod.dotted(call.func)
@@ -280,13 +293,18 @@ class _Reader:
             ast.unparse(call.func.value) if isinstance(call.func, ast.Attribute) else ""
         )
         inner = call.func.value if isinstance(call.func, ast.Attribute) else None
-        if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name) and inner.func.id in self.helpers:
-            owner = self.follow(inner, inner.func.id, objects)  # build_parser().parse_args()
-        if isinstance(call.func, ast.Name) and call.func.id in self.helpers:
-            made = self.follow(call, call.func.id, objects)
+        if isinstance(inner, ast.Call) and self.helper(inner):
+            owner = self.follow(inner, self.helper(inner), objects)  # build_parser().parse_args()
+        if self.helper(call):
+            made = self.follow(call, self.helper(call), objects)
             if made is not None and target:
                 objects[target] = made
         elif func in ("argparse.ArgumentParser", "ArgumentParser"):
+            listed = _listed(mod, mod.kwargs(call).get("parents"))
+            for made_by in listed.elts if isinstance(listed, (ast.List, ast.Tuple)) else []:
+                made = self.follow(made_by, self.helper(made_by), objects) if isinstance(made_by, ast.Call) else None
+                if isinstance(made, _Parser):  # parents=[common_parser()]
+                    self.parsers.append((ast.unparse(made_by), made))
             parser = _parser_from(mod, call)
             self.parsers.append((target, parser))
             if target:
@@ -330,10 +348,11 @@ def read(mod: Module, launch: list[str]) -> tuple[Node | None, list[str]]:
     """The interface of an argparse script as a node (a group when it has subcommands), or None if none is found;
     its commands run `launch` followed by their subcommand words."""
     reader = _Reader(mod)
-    reader.body(mod.tree, {})
+    objects: dict[str, _Object] = {}
+    reader.body(mod.tree, objects)
     for name, fn in reader.helpers.items():  # never called: what it adds to its parameters cannot be followed
         if name not in reader.followed:
-            reader.follow(ast.Call(ast.Name(name), [], [], lineno=fn.lineno), name, {})
+            reader.follow(ast.Call(ast.Name(name), [], [], lineno=fn.lineno), name, objects)
     parsers, untracked = reader.parsers, reader.untracked
     if not parsers:
         return None, []
@@ -342,11 +361,11 @@ def read(mod: Module, launch: list[str]) -> tuple[Node | None, list[str]]:
     if untracked:  # a flag we could not see would be rejected although the script takes it
         where = untracked[0]
         return None, [f"arguments added where they cannot be followed statically ({where}); passing argv through"]
-    used_as_parent = {name for _, p in parsers for name in p.parents}
+    used_as_parent = {id(named[name]) for _, p in parsers for name in p.parents}
     for _, p in parsers:
         _inherit(p, named, set())
     subs = {id(c) for _, p in parsers for c in p.children}
-    tops = [(t, p) for t, p in parsers if t not in used_as_parent and id(p) not in subs]
+    tops = [(t, p) for t, p in parsers if id(p) not in used_as_parent | subs]
     root = next((p for _, p in tops if id(p) in reader.parsed), tops[0][1] if tops else parsers[0][1])
     warnings: list[str] = []
     return _to_node(root, launch, [], warnings), warnings
