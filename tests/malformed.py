@@ -151,6 +151,15 @@ CASES: dict[str, Case] = {
     "script-syntax-error": Case(
         warnings=["scripts/broken.py: syntax error at line 4: invalid syntax; skipped"], paths=HELLO
     ),
+    "script-hostile-values": Case(  # values that would blow up a reader that builds them, a helper without end
+        warnings=[
+            "scripts/spiral.py: arguments added where they cannot be followed statically (add() called inside itself "
+            "at line 7); passing argv through",
+            "scripts/twice.py: a broken script: it has more than one `# /// script` block, which PEP 723 forbids and "
+            "uv refuses; keep one",
+        ],
+        paths=["grow", "hello", "spiral", "twice", "docs", "docs skill"],
+    ),
     "script-binary": Case(
         warnings=["scripts/blob.py: a binary file (it has NUL bytes), not Python source; skipped"], paths=HELLO
     ),

@@ -186,6 +186,24 @@ def test_the_runtime_closure_follows_lazy_imports_and_refuses_build_only_ones(tm
     assert not any(r.startswith(("numpy", "wordllama")) for r in real.requirements)
 
 
+def test_a_script_with_two_metadata_blocks_is_reported_by_the_build_and_frozen_as_broken(tmp_path):
+    skill = tmp_path / "fetcher"
+    (skill / "scripts").mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: fetcher\ndescription: Fetch pages.\n---\nRun fetch.\n")
+    (skill / "scripts" / "fetch.py").write_text(
+        '# /// script\n# dependencies = ["pyyaml"]\n# ///\n# /// script\n# requires-python = ">=3.10"\n# ///\n'
+        '"""Fetch a page."""\nprint("fetched")\n'
+    )
+    proc = build(skill, tmp_path / "out")
+    assert (
+        "warning: scripts/fetch.py: a broken script: it has more than one `# /// script` block, which PEP 723 "
+        "forbids and uv refuses; keep one" in proc.stderr
+    )
+    frozen = json.loads(next((tmp_path / "out").rglob("mcp-cli-tree.json")).read_text())  # its calls say why
+    fetch = next(c for c in frozen["root"]["children"] if c["name"] == "fetch")
+    assert fetch["handler"]["broken"].startswith("it has more than one `# /// script` block")
+
+
 def test_build_refuses_to_overwrite_a_foreign_folder(tmp_path):
     (tmp_path / "mine.txt").write_text("precious")
     proc = subprocess.run(

@@ -5,6 +5,7 @@ import json
 import os
 import shutil
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -70,7 +71,7 @@ def test_plain_argv_scripts_are_commands_and_libraries_are_not():
     assert warnings == []
     count, shout = node(tree, "wordcount"), node(tree, "shout")
     assert count.passthrough and count.summary == "Count the words of each file given."
-    assert "Usage: wordcount.py FILE [FILE ...]" in count.usage
+    assert "Usage: plain-argv wordcount FILE [FILE ...]" in count.usage  # as the agent calls it
     assert shout.summary == "Print the arguments in capitals."  # no docstring: its leading comments
     assert node(tree, "empty-check").summary == "Report whether each file given is empty."  # after its imports
 
@@ -82,7 +83,8 @@ async def test_a_plain_argv_script_runs_end_to_end(tmp_path):
         assert not result.is_error, text(result)
         assert text(result).strip() == f"{tmp_path / 'a.txt'}: 3"
         result = await client.call_tool("plain-argv", {"command": "wordcount --help"})
-        assert "Count the words of each file given." in text(result) and "Usage: wordcount.py" in text(result)
+        assert "Count the words of each file given." in text(result)
+        assert "Usage: plain-argv wordcount FILE" in text(result)
         result = await client.call_tool("plain-argv", {"argv": ["shout", "hi", "there"]})
         assert text(result).strip() == "HI THERE"
 
@@ -311,7 +313,7 @@ def test_a_long_run_of_blank_lines_does_not_stall_reading_a_script(tmp_path):
     (skill / "scripts" / "echo.js").write_text(f"// Ask.\n{blank}process.stdin.pipe(process.stdout);\n")
     tree, _ = load(skill)
     assert node(tree, "ask").handler["stdin"] and node(tree, "echo").handler["stdin"]
-    assert "Usage: ask.sh" in node(tree, "ask").usage
+    assert "Usage: padded ask" in node(tree, "ask").usage  # the script named as the agent calls it
 
 
 async def test_stdin_text_or_file_is_written_to_the_script(tmp_path):
@@ -360,19 +362,68 @@ async def test_stdin_end_to_end():
 def test_inline_dependencies_are_read():
     tree, warnings = load(FIXTURES / "inline-deps")
     assert node(tree, "isolated").handler["dependencies"] == []
+    assert node(tree, "isolated").handler["requires_python"] == ">=3.8"
     assert node(tree, "fetch").handler["dependencies"] == ["mcp-cli-test-absent-package>=1.0", "pyyaml"]
     assert "dependencies" not in node(tree, "badmeta").handler
     assert any(w.startswith("scripts/badmeta.py: its `# /// script` metadata is not valid TOML") for w in warnings)
 
 
-async def test_a_script_with_inline_metadata_runs_through_uv():
+async def test_a_script_whose_inline_dependencies_are_here_runs_with_this_python_and_others_through_uv(tmp_path):
     skill = FIXTURES / "inline-deps"
-    async with served("serve", str(skill)) as client:
+    async with served("serve", str(skill)) as client:  # uv is on PATH, but not needed: uv may be offline
+        result = await client.call_tool("inline-deps", {"argv": ["present", "x"]})
+        assert not result.is_error and text(result) == "args:\n- x\n", text(result)
         result = await client.call_tool("inline-deps", {"argv": ["isolated", "a", "b"]})
-        assert not result.is_error, text(result)
         out = dict(line.split("=", 1) for line in text(result).splitlines())
-        assert out["uv"] == "yes" and out["python"] != sys.executable
-        assert (out["skill"], out["args"]) == (str(skill), "a b")
+        assert (out["uv"], out["python"], out["skill"], out["args"]) == ("no", sys.executable, str(skill), "a b")
+    wheel = tmp_path / "tinypkg-1.0-py3-none-any.whl"  # a package this Python lacks, which uv installs offline
+    with zipfile.ZipFile(wheel, "w") as z:
+        z.writestr("tinypkg/__init__.py", 'VALUE = "from the wheel"\n')
+        z.writestr("tinypkg-1.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: tinypkg\nVersion: 1.0\n")
+        z.writestr("tinypkg-1.0.dist-info/WHEEL", "Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n")
+        z.writestr("tinypkg-1.0.dist-info/RECORD", "")
+    wanting = tmp_path / "wanting"
+    (wanting / "scripts").mkdir(parents=True)
+    (wanting / "SKILL.md").write_text("---\nname: wanting\ndescription: Needs a package.\n---\n")
+    (wanting / "scripts" / "use.py").write_text(
+        f'# /// script\n# dependencies = ["tinypkg @ {wheel.as_uri()}"]\n# ///\n'
+        '"""Use the package."""\nimport os\nimport tinypkg\n\nprint(tinypkg.VALUE, "uv" if os.getenv("UV") else "")\n'
+    )
+    async with served("serve", str(wanting)) as client:
+        result = await client.call_tool("wanting", {"argv": ["use"]})
+        assert text(result).strip() == "from the wheel uv", text(result)
+
+
+def test_which_interpreter_runs_a_script_with_inline_metadata_is_logged(caplog):
+    from mcp_cli.handlers.subprocess import SubprocessHandler, _installed
+
+    assert _installed("PyYAML>=5") and _installed("x; python_version < '3'")  # met, or not needed here
+    assert not _installed("pyyaml<5") and not _installed("mcp-cli-test-absent-package")
+    assert not _installed("pyyaml @ https://example.invalid/pyyaml.whl")  # a direct reference is never assumed
+    tree, _ = load(FIXTURES / "inline-deps")
+    with caplog.at_level("DEBUG", logger="mcp_cli"):
+        here = SubprocessHandler(node(tree, "present").handler, tree)
+        uv = SubprocessHandler(dict(node(tree, "present").handler, dependencies=["packaging<22"]), tree)
+    assert here.command[0] == sys.executable and Path(uv.command[0]).stem == "uv"
+    said = [r.getMessage() for r in caplog.records]
+    assert any(m.endswith("present.py: runs with this Python, which has its inline dependencies") for m in said)
+    assert any(m.endswith("present.py: runs through uv, as this Python lacks packaging<22") for m in said)
+    old = dict(node(tree, "isolated").handler, requires_python="<3")  # a Python this is not
+    assert Path(SubprocessHandler(old, tree).command[0]).stem == "uv"
+
+
+async def test_a_script_with_two_metadata_blocks_is_broken_at_build_and_call():
+    tree, warnings = load(FIXTURES / "inline-deps")
+    assert (
+        "scripts/twice.py: a broken script: it has more than one `# /// script` block, which PEP 723 forbids and uv "
+        "refuses; keep one" in warnings
+    )
+    async with Runtime(tree) as runtime:
+        result = await runtime.call(["twice"])
+    assert result.error == "handler" and result.message == (
+        "Error: `inline-deps twice` cannot run: it has more than one `# /// script` block, which PEP 723 forbids and "
+        "uv refuses; keep one"
+    )
 
 
 async def test_without_uv_inline_dependencies_must_be_installed():
@@ -399,19 +450,167 @@ def test_help_comes_from_header_comments_not_annotations():
     tree, _ = load(FIXTURES / "comments")
     build, deploy = node(tree, "build"), node(tree, "deploy")
     assert build.summary == "Build the site into a folder."  # not "Exit on error", which annotates `set -e`
-    assert "Usage: build.sh [--watch] OUT" in build.usage and "Exit on error" not in build.usage
+    assert "Usage: comments build [--watch] OUT" in build.usage and "Exit on error" not in build.usage
     init = node(tree, "init")  # its comments only annotate lines of code; its usage is in an echo
-    assert (init.summary, init.usage) == ("", "Usage: init.sh NAME")
+    assert (init.summary, init.usage) == ("", "Usage: comments init NAME")
     assert deploy.summary == "Deploy the site to ENV (staging or production)."  # from its usage() here-document
-    assert "Usage: deploy.sh ENV" in deploy.usage and "shellcheck" not in deploy.usage
+    assert "Usage: comments deploy ENV" in deploy.usage and "shellcheck" not in deploy.usage
     annotate = node(tree, "annotate")
     assert annotate.summary == "Annotate a text file with line numbers."
-    assert "Usage:\n  node annotate.js FILE [--start N]" in annotate.usage
-    assert "Example:\n  node annotate.js notes.txt --start 10" in annotate.usage
+    assert "Usage:\n  comments annotate FILE [--start N]" in annotate.usage
+    assert "Example:\n  comments annotate notes.txt --start 10" in annotate.usage
     assert "numbered from 1" in annotate.usage
     tidy = node(tree, "tidy")  # a Python script without a docstring, under a licence header
     assert tidy.summary == "Tidy the whitespace of the files given."
-    assert tidy.usage == "Tidy the whitespace of the files given.\nUsage: tidy.py FILE [FILE ...]"
+    assert tidy.usage == "Tidy the whitespace of the files given.\n\nUsage: comments tidy FILE [FILE ...]"
     greet = node(tree, "greet")
-    assert (greet.summary, greet.usage) == ("Greet someone by name.", "Greet someone by name.\n\nUsage: greet.mjs NAME")
+    assert greet.summary == "Greet someone by name."
+    assert greet.usage == "Greet someone by name.\n\nUsage: comments greet NAME"
     assert isinstance(greet, Command) and greet.handler["command"][0] == "node"
+
+
+# Help that reads right: a summary said once, usage lines as the agent calls the command
+
+OFFICE_PACK = '''#!/usr/bin/env python3
+"""Pack a directory into a DOCX, PPTX, or XLSX file.
+
+Validates the XML first, then zips the directory.
+
+Usage:
+    python scripts/office/pack.py <input_directory> <output_file> [--validate true|false]
+
+Examples:
+    python pack.py unpacked/ output.docx
+    python3 scripts/office/pack.py unpacked/ output.pptx --validate false
+
+Unpack a file first with: python scripts/office/unpack.py document.docx unpacked/
+"""
+import argparse
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description="Pack a directory into a DOCX, PPTX, or XLSX file")
+    parser.add_argument("input_directory", help="Unpacked Office document directory")
+    parser.add_argument("output_file", help="Output Office file")
+    parser.add_argument("--validate", default="true", help="Validate first")
+    print(vars(parser.parse_args()))
+'''
+
+OFFICE_UNPACK = """import sys
+
+if len(sys.argv) != 3:
+    print(f"Usage: {sys.argv[0]} <office_file> <output_dir>")
+    sys.exit(1)
+print(sys.argv[1:])
+"""
+
+CHECK_BOXES = """import json
+import sys
+
+# Script for the agent to run to check the bounding boxes of form fields.
+
+
+def main():
+    if len(sys.argv) != 2:
+        print("Usage: check_bounding_boxes.py [fields.json]")
+        sys.exit(1)
+    print(json.load(open(sys.argv[1])))
+
+
+main()
+"""
+
+INIT_SH = """#!/bin/bash
+set -e
+if [ -z "$1" ]; then
+  echo "Usage: ./create-react-app.sh <project-name>"
+  exit 1
+fi
+echo "created $1"
+"""
+
+
+async def test_a_scripts_own_usage_lines_name_the_command_the_agent_calls(tmp_path):
+    skill = tmp_path / "office"
+    (skill / "scripts" / "office").mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: office\ndescription: Office documents as XML.\n---\nSee scripts.\n")
+    (skill / "scripts" / "office" / "pack.py").write_text(OFFICE_PACK)
+    (skill / "scripts" / "office" / "unpack.py").write_text(OFFICE_UNPACK)
+    (skill / "scripts" / "check_bounding_boxes.py").write_text(CHECK_BOXES)
+    (skill / "scripts" / "init-app.sh").write_text(INIT_SH)
+    (skill / "scripts" / "review.py").write_text('"""Poster check\nUsage: review.py poster.pdf\n"""\nprint(1)\n')
+    tree, _ = load(skill)
+    async with Runtime(tree) as runtime:
+        pack = (await runtime.call(["office", "pack", "--help"])).text()
+        assert pack == (
+            "Usage:\n  office office pack [options] INPUT_DIRECTORY OUTPUT_FILE\n\n"
+            "Pack a directory into a DOCX, PPTX, or XLSX file.\n\n"  # once, not once per source
+            "Validates the XML first, then zips the directory.\n\n"
+            "Usage:\n    office office pack <input_directory> <output_file> [--validate true|false]\n\n"
+            "Examples:\n    office office pack unpacked/ output.docx\n"
+            "    office office pack unpacked/ output.pptx --validate false\n\n"
+            "Unpack a file first with: office office unpack document.docx unpacked/\n\n"
+            "Arguments:\n  INPUT_DIRECTORY  Unpacked Office document directory\n"
+            "  OUTPUT_FILE      Output Office file\n\n"
+            "Options:\n  --validate TEXT  Validate first (default: true)\n"
+        )
+        assert (
+            "Usage: office office unpack <office_file> <output_dir>"
+            in (await runtime.call(["office", "unpack", "--help"])).text()
+        )
+        boxes = (await runtime.call(["check-bounding-boxes", "--help"])).text()
+        assert "Usage: office check-bounding-boxes [fields.json]" in boxes and "check_bounding_boxes.py" not in boxes
+        assert "Usage: office init-app <project-name>" in (await runtime.call(["init-app", "--help"])).text()
+        review = (await runtime.call(["review", "--help"])).text()  # the usage line is not part of the summary
+        assert review.count("Poster check") == 1 and "\n\nUsage: office review poster.pdf\n" in review
+        # the rewritten lines work as written
+        result = await runtime.call(["office", "pack", "unpacked/", "output.pptx", "--validate", "false"])
+        assert "'validate': 'false'" in result.output, result.message
+    assert tree.root.child("office").child("pack").summary == "Pack a directory into a DOCX, PPTX, or XLSX file."
+    async with served("serve", str(skill)) as client:  # the same over MCP
+        result = await client.call_tool("office", {"command": "check-bounding-boxes --help"})
+        assert "Usage: office check-bounding-boxes [fields.json]" in text(result)
+
+
+def test_usage_lines_follow_the_manifest_and_name_subcommands(tmp_path):
+    skill = tmp_path / "notes"
+    (skill / "scripts").mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: notes\ndescription: Notes.\n---\n")
+    (skill / "mcp-cli.yaml").write_text("steps:\n  - move: {from: store, to: data store}\n")
+    (skill / "scripts" / "store.py").write_text(
+        '"""Keep notes.\n\nExamples:\n    python -m scripts.store list --limit 3\n    %(prog)s put "a note"\n"""\n'
+        "import argparse\n\n"
+        "p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)\n"
+        "sub = p.add_subparsers(dest='cmd')\nls = sub.add_parser('list', help='List notes')\n"
+        "ls.add_argument('--limit', type=int)\n"
+        "ls.description = 'List the notes.'\nput = sub.add_parser('put', help='Add a note',\n"
+        "    description='Add a note to the store. Usage: python store.py put TEXT')\n"
+        "put.add_argument('text')\np.parse_args()\n"
+    )
+    tree, _ = load(skill)
+    group = tree.root.child("data").child("store")
+    assert group.description == (
+        'Keep notes.\n\nExamples:\n    notes data store list --limit 3\n    notes data store put "a note"'
+    )
+    put = group.child("put")
+    assert put.summary == "Add a note to the store." and put.description.endswith("Usage: notes data store put TEXT")
+
+
+@pytest.mark.parametrize(
+    "summary, description, said",
+    [
+        ("Add comments to DOCX files", "Add comments to DOCX files.\n\nMore.", "Add comments to DOCX files."),
+        ("Create thumbnail grids", "Create thumbnail grids from slides.\n\nMore.", "Create thumbnail grids from "
+         "slides."),
+        ("Run the server", "Start one database, then clean up.\n\nMore.", "Run the server"),  # says other things
+        ("Filter using medchem", "Filter using medchem\n\nFilter using the medchem library.\n\nMore.", "Filter using "
+         "the medchem library."),  # an argparse description over the docstring as its epilog
+    ],
+)  # fmt: skip
+def test_a_summary_the_description_restates_is_said_once(summary, description, said):
+    from mcp_cli.engine.help import command_help
+    from mcp_cli.sources.skill.helptext import said_once
+
+    cmd = Command(name="x", summary=summary, description=description)
+    said_once(cmd)
+    assert cmd.summary == said
+    assert command_help("tool x", cmd).count(said) == 1 and "More." in command_help("tool x", cmd)

@@ -56,7 +56,7 @@ def test_passthrough_scripts_get_help_from_docstring_or_comments():
     tree, _ = load(SKILLS / "argtool")
     raw, count = node(tree, "raw-echo"), node(tree, "count")
     assert raw.passthrough and raw.summary == "Echo the raw arguments, one per line."
-    assert "Usage: raw_echo.py" in raw.usage
+    assert "Usage: argtool raw-echo" in raw.usage
     assert count.passthrough and count.summary == "Count the arguments given."
     assert count.handler["command"][0] == "bash"
 
@@ -186,7 +186,7 @@ def test_arguments_added_out_of_sight_make_the_script_pass_argv_through(tmp_path
         '"""Tool with shared options."""\nimport argparse\n\n\ndef add_common(p):\n'
         '    p.add_argument("--verbose", action="store_true")\n\n\n'
         'if __name__ == "__main__":\n    parser = argparse.ArgumentParser()\n    parser.add_argument("--name")\n'
-        "    add_common(parser)\n    print(parser.parse_args())\n"
+        "    for each in PARSERS:\n        add_common(each)\n    print(parser.parse_args())\n"
     )
     tree, warnings = load(skill)
     tool = node(tree, "tool")
@@ -207,3 +207,205 @@ def test_click_command_with_a_decorator_of_its_own_passes_argv_through(tmp_path)
     tree, warnings = load(skill)
     assert node(tree, "tool").passthrough
     assert any("@common on main may add options" in w for w in warnings)
+
+
+CONSTANT_CHOICES = '''"""Render a chart from a CSV file."""
+import argparse
+import os
+
+FORMATS = {"png": "image/png", "svg": "image/svg+xml", "pdf": "application/pdf"}
+STYLES = ("line", "bar")
+THEMES = ["light", "dark"]
+THEMES.append("sepia")  # changed in place: not a constant
+DEFAULT_DPI = 150
+SIZES = [480, 720] + [1080]
+
+
+def main():
+    parser = argparse.ArgumentParser(description="Render a chart.")
+    parser.add_argument("csv")
+    parser.add_argument("--format", choices=list(FORMATS), default="png")
+    parser.add_argument("--mime", choices=FORMATS.keys())
+    parser.add_argument("--style", choices=sorted(STYLES), help="Chart style")
+    parser.add_argument("--theme", choices=THEMES)
+    parser.add_argument("--dpi", type=int, default=DEFAULT_DPI)
+    parser.add_argument("--height", type=int, choices=SIZES, default=SIZES[0])
+    parser.add_argument("--out", default=os.getcwd(), help="Where to write")
+    print(vars(parser.parse_args()))
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+CLICK_CHOICES = """import click
+
+UNITS = {"metric": 1.0, "imperial": 2.2}
+
+
+@click.command()
+@click.option("--unit", type=click.Choice(list(UNITS)), default="metric")
+@click.option("--lang", type=click.Choice(available_languages()))
+def main(unit, lang):
+    click.echo(unit)
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+@pytest.mark.anyio
+async def test_choices_and_defaults_given_by_constants_are_shown_and_checked(tmp_path):
+    from mcp_cli.engine.runtime import Runtime
+
+    skill = tmp_path / "charts"
+    (skill / "scripts").mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: charts\ndescription: Charts from CSV files.\n---\n")
+    (skill / "scripts" / "render.py").write_text(CONSTANT_CHOICES)
+    (skill / "scripts" / "weigh.py").write_text(CLICK_CHOICES)
+    tree, _ = load(skill)
+    got = params(node(tree, "render"))
+    assert got["format"].choices == ["png", "svg", "pdf"] and got["format"].default == "png"
+    assert got["mime"].choices == ["png", "svg", "pdf"] and got["style"].choices == ["bar", "line"]
+    assert got["dpi"].default == 150 and got["height"].choices == [480, 720, 1080] and got["height"].default == 480
+    assert got["theme"].choices is None  # changed in place: computed
+    assert got["theme"].help == "(choices computed by the script, passed to it unchecked)"
+    assert got["out"].default is None and got["out"].help == "Where to write (default computed by the script)"
+    weigh = params(node(tree, "weigh"))
+    assert weigh["unit"].choices == ["metric", "imperial"] and weigh["lang"].choices is None
+    assert "choices computed by the script" in weigh["lang"].help
+    async with Runtime(tree) as runtime:
+        help_text = (await runtime.call(["render", "--help"])).text()
+        assert "--format {png,svg,pdf}" in help_text and "(default: 150)" in help_text
+        refused = await runtime.call(["render", "data.csv", "--format", "gif"])
+        assert refused.error == "usage" and "'gif'" in refused.message and "'svg'" in refused.message
+        result = await runtime.call(["render", "data.csv", "--theme", "sepia", "--height", "720"])
+        assert "'theme': 'sepia'" in result.output and "'height': 720" in result.output, result.message
+
+
+PARSER_IN_HELPERS = '''"""Keep notes in a local store."""
+import argparse
+
+
+def main():
+    parser = get_parser()
+    args = parser.parse_args()
+    print(vars(args))
+
+
+def add_common(p, store=True):
+    p.add_argument("--store", default="notes.db", help="Store file")
+    if store:
+        p.add_argument("-q", "--quiet", action="store_true")
+
+
+def add_list_command(subparsers):
+    cmd = subparsers.add_parser("list", help="List notes.")
+    add_common(cmd)
+    cmd.add_argument("--limit", type=int, default=10)
+    return cmd
+
+
+def get_parser():
+    parser = argparse.ArgumentParser(description="Keep notes.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    add_list_command(sub)
+    put = sub.add_parser("put", help="Add a note.")
+    put.add_argument("text")
+    add_common(p=put)
+    return parser
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+BUILD_PARSER = """import argparse
+
+MIN = 1
+
+
+def build_parser() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)  # made first, but a parent: not the program's parser
+    common.add_argument("--output", help="Write JSON here")
+    parents = [common]
+    p = argparse.ArgumentParser(description="Count words in files.", parents=parents)
+    p.add_argument("files", nargs="+")
+    p.add_argument("--min", type=int, default=MIN, help=f"Fewest letters (default {MIN})")
+    return p
+
+
+if __name__ == "__main__":
+    print(vars(build_parser().parse_args()))
+"""
+
+
+@pytest.mark.anyio
+async def test_a_parser_built_in_helper_functions_is_read(tmp_path):
+    from mcp_cli.engine.runtime import Runtime
+
+    skill = tmp_path / "notes"
+    (skill / "scripts").mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: notes\ndescription: Notes in a local store.\n---\n")
+    (skill / "scripts" / "store.py").write_text(PARSER_IN_HELPERS)
+    (skill / "scripts" / "words.py").write_text(BUILD_PARSER)
+    tree, warnings = load(skill)
+    assert not [w for w in warnings if "store.py" in w or "words.py" in w]
+    assert [" ".join(p) for p, _ in tree.walk()][:4] == ["store", "store list", "store put", "words"]
+    assert set(params(node(tree, "store list"))) == {"store", "quiet", "limit"}
+    assert set(params(node(tree, "store put"))) == {"text", "store", "quiet"}
+    assert node(tree, "store list").summary == "List notes." and not node(tree, "words").passthrough
+    async with Runtime(tree) as runtime:
+        result = await runtime.call(["store", "list", "--limit", "3", "-q"])
+        assert "'limit': 3" in result.output and "'quiet': True" in result.output, result.message
+        refused = await runtime.call(["store", "put", "hi", "--limit", "3"])
+        assert refused.error == "usage" and "--limit" in refused.message
+        result = await runtime.call(["words", "a.txt", "--min", "2", "--output", "x.json"])
+        assert "'output': 'x.json', 'files': ['a.txt'], 'min': 2" in result.output, result.message
+    assert params(node(tree, "words"))["min"].help == "Fewest letters (default 1)"
+
+
+CLASS_AND_PARENT_HELPERS = '''"""Sync files between two folders."""
+import argparse
+
+
+def common_parser():
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--dry-run", action="store_true", help="Show what would change")
+    return common
+
+
+class SyncTool:
+    def __init__(self):
+        self.parser = argparse.ArgumentParser(description="Sync files.", parents=[common_parser()])
+        self._add_paths(self.parser)
+
+    def _add_paths(self, parser):
+        parser.add_argument("source")
+        parser.add_argument("target")
+
+    def run(self):
+        print(vars(self.parser.parse_args()))
+
+
+if __name__ == "__main__":
+    SyncTool().run()
+'''
+
+
+@pytest.mark.anyio
+async def test_a_parser_built_in_methods_and_parent_factories_is_read(tmp_path):
+    from mcp_cli.engine.runtime import Runtime
+
+    skill = tmp_path / "sync"
+    (skill / "scripts").mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: sync\ndescription: Sync folders.\n---\n")
+    (skill / "scripts" / "sync.py").write_text(CLASS_AND_PARENT_HELPERS)
+    tree, warnings = load(skill)
+    assert warnings == []
+    sync = node(tree, "sync")
+    assert not sync.passthrough and list(params(sync)) == ["dry_run", "source", "target"]
+    async with Runtime(tree) as runtime:
+        result = await runtime.call(["sync", "a", "b", "--dry-run"])
+        assert "'dry_run': True, 'source': 'a', 'target': 'b'" in result.output, result.message

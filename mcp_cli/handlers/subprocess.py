@@ -14,9 +14,12 @@ in a line, and sent whole as an embedded resource with its MIME type (up to MAX_
 Optional keys:
 - `"stdin": true`: the command takes `--stdin TEXT` (or `@FILE`, relative to where it runs), taken out of the
   tokens and written to its standard input; otherwise its input is empty (/dev/null).
-- `"dependencies": [...]` (a Python script's inline metadata, PEP 723): it runs through `uv run --script`
-  when `uv` is on the command's PATH; without uv, with `{python}` if each dependency is installed, else the
-  call fails in one line naming the missing ones and how to get them.
+- `"dependencies": [...]` and `"requires_python": "..."` (a Python script's inline metadata, PEP 723): it runs
+  with `{python}` when this Python meets them (each distribution installed at a version its specifier allows),
+  else through `uv run --script` when `uv` is on the command's PATH, else the call fails in one line naming the
+  missing ones and how to get them. Which one is logged when the handler is made (`mcp_cli` logger: INFO for
+  uv or a failure, which a served skill prints on stderr; DEBUG for this Python).
+- `"broken": "why"`: the script cannot run (two `# /// script` blocks, say); a call fails saying why.
 - `"before": [{flag: values}, ...]`: one mapping per subcommand word at the end of `command`; those options (and
   their values), wherever given, are moved in front of that word, where argparse reads a parent parser's options.
 """
@@ -24,8 +27,10 @@ Optional keys:
 from __future__ import annotations
 
 import fnmatch
+import logging
 import math
 import os
+import platform
 import re
 import shutil
 import subprocess
@@ -45,6 +50,7 @@ from ..types import at_file
 from .base import WHOLE, WHOLE_MAX, Call, check_timeout, may, need, timeout_of
 from .processes import ended, guarded, kill_group, started
 
+log = logging.getLogger("mcp_cli")
 _STDERR_TAIL = 2_000
 _HELD = 1.0  # seconds to finish reading a command's output once it has exited
 STDIN_FLAG = "--stdin"  # the option of a command that reads its standard input (reference: "stdin": true)
@@ -119,16 +125,63 @@ def _decoded(out: _Kept) -> tuple[str, bool]:
 
 
 def _installed(requirement: str) -> bool:
-    """Whether the distribution a requirement (`requests>=2`, `rich[jupyter]`) names is installed here."""
+    """Whether this Python has what a requirement (`requests>=2`, `rich[jupyter]`, `x; python_version<'3.11'`) asks:
+    the distribution installed at a version its specifier allows, and the distributions its extras add. A
+    requirement whose marker excludes this Python is met; a direct reference (`x @ URL`) is not. Without
+    `packaging` (a built server need not have it), only whether the distribution is installed."""
     from importlib import metadata  # only for scripts with inline dependencies: not at every start
 
-    name = re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", requirement)
-    if name is None:
-        return False
     try:
-        return bool(metadata.version(name.group(1)))
-    except metadata.PackageNotFoundError:
+        from packaging.requirements import InvalidRequirement, Requirement
+    except ImportError:
+        name = re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", requirement)
+        return name is not None and _version(name.group(1)) is not None
+    try:
+        req = Requirement(requirement)
+    except InvalidRequirement:
         return False
+    if req.marker is not None and not req.marker.evaluate({"extra": ""}):
+        return True
+    version = _version(req.name)
+    if version is None or req.url or not req.specifier.contains(version, prereleases=True):
+        return False
+    for extra in req.extras:
+        for line in metadata.requires(req.name) or []:
+            needed = Requirement(line)
+            if needed.marker is not None and "extra" in str(needed.marker) and needed.marker.evaluate({"extra": extra}):
+                needed.marker = None
+                if not _installed(str(needed)):
+                    return False
+    return True
+
+
+def _version(distribution: str) -> str | None:
+    from importlib import metadata
+
+    try:
+        return metadata.version(distribution)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def _python_meets(specifier: str) -> bool:
+    """Whether this Python's version is one a `requires-python` specifier allows (unknown without `packaging`)."""
+    try:
+        from packaging.specifiers import InvalidSpecifier, SpecifierSet
+    except ImportError:
+        return True
+    try:
+        return SpecifierSet(specifier).contains(platform.python_version(), prereleases=True)
+    except InvalidSpecifier:
+        return False
+
+
+def _runner(missing: list[str], uv: str | None) -> str:
+    """How a script with inline metadata runs, said in a line."""
+    if not missing:
+        return "runs with this Python, which has its inline dependencies"
+    said = ", ".join(missing)
+    return f"runs through uv, as this Python lacks {said}" if uv else f"cannot run: needs {said}, and uv is not on PATH"
 
 
 _MISSING_MODULE = re.compile(r"^ModuleNotFoundError: No module named '([^']+)'", re.MULTILINE)
@@ -169,13 +222,18 @@ class SubprocessHandler:
         self.stdin = bool(ref.get("stdin"))
         self.before: list[dict[str, int]] = ref.get("before", [])
         self.missing: list[str] = []
+        self.broken: str = ref.get("broken", "")
         if "dependencies" in ref:
-            uv = shutil.which("uv", path=self.env.get("PATH"))
+            self.missing = [d for d in ref["dependencies"] if not _installed(d)]
+            if "requires_python" in ref and not _python_meets(ref["requires_python"]):
+                self.missing.append(f"Python {ref['requires_python']}")
+            uv = shutil.which("uv", path=self.env.get("PATH")) if self.missing else None
             if uv:
                 self.command = [uv, "run", "--quiet", "--script", *self.command[1:]]
                 self.launch = guarded(self.command)
-            else:
-                self.missing = [d for d in ref["dependencies"] if not _installed(d)]
+            script = next((x for x in reversed(self.command) if x.endswith(".py")), self.command[-1])
+            log.log(logging.INFO if self.missing else logging.DEBUG, "%s: %s", script, _runner(self.missing, uv))
+            self.missing = [] if uv else self.missing
 
     @staticmethod
     def check(ref: dict[str, Any]) -> None:
@@ -186,6 +244,8 @@ class SubprocessHandler:
         may(ref, "inherit", list, "a list of variable names or patterns", str)
         may(ref, "stdin", bool, "true or false")
         may(ref, "dependencies", list, "a list of requirements", str)
+        may(ref, "requires_python", str, "a version specifier such as '>=3.10'")
+        may(ref, "broken", str, "why the script cannot run")
         may(ref, "before", list, "a list of objects, one per subcommand word", dict)
         check_timeout(ref)
 
@@ -235,12 +295,15 @@ class SubprocessHandler:
             raise UsageError(f"{STDIN_FLAG}: {exc}") from None
 
     async def run(self, call: Call) -> Result:
+        if self.broken:
+            raise HandlerError(f"`{call.path}` cannot run: {self.broken}")
         if self.missing:
             names = ", ".join(self.missing)
-            quoted = " ".join(f"'{d}'" for d in self.missing)
+            packages = [d for d in self.missing if not d.startswith("Python ")]
+            quoted = " ".join(f"'{d}'" for d in packages)
             raise HandlerError(
                 f"`{call.path}` needs {names} (its inline script metadata), which uv would install, but uv is not on "
-                f"PATH; install uv (pip install uv) or the packages (pip install {quoted})"
+                f"PATH; install uv (pip install uv)" + (f" or the packages (pip install {quoted})" if packages else "")
             )
         argv, data = self._arrange(call)
         data = call.stdin if data is None else data

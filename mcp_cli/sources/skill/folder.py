@@ -2,8 +2,9 @@
 
 Default shape: root = the skill's name, summary = its description; one node per script, named after its file
 stem in kebab-case (a group when the script has subcommands); a `docs` group of doc topics. `mcp-cli.yaml`
-in the folder reshapes it (see `manifest`). Which files of the folder are read at all is decided in one place,
-`files`: nothing outside the folder, no devices or pipes, bounded sizes; a build copies the same files.
+in the folder reshapes it (see `manifest`); the scripts' own help is then made to read right (`helptext`).
+Which files of the folder are read at all is decided in one place, `files`: nothing outside the folder, no
+devices or pipes, bounded sizes; a build copies the same files.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from pathlib import Path
 from ...errors import SourceError
 from ...text import kebab
 from ...tree import Group, Tree
-from . import docs, manifest, scripts, skillmd
+from . import docs, helptext, manifest, scripts, skillmd
 from . import files as files
 
 
@@ -48,4 +49,6 @@ def load(skill_dir: str | Path) -> tuple[Tree, list[str]]:
     if not root.children:
         warnings.append("no scripts or documents found: the tool has nothing to run")
     skill = {"file": meta.path.name, "frontmatter": meta.frontmatter}
-    return Tree(root=root, skill=skill, base_dir=skill_dir), warnings
+    tree = Tree(root=root, skill=skill, base_dir=skill_dir)
+    helptext.read_right(tree)  # after the manifest: usage lines name the commands where they end up
+    return tree, warnings

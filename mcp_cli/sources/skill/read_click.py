@@ -12,7 +12,7 @@ from typing import Any
 from ...text import kebab
 from ...tree import Command, Group, Node, Param
 from . import parents
-from .pyast import UNKNOWN, Module, string
+from .pyast import COMPUTED_CHOICES, COMPUTED_DEFAULT, UNKNOWN, Module, choice_list, noted, string
 
 _TYPES = {
     "int": "integer", "click.INT": "integer", "click.IntRange": "integer",
@@ -33,8 +33,7 @@ def _type(mod: Module, node: ast.AST | None) -> tuple[str, list[Any] | None]:
         return "string", None
     func = mod.dotted(node.func) if isinstance(node, ast.Call) else mod.dotted(node)
     if func == "click.Choice" and isinstance(node, ast.Call) and node.args:
-        choices = mod.literal(node.args[0])
-        return "string", choices if isinstance(choices, list) else None
+        return "string", choice_list(mod.literal(node.args[0])) or [UNKNOWN]
     return _TYPES.get(func, "string"), None
 
 
@@ -46,8 +45,10 @@ def _param(mod: Module, deco: ast.Call, kind: str) -> Param | None:
     lit = {k: mod.literal(v) for k, v in kw.items()}
     ptype, choices = _type(mod, kw.get("type"))
     default = lit.get("default", None)
+    computed = (COMPUTED_CHOICES if choices == [UNKNOWN] else "", COMPUTED_DEFAULT if default is UNKNOWN else "")
+    choices = None if choices == [UNKNOWN] else choices
     default = None if default is UNKNOWN else default
-    help_text = " ".join(string(lit.get("help")).split())
+    help_text = noted(" ".join(string(lit.get("help")).split()), *computed)
     if kind == "argument":
         nargs = lit.get("nargs")
         required = lit.get("required", default is None and nargs != -1) is True

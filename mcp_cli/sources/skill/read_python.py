@@ -6,7 +6,9 @@ definitions, assignments, docstrings and set-up calls (`sys.path.insert`, `loggi
 with a warning. Its interface is read as argparse, click or typer (never imported or run); one that cannot be read
 passes its argv through, with help from its docstring, a usage string or its leading comments.
 
-How it runs: inline script metadata (PEP 723, `# /// script`) gives its dependencies, for `uv run --script`; a
+How it runs: inline script metadata (PEP 723, `# /// script`) gives its dependencies and Python versions (see
+`handlers.subprocess`: this Python when it has them, else `uv run --script`); a file with more than one such block
+is broken (PEP 723), said when it is built and when it is called; a
 module with relative imports runs as `python -m package.module`; reading `sys.stdin`, `input()` or an argparse
 `FileType`/click `File` (which take `-`) means it reads its standard input.
 """
@@ -33,6 +35,7 @@ _ARGS = ("sys.argv", "parse_args", "parse_known_args")
 _STDIN = ("sys.stdin", "sys.__stdin__", "typer.FileText", "typer.FileBinaryRead")
 # PEP 723 (the reference implementation's expression)
 _METADATA = re.compile(r"(?m)^# /// (?P<type>[a-zA-Z0-9-]+)$\s(?P<content>(^#(| .*)$\s)+)^# ///$")
+_BLOCK_START = re.compile(r"(?m)^# /// script[ \t]*$")
 
 
 def source_of(data: bytes, rel: str) -> str:
@@ -118,7 +121,12 @@ def reads_stdin(mod: Module) -> bool:
 
 def inline_metadata(source: str, rel: str, warnings: list[str]) -> dict[str, Any] | None:
     """The script's inline metadata (PEP 723 `# /// script` block), or None; a block that is not TOML is a
-    warning."""
+    warning. More than one block is an error under PEP 723 (uv refuses such a script): then the metadata is only
+    `{"broken": why}`, with a warning naming the file."""
+    if len(_BLOCK_START.findall(source)) > 1:
+        why = "it has more than one `# /// script` block, which PEP 723 forbids and uv refuses; keep one"
+        warnings.append(f"{rel}: a broken script: {why}")
+        return {"broken": why}
     blocks = [m for m in _METADATA.finditer(source) if m.group("type") == "script"]
     if not blocks:
         return None
@@ -129,8 +137,6 @@ def inline_metadata(source: str, rel: str, warnings: list[str]) -> dict[str, Any
     except ValueError as exc:  # TOMLDecodeError
         warnings.append(f"{rel}: its `# /// script` metadata is not valid TOML ({exc}); it runs as a plain script")
         return None
-    if len(blocks) > 1:
-        warnings.append(f"{rel}: more than one `# /// script` block; the first is used")
     deps = data.get("dependencies", [])
     if not isinstance(deps, list) or not all(isinstance(d, str) for d in deps):
         warnings.append(f"{rel}: `dependencies` in its `# /// script` metadata must be a list of strings; ignored")
@@ -155,8 +161,12 @@ def read(source: str, rel: str, warnings: list[str]) -> tuple[Node | None, dict[
         return None, {}
     run: dict[str, Any] = {"stdin": reads_stdin(mod)}
     metadata = inline_metadata(source, rel, warnings)
-    if metadata is not None:  # a single-file script: `uv run --script` runs the file
+    if metadata is not None and "broken" in metadata:
+        run["broken"] = metadata["broken"]
+    elif metadata is not None:  # a single-file script: this Python, or `uv run --script`, runs the file
         run["dependencies"] = metadata.get("dependencies", [])
+        if isinstance(metadata.get("requires-python"), str):
+            run["requires_python"] = metadata["requires-python"]
     module = "" if metadata is not None else _module_name(mod, rel)
     launch = ["{python}", "-m", module] if module else ["{python}", "{base}/" + rel]
     node = None

@@ -12,7 +12,7 @@ from typing import Any
 from ...text import kebab
 from ...tree import Command, Group, Node, Param
 from . import parents
-from .pyast import UNKNOWN, Module, string
+from .pyast import COMPUTED_DEFAULT, UNKNOWN, Module, noted, string
 
 _TYPES = {"int": "integer", "float": "number", "bool": "boolean", "Path": "path", "pathlib.Path": "path"}
 _SKIP_TYPES = ("typer.Context", "Context", "click.Context")
@@ -82,6 +82,7 @@ def _param(mod: Module, arg: ast.arg, default: ast.AST | None) -> Param | None:
     is_option = (mod.dotted(info.func) == "typer.Option") if info is not None else default is not None
     kw = {k: mod.literal(v) for k, v in mod.kwargs(info).items()} if info is not None else {}
     value = mod.literal(default) if default is not None else UNKNOWN
+    computed = COMPUTED_DEFAULT if value is UNKNOWN and default is not None else ""
     required = default is None or value is Ellipsis
     value = None if value in (UNKNOWN, Ellipsis) else value
     ptype = _TYPES.get(type_name, "string")
@@ -95,8 +96,8 @@ def _param(mod: Module, arg: ast.arg, default: ast.AST | None) -> Param | None:
             ),
             None,
         )
-        value = mod.literal(member.value) if member is not None else None
-    help_text = " ".join(string(kw.get("help")).split())
+        value, computed = mod.literal(member.value) if member is not None else None, ""
+    help_text = noted(" ".join(string(kw.get("help")).split()), computed)
     if not is_option:
         nargs = ("+" if required else "*") if is_list else None
         return Param(

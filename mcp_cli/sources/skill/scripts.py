@@ -120,6 +120,9 @@ def _complete_handlers(node: Node, run: dict[str, Any], rel: str, warnings: list
         cmd.handler["env"] = dict(SKILL_ENV)
         if "dependencies" in run:
             cmd.handler["dependencies"] = list(run["dependencies"])
+        for key in ("requires_python", "broken"):
+            if key in run:
+                cmd.handler[key] = run[key]
         if run.get("stdin"):
             accept_stdin(cmd, warnings, rel)
 
