@@ -112,6 +112,7 @@ def test_build_output_is_complete_and_deterministic(tmp_path):
     assert {d.split("<")[0].split(">")[0] for d in dependencies} == {
         "mcp",
         "anyio",
+        "jq",  # the `jq` stage of pipelines (engine/builtins.py)
         "jsonschema",
         "markdown-it-py",
         "platformdirs",  # the folder of OAuth logins to upstreams (handlers/oauth.py)
@@ -119,6 +120,7 @@ def test_build_output_is_complete_and_deterministic(tmp_path):
         "snowballstemmer",  # the search command's stemmer
         "starlette",  # the OpenAPI surface's routes
         "tomli",  # reads a --scopes file before Python 3.11 (`compat`)
+        "toon-format",  # compact answers (engine/answers.py)
         "uvicorn",
     }
     assert "mcp<3,>=2.3" in dependencies
