@@ -54,7 +54,20 @@ DEFS = {"$defs": {"name": {"type": "string", "description": "A name."}, "loop": 
                                                                             "nullable": True}),  # fmt: skip
         ({"oneOf": [{"type": "null"}, {"$ref": "#/$defs/name"}]}, {"type": "string", "description": "A name.",
                                                                     "nullable": True}),  # fmt: skip
-        ({"anyOf": [{"type": "string"}, {"type": "integer"}]}, {"anyOf": [{"type": "string"}, {"type": "integer"}]}),
+        ({"anyOf": [{"type": "string"}, {"type": "integer"}]}, {"anyOf": [{"type": "string"}, {"type": "integer"}],
+                                                                 "type": ["string", "integer"]}),  # a union
+        ({"anyOf": [{"const": "a", "description": "A."}, {"const": 1, "title": "One"}, {"enum": ["b", "c"]},
+                    {"type": "null"}]},
+         {"enum": ["a", 1, "b", "c"], "enumDescriptions": ["A.", "One", "", ""], "nullable": True}),  # constants
+        ({"oneOf": [{"const": "a"}, {"const": "b"}]}, {"enum": ["a", "b"]}),  # no descriptions, no empty list
+        ({"anyOf": [{"type": "array", "items": {"$ref": "#/$defs/name"}}, {"type": "string"}, {"type": "null"}]},
+         {"anyOf": [{"type": "array", "items": {"$ref": "#/$defs/name"}}, {"type": "string"}],
+          "type": ["array", "string"], "items": {"$ref": "#/$defs/name"}, "nullable": True}),  # list | scalar | null
+        ({"oneOf": [obj(["id", "v"], id={"type": "integer"}, v={}), obj(["name", "v"], name={"type": "string"})]},
+         {"anyOf": [obj(["id", "v"], id={"type": "integer"}, v={}), obj(["name", "v"], name={"type": "string"})],
+          "type": "object", "properties": {"id": {"type": "integer"}, "v": {}, "name": {"type": "string"}},
+          "required": ["v"]}),  # variants of an object: every field, required where each requires it
+        ({"anyOf": [{"type": "string"}, {"not": {}}]}, {"anyOf": [{"type": "string"}, {"not": {}}]}),  # unknown
         ({"type": ["integer", "null"]}, {"type": "integer"}),
         ({"type": ["string", "integer", "null"]}, {"type": ["string", "integer"]}),
         ({"allOf": [obj(["a"], a={"type": "string"}), {"$ref": "#/$defs/name", "required": ["b"],
@@ -79,9 +92,13 @@ def test_references_combinations_and_nullable_types_resolve(node, resolved):
         ({"type": "object"}, "object"),
         ({"properties": {}}, "object"),
         ({"enum": ["a", "b"]}, "string"),
-        ({"enum": ["a", 1]}, "any"),
+        ({"enum": ["a", 1]}, "union"),
+        ({"const": 3}, "integer"),
+        ({"enum": [None, "a"]}, "string"),  # null: the option not given
+        ({"enum": [{"a": 1}]}, "object"),
         ({"type": "null"}, "any"),
-        ({"type": ["string", "integer"]}, "any"),
+        ({"type": ["string", "integer"]}, "union"),
+        ({"type": ["string", "strin"]}, "any"),
         ({"type": "strin"}, "any"),
         ({}, "any"),
     ],
@@ -112,21 +129,21 @@ def test_two_properties_that_spell_one_flag_each_get_their_own():
     found = options(obj(fullPath={"type": "string"}, full_path={"type": "string"}, verbose={"type": "boolean"},
                         no_verbose={"type": "string"}))  # fmt: skip
     assert found["fullPath"].flags == ["--full-path", "--fullPath"]
-    assert found["full_path"].flags == ["--full_path"] and found["full_path"].help == "[not --full-path, which sets " \
-                                                                                      "fullPath]"  # fmt: skip
+    assert found["full_path"].flags == ["--full_path"] and found["full_path"].notes == "not --full-path, which sets " \
+                                                                                       "fullPath"  # fmt: skip
     assert found["verbose"].flags == ["--verbose"]  # and --no-verbose, which argparse adds
     assert found["no_verbose"].flags == ["--no_verbose"] and "not --no-verbose, which sets verbose" in found[
-        "no_verbose"].help  # fmt: skip
+        "no_verbose"].notes  # fmt: skip
     three = options(obj(aB={"type": "string"}, a_b={"type": "string"}, **{"a-b": {"type": "string"}}))
     assert [p.flags for p in three.values()][:3] == [["--aB"], ["--a_b"], ["--a-b"]]  # as spelt, first
-    assert three["aB"].help == three["a_b"].help == "[not --a-b, which sets a-b]"
+    assert three["aB"].notes == three["a_b"].notes == "not --a-b, which sets a-b"
     ranged = options(obj(fullPath={"type": "string"}, full_path={"type": "integer", "minimum": 1}))
-    assert ranged["full_path"].help == "[not --full-path, which sets fullPath; 1..]"
+    assert ranged["full_path"].notes == "not --full-path, which sets fullPath; 1.."
     nested = options(obj(filters=obj(fullPath={"type": "string"}, full_path={"type": "string"})))
-    assert nested["filters.full_path"].help == "[not --filters.full-path, which sets filters.fullPath]"
+    assert nested["filters.full_path"].notes == "not --filters.full-path, which sets filters.fullPath"
     taken = options(obj(**{"a b": {"type": "string"}, "a-b": {"type": "string"}}))  # both spelt --a-b
     assert taken["a b"].flags == ["--a-b", "--a_b"] and taken["a-b"].flags == ["--a-b-2"]
-    assert taken["a-b"].help == "[not --a-b, which sets a b]"
+    assert taken["a-b"].notes == "not --a-b, which sets a b"
 
 
 def test_what_each_kind_of_property_becomes():
@@ -152,24 +169,26 @@ def test_what_each_kind_of_property_becomes():
     ))  # fmt: skip
     assert (found["name"].help, found["name"].required, found["name"].type) == ("The name of it.", True, "string")
     assert found["title_only"].help == "Titled" and not found["title_only"].required
-    assert (found["count"].type, found["count"].default, found["count"].help) == ("integer", 3, "[1..10]")
+    assert (found["count"].type, found["count"].default, found["count"].notes) == ("integer", 3, "1..10")
     assert (
-        found["ratio"].help == "[0..]"
-        and found["below"].help == "[..9]"
-        and found["small"].help == "[..5]"
-        and found["when"].help == "[date-time]"
+        found["ratio"].notes == "0.."
+        and found["below"].notes == "..9"
+        and found["small"].notes == "..5"
+        and found["when"].notes == "date-time"
     )
     assert found["mode"].choices == ["fast", "slow"] and found["weight"].choices == [0.5, 1.5, 2]
     assert found["odd"].choices is None and found["fixed"].choices == ["only"]
-    assert found["either"].help == '[one of: 1, "a"; JSON or text]' and found["either"].metavar == "JSON"
+    assert (found["either"].choices, found["either"].metavar, found["either"].notes) == (["1", "a"], None, "")
     assert (found["verbose"].action, found["verbose"].default) == ("negatable", False)
     assert (found["tags"].action, found["tags"].metavar, found["tags"].required) == ("append", "INT", True)
-    assert found["people"].metavar == "JSON" and found["people"].help == "[each JSON {name*: string}]"
-    assert found["filters"].help == "[JSON {status*: string}]" and found["filters"].default is None
+    assert found["people"].metavar == "JSON" and found["people"].notes == "each a JSON object, fields below"
+    assert found["people"].details == ["name*: string"]
+    assert found["filters"].notes == "JSON {status*: string}" and found["filters"].default is None
     assert found["filters.status"].required is False  # required inside an object that is optional
-    assert found["extra"].default == "x" and found["extra"].help == "[JSON or text]"
+    assert found["extra"].default == "x" and found["extra"].notes == "JSON or text"
     assert list(found)[-1] == "@json" and (found["@json"].flags, found["@json"].metavar) == (["--json"], "JSON")
-    assert found["mode"].help == ""  # no description, nothing to note  # "@": no property has that name
+    assert found["mode"].help == found["mode"].notes == ""  # no description, nothing to note
+    assert found["filters"].details == []  # its fields are options of their own
 
 
 def test_a_tool_without_arguments_has_no_options_at_all():

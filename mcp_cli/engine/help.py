@@ -107,6 +107,9 @@ def _takes_json(group: Group) -> bool:
     return False
 
 
+DETAIL = 6  # the indent of the lines under an option
+
+
 def metavar(p: Param) -> str:
     if p.metavar:
         return p.metavar
@@ -188,7 +191,7 @@ def _notes(p: Param, cmd: Command) -> str:
     notes = []  # whether it is required shows in the usage line
     if p.metavar and p.type != "string":
         notes.append(p.type)
-    if p.choices is not None and (p.metavar or metavar(p) == "CHOICE"):
+    if p.choices is not None and (p.metavar or metavar(p) == "CHOICE") and not p.details:  # details list them
         notes.append("one of: " + ", ".join(map(str, p.choices)))
     if p.action == "append":
         notes.append("repeatable")
@@ -232,11 +235,15 @@ def _command_help(prog: str, cmd: Command, short: bool) -> str:
             rows = [
                 (
                     _invocation(p, long_only=False),
-                    " ".join(x for x in (one_line(p.help, 100) if short else p.help, _notes(p, cmd)) if x),
+                    " ".join(x for x in (one_line(p.help, 100) if short else p.help, p.notes and f"[{p.notes}]",
+                                         _notes(p, cmd)) if x),  # fmt: skip
                 )
                 for p in params
             ]
-            lines += [f"{heading}:"] + columns(rows) + [""]
+            lines.append(f"{heading}:")
+            for p, row in zip(params, columns(rows), strict=True):  # a row, then the lines under it (choices, fields)
+                lines += [row] + [" " * DETAIL + (clip(d, WIDTH - DETAIL) if short else d) for d in p.details]
+            lines.append("")
     hints = [label for key, label in _HINTS if cmd.annotations.get(key)]
     if hints:
         lines += ["Hints: " + ", ".join(hints) + ".", ""]

@@ -1,0 +1,89 @@
+"""Option shapes: of every option row of every command's help (as the runtime shows it, within its budget), how many
+show a bare `JSON` placeholder, i.e. neither a type, choices nor a shape, and how many of those come from a property
+whose schema says nothing of its value (`{}`, perhaps with a description), the only ones allowed to (issue 28).
+
+`python -m bench.shapes` prints the table."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from mcp_cli.engine import help as helptext
+from mcp_cli.engine.schema import _Schema
+from mcp_cli.tree import Command, Param
+
+from .corpora import Corpus, boundary, github, progressive
+from .economy import tree_of
+
+_SAID = {"description", "title", "default", "examples", "nullable"}  # what says nothing of a value's type
+_SHAPED = re.compile(r"JSON (\{|\[|object)|each a JSON|one of|text or JSON|repeatable")  # a shape, choices, a list
+
+
+def _row(text: str, flag: str) -> tuple[str, list[str]]:
+    """An option's row in a command's help and the lines under it."""
+    lines = text.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith(f"  {flag} ") or line == f"  {flag}")
+    under = []
+    for line in lines[at + 1 :]:
+        if not line.startswith(" " * helptext.DETAIL):
+            break
+        under.append(line)
+    return lines[at], under
+
+
+def bare(p: Param, text: str) -> bool:
+    """Whether an option's row shows its value as nothing but a `JSON` placeholder."""
+    if helptext.metavar(p) != "JSON":
+        return False
+    row, under = _row(text, helptext._invocation(p, long_only=False).split(" ")[0].rstrip(","))
+    return not under and not _SHAPED.search(row.split("JSON", 1)[1])
+
+
+def says_nothing(cmd: Command, p: Param) -> bool:
+    """Whether the option's property schema says nothing of its value."""
+    doc = _Schema(cmd.schema or {})
+    node = doc.resolve(cmd.schema)
+    for part in p.name.split("."):
+        node = doc.resolve((node.get("properties") or {}).get(part, {}))
+    return not set(node) - _SAID
+
+
+def run(corpus: Corpus) -> dict[str, Any]:
+    tree = tree_of(corpus)
+    budget = tree.settings.help_budget // 2  # as the runtime gives a command's help
+    rows = shapeless = empty = 0
+    examples: list[str] = []
+    for path, node in tree.walk():
+        if not isinstance(node, Command) or node.schema is None:
+            continue
+        text = helptext.command_help(" ".join(["tools", *path]), node, budget)
+        for p in helptext._options(node):
+            rows += 1
+            if bare(p, text):
+                shapeless += 1
+                if says_nothing(node, p):
+                    empty += 1
+                elif len(examples) < 5:
+                    examples.append(f"{'/'.join(path)} {p.flags[0]}")
+    return {"corpus": corpus.name, "rows": rows, "bare": shapeless, "empty": empty, "examples": examples}
+
+
+def table(results: list[dict[str, Any]]) -> list[str]:
+    lines = ["| corpus | option rows | bare JSON placeholder | of which the schema says nothing | others |",
+             "|---|---|---|---|---|"]  # fmt: skip
+    for r in results:
+        lines.append(f"| {r['corpus']} | {r['rows']:,} | {r['bare']} | {r['empty']} | {r['bare'] - r['empty']} |")
+    return lines
+
+
+def main() -> None:
+    results = [run(c) for c in (boundary(), github(), progressive())]
+    print("\n".join(table(results)))
+    for r in results:
+        if r["examples"]:
+            print(r["corpus"], ", ".join(r["examples"]))
+
+
+if __name__ == "__main__":
+    main()
