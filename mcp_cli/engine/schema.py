@@ -245,7 +245,7 @@ def _notes(prop: dict[str, Any], kind: str, expanded: bool) -> str:
     if kind == "object":
         bits.append(f"JSON {shape(prop)}" if expanded or not fields else "a JSON object, fields below")
     elif kind == "union" and "array" in _kinds(prop):
-        bits.append("one value, or a list by repeating the option")
+        bits.append("one value or a list")
     elif kind == "union" and "object" in _kinds(prop):
         bits.append(f"text or JSON: {shape(prop)}")
     elif kind == "any":
