@@ -368,3 +368,97 @@ def test_the_schema_of_a_command_made_from_its_parameters():
 def test_the_missing_option_named_is_the_one_not_given():
     both = obj(required=("a", "b"), a={"type": "string"}, b={"type": "string"})
     assert refused(both, ["--json", '{"a": "x"}']) == "missing required option --b (or give it inside --json)."
+
+
+UNIONS = obj(
+    when={"type": ["string", "integer"]},
+    code={"anyOf": [{"type": "string", "pattern": "^[a-z]+$"}, {"type": "integer"}]},
+    level={"type": ["integer", "boolean"]},
+    pick={"anyOf": [{"const": 1}, {"const": "auto"}, {"type": "null"}]},
+    genes={"anyOf": [{"type": "array", "items": {"type": "string"}}, {"type": "string"}, {"type": "null"}]},
+    ids={"anyOf": [{"type": "array", "items": {"type": "integer"}}, {"type": "integer"}]},
+    ref={"oneOf": [obj(["id"], id={"type": "integer"}), obj(["name"], name={"type": "string"})]},
+)
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["--when", "20240708"], {"when": "20240708"}),  # text where text is allowed: a date stays a date
+        (["--when", "007"], {"when": "007"}),  # leading zeros survive
+        (["--when", '"5"'], {"when": "5"}),  # JSON-quoted: text
+        (["--json", '{"when": 5}'], {"when": 5}),  # another type where text is allowed: inside --json
+        (["--code", "abc"], {"code": "abc"}),
+        (["--code", "123"], {"code": 123}),  # not text this property takes: read as JSON
+        (["--level", "5"], {"level": 5}),
+        (["--level", "true"], {"level": True}),
+        (["--pick", "1"], {"pick": 1}),  # choices of several types: each as its type
+        (["--pick", "auto"], {"pick": "auto"}),
+        (["--genes", "BRAF"], {"genes": "BRAF"}),  # given once: the one value
+        (["--genes", "BRAF", "--genes", "KRAS"], {"genes": ["BRAF", "KRAS"]}),  # repeated: the list
+        (["--genes", '["BRAF"]'], {"genes": ["BRAF"]}),  # a JSON list: the list
+        (["--ids", "7"], {"ids": 7}),
+        (["--ids", "7", "--ids", "8"], {"ids": [7, 8]}),
+        (["--ref", '{"id": 3}'], {"ref": {"id": 3}}),
+    ],
+)  # fmt: skip
+def test_a_union_keeps_text_as_text_where_text_is_allowed(argv, expected):
+    assert run(UNIONS, argv) == expected
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--pick", "2"], "argument --pick: invalid choice: '2' (choose from '1', 'auto')"),
+        (["--level", "high"], "--level: 'high' is not of type 'integer', 'boolean'."),
+        (["--ref", '{"x": 1}'], '--ref: got {"x": 1}; expected {id*: integer}|{name*: string}.'),  # not "any of"
+        (["--json", '{"when": [1]}'], "--when: [1] is not of type 'string', 'integer'."),
+    ],
+)
+def test_a_wrong_value_of_a_union_is_told_with_what_it_takes(argv, message):
+    assert refused(UNIONS, argv) == message
+
+
+def test_a_list_item_without_a_field_it_needs_says_so():
+    rows = obj(rows={"type": "array", "items": obj(["path"], path={"type": "string"})})
+    assert refused(rows, ["--rows", '{"a": 1}']) == "--rows: an item has no 'path', which each needs."
+
+
+def test_how_a_union_and_its_choices_show():
+    found = options(UNIONS)
+    assert (found["when"].metavar, found["when"].type, found["when"].notes) == ("TEXT|INT", "string", "")
+    assert found["level"].metavar == "INT|BOOL" and found["pick"].choices == ["1", "auto"]
+    assert (found["genes"].action, found["genes"].metavar, found["genes"].notes) == ("append", "TEXT",
+                                                                                     "one value or a list")
+    assert found["ids"].metavar == "INT"
+    assert found["ref"].notes == "JSON {id*: integer}|{name*: string}" and found["ref.id"].type == "integer"
+
+
+def test_choices_show_what_each_means():
+    found = options(obj(mode={"anyOf": [{"const": "fast", "description": "Quick. Rough."}, {"const": "slow"}]},
+                        plain={"type": "string", "enum": ["a", "b"]},
+                        vs={"type": "string", "enum": ["x", "yy"], "enumDescriptions": ["Ex.", "Why."]}))  # fmt: skip
+    assert (found["mode"].choices, found["mode"].details) == (["fast", "slow"], ["fast  Quick.", "slow"])
+    assert found["plain"].details == [] and found["vs"].details == ["x   Ex.", "yy  Why."]
+
+
+def test_fields_of_an_object_value_show_one_a_line():
+    refs = {"$defs": {"file": obj(["path"], path={"type": "string", "description": "Where. More."},
+                                  tags={"type": "array", "items": {"$ref": "#/$defs/tag"}}),
+                      "tag": obj(name={"type": "string"})}}  # fmt: skip
+    deep = obj(files={"type": "array", "items": {"$ref": "#/$defs/file"}}, a=obj(b=obj(c=obj(d={"type": "string"}))),
+               wide=obj(**{f"f{i}": {} for i in range(s.FIELDS_SHOWN + 2)}))  # fmt: skip
+    found = options({**deep, **refs})
+    assert found["files"].details == ["path*: string           Where.", "tags: [{name: string}]"]  # $refs resolved
+    assert found["files"].notes == "each a JSON object, fields below"
+    assert found["a"].details == [] and found["a.b"].details == ["c: {d: string}"]  # no options of their own
+    assert found["a.b"].notes == "a JSON object, fields below" and found["a"].notes == "JSON {b: {c: {d: string}}}"
+    assert len(found["wide.f0"].details) == 0 and found["wide"].details == []
+    wide = options(obj(rows={"type": "array", "items": obj(**{f"f{i}": {} for i in range(s.FIELDS_SHOWN + 2)})}))
+    assert wide["rows"].details[-1] == "... and 2 more (see the tool's schema)"
+    assert len(wide["rows"].details) == s.FIELDS_SHOWN + 1
+
+
+def test_a_union_s_text_check_that_cannot_be_read_takes_the_text():
+    broken = obj(x={"anyOf": [{"type": "string", "pattern": "["}, {"type": "integer"}]})
+    assert run(broken, ["--x", "5"]) == {"x": "5"}

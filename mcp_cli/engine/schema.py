@@ -257,7 +257,7 @@ def shape(prop: dict[str, Any], depth: int = 0, limit: int = 160) -> str:
     """A compact type signature: `{name*: string, tags: [string]}` (* = required), `string|integer`, `a|b`."""
     kind = kind_of(prop)
     members = prop.get("anyOf")
-    if kind == "union" and isinstance(members, list):
+    if isinstance(members, list) and len(members) > 1 and kind != "any":  # each variant
         return "|".join(dict.fromkeys(shape(m, depth) for m in members if isinstance(m, dict)))
     if kind == "union":
         return "|".join(shape({**prop, "type": k}, depth) if k in ("array", "object") else k for k in _kinds(prop))
