@@ -246,7 +246,8 @@ def run(corpus: Corpus) -> dict[str, Any]:
 
 
 def table(results: list[dict[str, Any]]) -> list[str]:
-    lines = ["| corpus | tasks | way in | correct call reached | median calls | within 3 calls |", "|---|---|---|---|---|---|"]
+    lines = ["| corpus | tasks | way in | correct call reached | median calls | within 3 calls |",
+             "|---|---|---|---|---|---|"]  # fmt: skip
     for r in results:
         for way in ("search", "root"):
             m = r[way]

@@ -428,8 +428,11 @@ def test_how_a_union_and_its_choices_show():
     found = options(UNIONS)
     assert (found["when"].metavar, found["when"].type, found["when"].notes) == ("TEXT|INT", "string", "")
     assert found["level"].metavar == "INT|BOOL" and found["pick"].choices == ["1", "auto"]
-    assert (found["genes"].action, found["genes"].metavar, found["genes"].notes) == ("append", "TEXT",
-                                                                                     "one value or a list")
+    assert (found["genes"].action, found["genes"].metavar, found["genes"].notes) == (
+        "append",
+        "TEXT",
+        "one value or a list",
+    )
     assert found["ids"].metavar == "INT"
     assert found["ref"].notes == "JSON {id*: integer}|{name*: string}" and found["ref.id"].type == "integer"
 

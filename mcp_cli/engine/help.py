@@ -246,8 +246,15 @@ def _command_help(prog: str, cmd: Command, short: bool) -> str:
             rows = [
                 (
                     _invocation(p, long_only=False),
-                    " ".join(x for x in (one_line(p.help, 100) if short else p.help, p.notes and f"[{p.notes}]",
-                                         _notes(p, cmd)) if x),  # fmt: skip
+                    " ".join(
+                        x
+                        for x in (
+                            one_line(p.help, 100) if short else p.help,
+                            p.notes and f"[{p.notes}]",
+                            _notes(p, cmd),
+                        )
+                        if x
+                    ),  # fmt: skip
                 )
                 for p in params
             ]

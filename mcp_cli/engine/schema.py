@@ -71,7 +71,8 @@ class _Schema:
             options = node.get(key)
             if isinstance(options, list):
                 real = [self.resolve(o, seen) for o in options if not (isinstance(o, dict) and o.get("type") == "null")]
-                rest, null = {k: v for k, v in node.items() if k != key}, {"nullable": True} if len(real) < len(options) else {}
+                rest = {k: v for k, v in node.items() if k != key}
+                null = {"nullable": True} if len(real) < len(options) else {}
                 if len(real) == 1:
                     return {**rest, **real[0], "nullable": True}
                 if real:
@@ -126,7 +127,9 @@ def _union(members: list[dict[str, Any]]) -> dict[str, Any]:
     if objects:  # the fields of every object member; required: those every one of them requires
         out["properties"] = {k: v for m in objects for k, v in m["properties"].items()}
         out["required"] = [k for k in out["properties"] if all(k in (m.get("required") or []) for m in objects)]
-    out.update({"items": m["items"] for m in members if isinstance(m.get("items"), dict)})
+    items = [m["items"] for m in members if isinstance(m.get("items"), dict)]
+    if items:  # the items of the (first) array member
+        out["items"] = items[0]
     return out
 
 
@@ -223,8 +226,8 @@ def _fields_of(prop: dict[str, Any]) -> dict[str, Any] | None:
     if "object" in kinds and isinstance(prop.get("properties"), dict) and prop["properties"]:
         return prop
     items = prop.get("items")
-    if "array" in kinds and isinstance(items, dict) and isinstance(items.get("properties"), dict) and items["properties"]:
-        return items
+    if "array" in kinds and isinstance(items, dict) and isinstance(items.get("properties"), dict):
+        return items if items["properties"] else None
     return None
 
 
@@ -293,7 +296,8 @@ def _details(prop: dict[str, Any], expanded: bool) -> list[str]:
              first_sentence(str(v.get("description") or "") if isinstance(v, dict) else "", 60))
             for k, v in fields["properties"].items()]  # fmt: skip
     more = len(rows) - FIELDS_SHOWN
-    return columns(rows[:FIELDS_SHOWN], indent=0) + ([f"... and {more} more (see the tool's schema)"] if more > 0 else [])
+    cut = [f"... and {more} more (see the tool's schema)"] if more > 0 else []
+    return columns(rows[:FIELDS_SHOWN], indent=0) + cut
 
 
 def _text(value: object) -> str:
@@ -316,7 +320,6 @@ def _param(path: list[str], prop: dict[str, Any], required: bool, expanded: bool
         return param(type=kind, choices=enum if same_type else None, default=default)
     if kind == "union":
         kinds = _kinds(prop)
-        items = prop.get("items") if isinstance(prop.get("items"), dict) else {}
         shown = [_item_metavar(prop) if k == "array" else of_schema(k).metavar for k in kinds]
         metavar = "|".join(dict.fromkeys(shown))
         if "array" in kinds:
@@ -434,7 +437,7 @@ def _scalar(param: Param, prop: dict[str, Any], raw: str, check: Checker) -> Any
     return raw
 
 
-def _fits(check: Checker, prop: dict[str, Any], value: object) -> bool:
+def _fits(check: Checker, prop: dict[str, Any], value: str) -> bool:
     """Whether the (resolved) property takes the value; a schema the validator cannot read takes anything."""
     try:
         return bool(check.validator.evolve(schema=prop).is_valid(value))
