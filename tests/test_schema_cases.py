@@ -465,3 +465,38 @@ def test_fields_of_an_object_value_show_one_a_line():
 def test_a_union_s_text_check_that_cannot_be_read_takes_the_text():
     broken = obj(x={"anyOf": [{"type": "string", "pattern": "["}, {"type": "integer"}]})
     assert run(broken, ["--x", "5"]) == {"x": "5"}
+
+
+LISTS = obj(
+    fields={"type": "array", "items": {"type": "string", "enum": ["name", "path"]}},
+    kinds={"type": "array", "items": {"anyOf": [{"const": "a", "description": "The a."}, {"const": "b"}]}},
+    labels={"type": "array", "items": {"anyOf": [{"type": "string"}, obj(["name"], name={"type": "string"})]}},
+    who={"anyOf": [{"type": "string"}, obj(["login"], login={"type": "string"})]},
+)
+
+
+def test_choices_and_fields_of_each_item_of_a_list():
+    found = options(LISTS)
+    assert found["fields"].notes == "each one of: name, path" and found["fields"].choices is None
+    assert found["kinds"].notes == "" and found["kinds"].details == ["a  The a.", "b"]  # the lines say them
+    assert found["labels"].metavar == "TEXT|JSON" and found["labels"].details == ["name*: string"]
+    assert found["labels"].notes == "each text, or a JSON object with the fields below"
+    assert found["who"].notes == "text, or a JSON object with the fields below"
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["--fields", "name", "--fields", '["path"]'], {"fields": ["name", "path"]}),  # a JSON list still goes
+        (["--labels", "bug", "--labels", '{"name": "x"}'], {"labels": ["bug", {"name": "x"}]}),
+        (["--who", '{"login": "ann"}'], {"who": {"login": "ann"}}),  # a JSON object where one is taken: the object
+        (["--who", "{ann}"], {"who": "{ann}"}),  # not JSON: text
+        (["--who", '"{}"'], {"who": "{}"}),  # JSON-quoted: text
+    ],
+)
+def test_a_json_object_or_list_given_where_a_union_takes_one_is_read_as_one(argv, expected):
+    assert run(LISTS, argv) == expected
+
+
+def test_a_wrong_item_choice_is_told_with_the_choices():
+    assert refused(LISTS, ["--fields", "size"]) == "--fields: 'size' is not one of ['name', 'path']."

@@ -240,20 +240,32 @@ def _notes(prop: dict[str, Any], kind: str, expanded: bool) -> str:
         bits.append(f"{'' if lo is None else lo}..{'' if hi is None else hi}")
     if prop.get("format"):
         bits.append(str(prop["format"]))
-    fields = _fields_of(prop)
+    fields, kinds = _fields_of(prop), _kinds(prop)
+    items = prop["items"] if "array" in kinds and isinstance(prop.get("items"), dict) else {}
     if kind == "any" and choices_of(prop):
         bits.append("one of: " + ", ".join(json.dumps(v) for v in choices_of(prop) or []))
-    if kind == "array" and isinstance(prop.get("items"), dict) and kind_of(prop["items"]) == "object":
-        bits.append("each a JSON object, fields below" if fields else f"each JSON {shape(prop['items'])}")
+    if kind == "union" and "array" in kinds:
+        bits.append("one value or a list")
+    if choices_of(items) and not _described(items):  # argparse leaves them to the schema: a JSON list may be given
+        bits.append("each one of: " + ", ".join(map(_text, choices_of(items) or [])))
+    elif fields is not None and fields is items:
+        either = "each text, or a JSON object with the fields below"
+        bits.append("each a JSON object, fields below" if _kinds(items) == ["object"] else either)
+    elif _kinds(items) == ["object"]:
+        bits.append(f"each JSON {shape(items)}")
     if kind == "object":
         bits.append(f"JSON {shape(prop)}" if expanded or not fields else "a JSON object, fields below")
-    elif kind == "union" and "array" in _kinds(prop):
-        bits.append("one value or a list")
-    elif kind == "union" and "object" in _kinds(prop):
-        bits.append(f"text or JSON: {shape(prop)}")
+    elif kind == "union" and "object" in kinds and "array" not in kinds:
+        bits.append("text, or a JSON object with the fields below" if fields else f"text or JSON: {shape(prop)}")
     elif kind == "any":
         bits.append("JSON or text")
     return "; ".join(bits)
+
+
+def _described(prop: dict[str, Any]) -> bool:
+    """Whether a property's choices say what they mean (`enumDescriptions`, from described constants)."""
+    about = prop.get("enumDescriptions")
+    return isinstance(about, list) and any(about)
 
 
 def shape(prop: dict[str, Any], depth: int = 0, limit: int = 160) -> str:
@@ -284,9 +296,11 @@ FIELDS_SHOWN = 20  # field lines under an option, at most
 def _details(prop: dict[str, Any], expanded: bool) -> list[str]:
     """Lines under an option: each choice with what it means (when any says), or each field of its JSON object (or of
     each item) with its shape and first sentence, `*` for required, when the fields are no options of their own."""
-    values, about = choices_of(prop), prop.get("enumDescriptions")
-    if values and isinstance(about, list) and any(about):
-        meant = dict(zip(map(_text, prop.get("enum") or []), map(str, about), strict=False))
+    described = next((p for p in (prop, prop.get("items")) if isinstance(p, dict) and _described(p)), None)
+    if described is not None:  # the option's choices, or each item's
+        about = map(str, described["enumDescriptions"])
+        meant = dict(zip(map(_text, described.get("enum") or []), about, strict=False))
+        values = choices_of(described) or []
         return columns([(_text(v), first_sentence(meant.get(_text(v), ""), 80)) for v in values], indent=0)
     fields = _fields_of(prop)
     if fields is None or (expanded and fields is prop):
@@ -408,8 +422,9 @@ def _json(param: Param, text: str) -> Any:
 
 
 def _scalar(param: Param, prop: dict[str, Any], raw: str, check: Checker) -> Any:
-    """One value from argv text. Of a union that allows text, the text itself when the property takes it as text
-    (`007`, `20240708` stay text), else read as JSON (`5`, `true`); a JSON-quoted value (`'"5"'`) is always text."""
+    """One value from argv text. Of a union: a JSON-quoted value (`'"5"'`) is text; a JSON object or list is read as
+    one where the union takes one; text where it takes text and the text fits (`007`, `20240708` stay text); else the
+    value is read as JSON (`5`, `true`)."""
     kind = kind_of(prop)
     if kind == "union":
         if raw.lstrip().startswith('"'):
@@ -419,6 +434,13 @@ def _scalar(param: Param, prop: dict[str, Any], raw: str, check: Checker) -> Any
                 quoted = None
             if isinstance(quoted, str):
                 return quoted
+        if raw.lstrip()[:1] in ("{", "[") and {"object", "array"} & set(_kinds(prop)):
+            try:
+                value = loads(raw)
+            except ValueError:
+                value = None
+            if _value_kind(value) in _kinds(prop):  # a JSON object or list where the option takes one
+                return value
         if "string" in _kinds(prop) and _fits(check, prop, raw):
             return raw
         try:
