@@ -6,12 +6,16 @@ import pytest
 
 from bench import corpora, shapes, turns
 from bench.corpora import Corpus
+from mcp_cli.engine import help
+from mcp_cli.engine import schema as s
+from mcp_cli.tree import Command, Param
 
 
 @pytest.mark.parametrize("corpus", [corpora.boundary, corpora.github, corpora.progressive])
 def test_only_options_whose_schema_says_nothing_show_a_bare_json_placeholder(corpus):
     found = shapes.run(corpus())
     assert found["rows"] > 250 and found["bare"] == found["empty"], found["examples"]
+    assert found["hidden"] == 0  # every choice a schema lists shows
 
 
 def tool(name: str, description: str, **properties) -> dict:
@@ -25,6 +29,11 @@ def test_the_check_counts_bare_placeholders_and_tells_those_of_schemas_that_say_
     corpus = Corpus("t", [("s", [tool("a", "A.", free={"description": "Anything."}, odd=odd, n={"type": "integer"})])])
     found = shapes.run(corpus)
     assert (found["rows"], found["bare"], found["empty"], found["examples"]) == (3, 2, 1, ["s/a --odd"])
+    schema = {"type": "object", "properties": {"m": {"anyOf": [{"const": "fast"}, {"const": "slow"}]}}}
+    unshown = Command("c", params=[Param("m", flags=["--m"])], schema=schema, handler={"kind": "mcp"})
+    shown = Command("c", params=s.params(schema), schema=schema, handler={"kind": "mcp"})
+    assert shapes.hidden_choices(unshown, unshown.params[0], help.command_help("t c", unshown))
+    assert not shapes.hidden_choices(shown, shown.params[0], help.command_help("t c", shown))
 
 
 FORECAST = tool(
