@@ -161,7 +161,11 @@ def _usage(text: str, path: list[str]) -> str:
     for i, line in enumerate(lines):
         if line.strip() == head or line.strip().startswith(head + " "):
             indent = len(line) - len(line.lstrip())
-            more = [x for x in lines[i + 1 : i + 4] if x.startswith(" " * (indent + len(head) + 1)) and x.strip()]
+            more = []  # its wrapped lines, under its first piece
+            for x in lines[i + 1 : i + 6]:
+                if not (x.startswith(" " * (indent + len(head))) and x.strip()[:1] in ("-", "(", "[")):
+                    break
+                more.append(x)
             return " ".join([line, *more])
     return ""
 
