@@ -427,26 +427,14 @@ def _scalar(param: Param, prop: dict[str, Any], raw: str, check: Checker) -> Any
     value is read as JSON (`5`, `true`)."""
     kind = kind_of(prop)
     if kind == "union":
-        if raw.lstrip().startswith('"'):
-            try:
-                quoted = loads(raw)
-            except ValueError:
-                quoted = None
-            if isinstance(quoted, str):
-                return quoted
-        if raw.lstrip()[:1] in ("{", "[") and {"object", "array"} & set(_kinds(prop)):
-            try:
-                value = loads(raw)
-            except ValueError:
-                value = None
-            if _value_kind(value) in _kinds(prop):  # a JSON object or list where the option takes one
-                return value
-        if "string" in _kinds(prop) and _fits(check, prop, raw):
-            return raw
+        kinds = _kinds(prop)
         try:
-            return integral(loads(raw))
+            value = integral(loads(raw))
         except ValueError:
-            return raw  # the schema's check says what was expected
+            value = raw  # not JSON: the text, which the schema's check takes or names what was expected
+        if isinstance(value, str) or (_value_kind(value) in ("object", "array") and _value_kind(value) in kinds):
+            return value  # JSON-quoted text, or a JSON object or list where the union takes one
+        return raw if "string" in kinds and _fits(check, prop, raw) else value
     if kind == "object":
         return _json(param, raw)
     if kind in ("integer", "number", "boolean", "any"):
