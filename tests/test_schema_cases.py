@@ -500,3 +500,36 @@ def test_a_json_object_or_list_given_where_a_union_takes_one_is_read_as_one(argv
 
 def test_a_wrong_item_choice_is_told_with_the_choices():
     assert refused(LISTS, ["--fields", "size"]) == "--fields: 'size' is not one of ['name', 'path']."
+
+
+@pytest.mark.parametrize(
+    ("prop", "notes"),
+    [
+        ({"type": "array", "items": {"type": "object"}}, "each JSON object"),  # no fields to list: the shape
+        ({"anyOf": [{"type": "string"}, {"type": "object"}]}, "text or JSON: string|object"),
+        ({"anyOf": [{"type": "string"}, {"type": "integer"}], "minimum": 1}, "1.."),  # the type is the metavar
+    ],
+)
+def test_the_notes_of_other_values(prop, notes):
+    assert options(obj(x=prop))["x"].notes == notes
+
+
+@pytest.mark.parametrize(
+    ("prop", "shape"),
+    [
+        ({"type": ["string", "integer"]}, "string|integer"),
+        ({"type": ["array", "string"], "items": {"type": "integer"}}, "[integer]|string"),
+        ({"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]}, "string|[string]"),
+        ({"anyOf": [{"const": "a"}, {"const": "b"}]}, "a|b"),
+    ],
+)
+def test_the_shape_of_a_union(prop, shape):
+    assert s.shape(s._Schema(obj()).deep(prop)) == shape
+
+
+def test_a_union_s_default_shows_and_a_number_given_once_is_the_one_value():
+    either = {"type": ["string", "integer"]}
+    found = options(obj(when={**either, "default": "today"}, bad={**either, "default": {"a": 1}}))
+    assert found["when"].default == "today" and found["bad"].default is None  # a JSON default is the upstream's
+    ratio = obj(r={"anyOf": [{"type": "array", "items": {"type": "number"}}, {"type": "number"}]})
+    assert run(ratio, ["--r", "5"]) == {"r": 5} and run(ratio, ["--r", "5", "--r", "1.5"]) == {"r": [5, 1.5]}
