@@ -533,3 +533,22 @@ def test_a_union_s_default_shows_and_a_number_given_once_is_the_one_value():
     assert found["when"].default == "today" and found["bad"].default is None  # a JSON default is the upstream's
     ratio = obj(r={"anyOf": [{"type": "array", "items": {"type": "number"}}, {"type": "number"}]})
     assert run(ratio, ["--r", "5"]) == {"r": 5} and run(ratio, ["--r", "5", "--r", "1.5"]) == {"r": [5, 1.5]}
+
+
+CHAIN = {"$defs": {f"l{i}": obj(n={"$ref": f"#/$defs/l{i + 1}"}) for i in range(6)} | {"l6": {"type": "string"}}}
+
+
+def test_deep_resolves_fields_items_values_and_members_down_to_its_depth():
+    doc = s._Schema({**CHAIN, "type": "object"})
+    one = doc.deep({"$ref": "#/$defs/l0"}, 1)
+    assert one == obj(n=obj(n={"$ref": "#/$defs/l2"}))  # one level down resolved, the next as it was
+    assert doc.deep({"$ref": "#/$defs/l0"}, 0) == doc.resolve({"$ref": "#/$defs/l0"}) == obj(n={"$ref": "#/$defs/l1"})
+    default = doc.deep({"$ref": "#/$defs/l0"})
+    assert default == doc.deep({"$ref": "#/$defs/l0"}, s.MAX_DEPTH + 2) != doc.deep({"$ref": "#/$defs/l0"}, 5)
+    kept = {"type": "object", "properties": {"a": {"$ref": "#/$defs/l6"}}}
+    assert doc.deep(kept)["properties"]["a"] == {"type": "string"}
+    assert kept == {"type": "object", "properties": {"a": {"$ref": "#/$defs/l6"}}}  # the schema itself unchanged
+    values = doc.deep({"type": "object", "additionalProperties": {"$ref": "#/$defs/l6"}})
+    assert values["additionalProperties"] == {"type": "string"}
+    members = doc.deep({"anyOf": [obj(a={"$ref": "#/$defs/l6"}), {"type": "integer"}]})
+    assert members["anyOf"][0] == obj(a={"type": "string"}) and members["properties"] == {"a": {"type": "string"}}
