@@ -552,3 +552,10 @@ def test_deep_resolves_fields_items_values_and_members_down_to_its_depth():
     assert values["additionalProperties"] == {"type": "string"}
     members = doc.deep({"anyOf": [obj(a={"$ref": "#/$defs/l6"}), {"type": "integer"}]})
     assert members["anyOf"][0] == obj(a={"type": "string"}) and members["properties"] == {"a": {"type": "string"}}
+
+
+def test_a_lone_constant_s_description_is_its_choice_s_and_a_list_s_is_none_s():
+    found = s._Schema(obj()).resolve(
+        {"anyOf": [{"enum": ["a"], "description": "A."}, {"enum": ["b", "c"], "description": "B or C."}]}
+    )
+    assert found == {"enum": ["a", "b", "c"], "enumDescriptions": ["A.", "", ""]}
