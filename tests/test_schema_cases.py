@@ -99,6 +99,11 @@ def test_references_combinations_and_nullable_types_resolve(node, resolved):
         ({"type": "null"}, "any"),
         ({"type": ["string", "integer"]}, "union"),
         ({"type": ["string", "strin"]}, "any"),
+        ({"type": ["integer", "null"]}, "integer"),  # as an upstream wrote it, not yet resolved
+        ({"type": ["null"]}, "any"),
+        ({"enum": [True, False]}, "boolean"),
+        ({"enum": [1.5, 2]}, "union"),  # a number and an integer
+        ({"enum": [[1], [2]]}, "array"),
         ({"type": "strin"}, "any"),
         ({}, "any"),
     ],
@@ -559,3 +564,12 @@ def test_a_lone_constant_s_description_is_its_choice_s_and_a_list_s_is_none_s():
         {"anyOf": [{"enum": ["a"], "description": "A."}, {"enum": ["b", "c"], "description": "B or C."}]}
     )
     assert found == {"enum": ["a", "b", "c"], "enumDescriptions": ["A.", "", ""]}
+
+
+@pytest.mark.parametrize(
+    ("value", "kind"),
+    [(True, "boolean"), (1, "integer"), (1.5, "number"), ("a", "string"), ([], "array"), ({}, "object"),
+     (None, "any")],
+)  # fmt: skip
+def test_the_kind_of_a_value(value, kind):
+    assert s._value_kind(value) == kind
