@@ -513,6 +513,8 @@ def test_a_wrong_item_choice_is_told_with_the_choices():
         ({"type": "array", "items": {"type": "object"}}, "each JSON object"),  # no fields to list: the shape
         ({"anyOf": [{"type": "string"}, {"type": "object"}]}, "text or JSON: string|object"),
         ({"anyOf": [{"type": "string"}, {"type": "integer"}], "minimum": 1}, "1.."),  # the type is the metavar
+        ({"type": "strange", "enum": ["a", 1]}, 'one of: "a", 1; JSON or text'),  # choices of an unknown type
+        ({"type": "string", "items": {"enum": ["a"]}}, ""),  # items of no list say nothing
     ],
 )
 def test_the_notes_of_other_values(prop, notes):
