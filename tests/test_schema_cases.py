@@ -515,6 +515,8 @@ def test_a_wrong_item_choice_is_told_with_the_choices():
         ({"anyOf": [{"type": "string"}, {"type": "integer"}], "minimum": 1}, "1.."),  # the type is the metavar
         ({"type": "strange", "enum": ["a", 1]}, 'one of: "a", 1; JSON or text'),  # choices of an unknown type
         ({"type": "string", "items": {"enum": ["a"]}}, ""),  # items of no list say nothing
+        ({"anyOf": [{"type": "array", "items": {"type": "string"}}, obj(a={"type": "string"})]}, "one value or a list"),
+        ({"type": "integer", "minimum": 1, "format": "int32"}, "1..; int32"),
     ],
 )
 def test_the_notes_of_other_values(prop, notes):
@@ -528,10 +530,13 @@ def test_the_notes_of_other_values(prop, notes):
         ({"type": ["array", "string"], "items": {"type": "integer"}}, "[integer]|string"),
         ({"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]}, "string|[string]"),
         ({"anyOf": [{"const": "a"}, {"const": "b"}]}, "a|b"),
+        ({"type": ["string", "object"], "properties": {"a": {"type": "string"}}}, "string|{a: string}"),
+        ({"anyOf": [{"type": "string"}, {"not": {}}]}, "any"),  # a member of no known kind: no variants to show
     ],
 )
 def test_the_shape_of_a_union(prop, shape):
     assert s.shape(s._Schema(obj()).deep(prop)) == shape
+    assert s.shape({**obj(a={"type": "string"}), "anyOf": [{"required": ["a"]}]}) == "{a: string}"  # no variants
 
 
 def test_a_union_s_default_shows_and_a_number_given_once_is_the_one_value():
