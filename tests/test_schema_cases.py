@@ -580,3 +580,11 @@ def test_a_lone_constant_s_description_is_its_choice_s_and_a_list_s_is_none_s():
 )  # fmt: skip
 def test_the_kind_of_a_value(value, kind):
     assert s._value_kind(value) == kind
+
+
+def test_choice_lines_take_descriptions_as_given_and_field_lines_any_schema():
+    long = "aa " + " ".join(["bcd"] * 30)
+    found = options(obj(m={"type": "string", "enum": ["a", "b", "c"], "enumDescriptions": ["A.", long]},
+                        rows={"type": "array", "items": obj(any=True)}))  # fmt: skip
+    assert found["m"].details == ["a  A.", "b  aa" + " bcd" * 18 + "...", "c"]  # 80 characters; one too few: none
+    assert found["rows"].details == ["any: any"]  # a boolean schema: anything
