@@ -588,3 +588,12 @@ def test_choice_lines_take_descriptions_as_given_and_field_lines_any_schema():
                         rows={"type": "array", "items": obj(any=True)}))  # fmt: skip
     assert found["m"].details == ["a  A.", "b  aa" + " bcd" * 18 + "...", "c"]  # 80 characters; one too few: none
     assert found["rows"].details == ["any: any"]  # a boolean schema: anything
+
+
+@pytest.mark.parametrize("extra", [0, 1])
+def test_field_lines_stop_at_fields_shown_saying_how_many_more(extra):
+    fields = {f"f{i}": {"type": "string"} for i in range(s.FIELDS_SHOWN + extra)}
+    fields["f0"]["description"] = "aa " + " ".join(["bcd"] * 30)
+    lines = options(obj(rows={"type": "array", "items": obj(**fields)}))["rows"].details
+    assert lines[0].startswith("f0: string ") and lines[0].endswith(" aa" + " bcd" * 13 + "...")  # 60 characters
+    assert lines[s.FIELDS_SHOWN :] == (["... and 1 more (see the tool's schema)"] if extra else [])
