@@ -100,6 +100,8 @@ EQUIVALENT: dict[str, dict[str, str]] = {
         "_flags.claim: return False -> return None": "read only as true or false",
         "params.visit: 1 -> 2": "with MAX_DEPTH 2 the walk goes down once: depth + 1 or + 2, no deeper either way",
         "params: True -> False #2": "zip(strict=...) of three lists made from the same one",
+        "_convert: 'array' in kinds and isinstance(value, list) -> 'array' in kinds or isinstance(value, list)": "an "
+        "option of a list is repeatable (argparse gives it a list), any other one value: both hold or neither",
         "validate: '' -> 'X'": "a required property's name is always quoted in the message: never taken",
         "validate: 'an option' -> 'an optionX'": "a required property's name is always quoted in the message: never "
         "taken",

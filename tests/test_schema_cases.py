@@ -597,3 +597,18 @@ def test_field_lines_stop_at_fields_shown_saying_how_many_more(extra):
     lines = options(obj(rows={"type": "array", "items": obj(**fields)}))["rows"].details
     assert lines[0].startswith("f0: string ") and lines[0].endswith(" aa" + " bcd" * 13 + "...")  # 60 characters
     assert lines[s.FIELDS_SHOWN :] == (["... and 1 more (see the tool's schema)"] if extra else [])
+
+
+def test_placeholders_of_json_values_and_lists_of_anything():
+    found = options(
+        obj(o=obj(a={"type": "string"}), free={}, bare={"type": "array"}, anything={"type": "array", "items": {}})
+    )
+    assert found["o"].metavar == found["free"].metavar == found["anything"].metavar == "JSON"
+    assert found["bare"].metavar == "TEXT"
+
+
+def test_the_one_value_of_a_list_or_value_reads_as_an_option_of_its_type():
+    assert run(UNIONS, ["--genes", '"BRAF"']) == {"genes": '"BRAF"'}  # text, as a text option takes it
+    flags = obj(f={"anyOf": [{"type": "array", "items": {"type": "boolean"}}, {"type": "boolean"}]})
+    assert run(flags, ["--f", "true"]) == {"f": True}
+    assert refused(flags, ["--f", "5"]) == "--f: got [5]; expected [boolean]|boolean."  # not a boolean: a list of one
