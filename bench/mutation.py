@@ -102,6 +102,11 @@ EQUIVALENT: dict[str, dict[str, str]] = {
         "params: True -> False #2": "zip(strict=...) of three lists made from the same one",
         "_convert: 'array' in kinds and isinstance(value, list) -> 'array' in kinds or isinstance(value, list)": "an "
         "option of a list is repeatable (argparse gives it a list), any other one value: both hold or neither",
+        "_convert: kind in ('object', 'any', 'union') and isinstance(value, str) -> kind in ('object', 'any', "
+        "'union') or isinstance(value, str)": "the other options' text values are strings, which _scalar gives back as "
+        "they are",
+        "_scalar: 'array' -> 'arrayX'": "a union that takes a list reaches _scalar only without it (_convert reads a "
+        "list itself)",
         "validate: '' -> 'X'": "a required property's name is always quoted in the message: never taken",
         "validate: 'an option' -> 'an optionX'": "a required property's name is always quoted in the message: never "
         "taken",
