@@ -562,6 +562,11 @@ def test_deep_resolves_fields_items_values_and_members_down_to_its_depth():
     assert kept == {"type": "object", "properties": {"a": {"$ref": "#/$defs/l6"}}}  # the schema itself unchanged
     values = doc.deep({"type": "object", "additionalProperties": {"$ref": "#/$defs/l6"}})
     assert values["additionalProperties"] == {"type": "string"}
+    two = {"$ref": "#/$defs/l0"}
+    assert doc.deep({"type": "array", "items": two}, 2)["items"] == obj(n=obj(n={"$ref": "#/$defs/l2"}))
+    assert doc.deep({"type": "object", "additionalProperties": two}, 2)["additionalProperties"] == obj(
+        n=obj(n={"$ref": "#/$defs/l2"}))  # fmt: skip
+    assert doc.deep({"anyOf": [two, {"type": "integer"}]}, 2)["anyOf"][0] == obj(n=obj(n={"$ref": "#/$defs/l2"}))
     members = doc.deep({"anyOf": [obj(a={"$ref": "#/$defs/l6"}), {"type": "integer"}]})
     assert members["anyOf"][0] == obj(a={"type": "string"}) and members["properties"] == {"a": {"type": "string"}}
 

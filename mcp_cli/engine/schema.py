@@ -306,9 +306,10 @@ def _details(prop: dict[str, Any], expanded: bool) -> list[str]:
     if fields is None or (expanded and fields is prop):
         return []
     required = set(fields.get("required") or [])
-    rows = [(f"{k}{'*' * (k in required)}: {shape(v, 1) if isinstance(v, dict) else 'any'}",
-             first_sentence(str(v.get("description") or "") if isinstance(v, dict) else "", 60))
-            for k, v in fields["properties"].items()]  # fmt: skip
+    rows = [
+        (f"{k}{'*' * (k in required)}: {shape(v, 1)}", first_sentence(str(v.get("description") or ""), 60))
+        for k, v in fields["properties"].items()
+    ]  # fmt: skip (resolved by `deep`: every field a dict)
     more = len(rows) - FIELDS_SHOWN
     cut = [f"... and {more} more (see the tool's schema)"] if more > 0 else []
     return columns(rows[:FIELDS_SHOWN], indent=0) + cut
