@@ -554,6 +554,7 @@ def test_deep_resolves_fields_items_values_and_members_down_to_its_depth():
     doc = s._Schema({**CHAIN, "type": "object"})
     one = doc.deep({"$ref": "#/$defs/l0"}, 1)
     assert one == obj(n=obj(n={"$ref": "#/$defs/l2"}))  # one level down resolved, the next as it was
+    assert doc.deep({"$ref": "#/$defs/l0"}, 2) == obj(n=obj(n=obj(n={"$ref": "#/$defs/l3"})))
     assert doc.deep({"$ref": "#/$defs/l0"}, 0) == doc.resolve({"$ref": "#/$defs/l0"}) == obj(n={"$ref": "#/$defs/l1"})
     default = doc.deep({"$ref": "#/$defs/l0"})
     assert default == doc.deep({"$ref": "#/$defs/l0"}, s.MAX_DEPTH + 2) != doc.deep({"$ref": "#/$defs/l0"}, 5)

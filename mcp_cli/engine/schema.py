@@ -309,7 +309,7 @@ def _details(prop: dict[str, Any], expanded: bool) -> list[str]:
     rows = [
         (f"{k}{'*' * (k in required)}: {shape(v, 1)}", first_sentence(str(v.get("description") or ""), 60))
         for k, v in fields["properties"].items()
-    ]  # fmt: skip (resolved by `deep`: every field a dict)
+    ]  # the fields resolved by `deep`: every one a dict
     more = len(rows) - FIELDS_SHOWN
     cut = [f"... and {more} more (see the tool's schema)"] if more > 0 else []
     return columns(rows[:FIELDS_SHOWN], indent=0) + cut
