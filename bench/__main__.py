@@ -35,9 +35,11 @@ from . import (
     reliability,
     runtime,
     scale,
+    shapes,
     skill,
     surfaces,
     tasks,
+    turns,
     wrap,
 )
 
@@ -240,6 +242,13 @@ def main() -> None:
 
     lines, more = quality_lines(quality.run(corpora.boundary()))
     sections.append(("Search quality", quality.__doc__.strip(), lines))
+    targets += more
+
+    lines, more = shapes.report(firsts)
+    sections.append(("Option shapes", shapes.__doc__.strip().split("\n\n")[0], lines))
+    targets += more
+    lines, more = turns.report(firsts)
+    sections.append(("Calls per task", turns.__doc__.strip().rsplit("\n", 1)[0], lines))
     targets += more
 
     sections.append(("Context-driven disclosure", context.__doc__.strip(),

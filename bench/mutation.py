@@ -95,19 +95,18 @@ EQUIVALENT: dict[str, dict[str, str]] = {
         "Index._mixed: 1.0 -> 2.0 #2": "the closest cosine when all are 0: then no command is mixed in",
     },
     "mcp_cli/engine/schema.py": {
-        **{
-            f"<module>: '{k}' -> '{k}X' #2": "_SCALARS is read for its keys only"
-            for k in ("string", "integer", "number", "boolean")
-        },  # fmt: skip
-        "kind_of: 1 -> 2": "a set of kinds made with dict union: its values are never read",
-        "kind_of: 1 -> 2 #2": "a set of kinds made with dict union: its values are never read",
         "_Schema.__init__: 'urn:mcp-cli:schema' -> 'urn:mcp-cli:schemaX'": "the name of a schema without $id: "
         "references within it are relative ('#/...') and resolve under any name",
         "_flags.claim: return False -> return None": "read only as true or false",
         "params.visit: 1 -> 2": "with MAX_DEPTH 2 the walk goes down once: depth + 1 or + 2, no deeper either way",
         "params: True -> False #2": "zip(strict=...) of three lists made from the same one",
-        "_convert: kind in ('object', 'any') and isinstance(value, str) -> kind in ('object', 'any') or "
-        "isinstance(value, str)": "the other options' text values are strings, which _scalar gives back as they are",
+        "_convert: 'array' in kinds and isinstance(value, list) -> 'array' in kinds or isinstance(value, list)": "an "
+        "option of a list is repeatable (argparse gives it a list), any other one value: both hold or neither",
+        "_convert: kind in ('object', 'any', 'union') and isinstance(value, str) -> kind in ('object', 'any', "
+        "'union') or isinstance(value, str)": "the other options' text values are strings, which _scalar gives back as "
+        "they are",
+        "_scalar: 'array' -> 'arrayX'": "a union that takes a list reaches _scalar only without it (_convert reads a "
+        "list itself)",
         "validate: '' -> 'X'": "a required property's name is always quoted in the message: never taken",
         "validate: 'an option' -> 'an optionX'": "a required property's name is always quoted in the message: never "
         "taken",

@@ -27,7 +27,9 @@ class Param:
     """One parameter of a command: a positional (no `flags`) or an option (`flags` like `["-p", "--pages"]`).
 
     `type` is the value type of one item; an array is a positional with `nargs` ("+", "*", a count) or an
-    option with `action="append"` (repeatable). `nargs="..."` takes every remaining token verbatim.
+    option with `action="append"` (repeatable). `nargs="..."` takes every remaining token verbatim. `notes` are what
+    help says of its value after its description, in brackets (a range, a format, a shape); `details` lines it shows
+    under the option: each choice with what it means, each field of a JSON object value.
     """
 
     name: str
@@ -40,6 +42,8 @@ class Param:
     nargs: str | int | None = None
     action: str = "store"
     metavar: str | None = None
+    notes: str = ""
+    details: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if self.type not in TYPES:

@@ -114,7 +114,33 @@ def test_a_listing_gives_up_its_summaries_past_its_budget():
     assert h._listing("Commands", COMMANDS, size) == full == ["Commands:", "  x  Does x.", "  y  Does y."]
     assert h._listing("Commands", COMMANDS, size - 1) == ["Commands (2, summaries left out to fit):", "  x, y"]
     last = h.group_help("t", Group("t", children=[cmd("x", "Uses X")]), False, 10**6)
-    assert last.endswith("\n  x  Uses X\n")  # only blank lines are trimmed at the end
+    assert last.endswith("\n  x  Uses X\n    t x\n")  # only blank lines are trimmed at the end
+
+
+SMALL = [cmd("get", "Gets.", params=[Param("id", flags=["--id"], type="integer", required=True)]),
+         cmd("put", "Puts.", params=[Param("v", flags=["--v"])])]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("children", "root", "shown"),
+    [
+        (SMALL, False, True),
+        (SMALL + [cmd(f"c{i}") for i in range(h.SMALL_GROUP - 2)], False, True),  # at most SMALL_GROUP commands
+        (SMALL + [cmd(f"c{i}") for i in range(h.SMALL_GROUP - 1)], False, False),  # one more: rows only
+        (SMALL, True, False),  # never at the root: its help stays short
+        (SMALL + TOPICS, False, True),
+    ],
+)
+def test_a_small_group_shows_each_command_s_usage_line_under_its_row(children, root, shown):
+    out = h.group_help("t g", Group("g", children=children), root, 10**6)
+    assert ("  get  Gets.\n    t g get --id INT\n  put  Puts.\n    t g put [options]\n" in out) is shown
+    assert ("  get  Gets.\n  put  Puts.\n" in out) is not shown
+
+
+def test_a_small_group_over_its_budget_gives_up_usage_lines_before_summaries():
+    whole = h.group_help("t", Group("t", children=SMALL), False, 10**6)
+    out = h.group_help("t", Group("t", children=SMALL), False, len(whole) - 1)
+    assert "  get  Gets.\n  put  Puts.\n" in out and "--id" not in out
 
 
 def listing_lines(out: str) -> list[str]:
@@ -326,6 +352,21 @@ def test_a_command_s_help_over_its_budget_is_cut_to_first_sentences():
     short = h.command_help("t go", command, 10)
     assert f"\n\n{'w' * 195}...\n\n{'v' * 195}...\n\n" in short  # the first line and sentence: 200 characters
     assert f"  --a TEXT  {'u' * 95}...\n" in short  # an option's help: 100
+
+
+def test_an_option_s_notes_and_the_lines_under_it_survive_a_cut_description():
+    mode = opt("mode", choices=["fast", "slow"], help="How. " + "Long words. " * 20, details=["fast  Quick.", "slow"])
+    rows = opt("rows", action="append", metavar="JSON", help="Rows." + " More." * 30, notes="each a JSON object",
+               details=["a*: string  The a."])  # fmt: skip
+    command = cmd(params=[mode, rows])
+    full = h.command_help("t go", command)
+    assert "  --mode {fast,slow}  How. Long words." in full and "\n      fast  Quick.\n      slow\n  --rows" in full
+    assert "More. [each a JSON object] (repeatable)\n      a*: string  The a.\n" in full
+    short = h.command_help("t go", command, len(full) - 1)
+    assert "More." not in short and "Rows. [each a JSON object] (repeatable)\n      a*: string  The a.\n" in short
+    assert "\n      fast  Quick.\n      slow\n" in short
+    many = opt("m", choices=[f"choice-{i}" for i in range(9)], details=[f"choice-{i}  C." for i in range(9)])
+    assert "one of" not in h.command_help("t go", cmd(params=[many]))  # the lines under it list them
 
 
 def test_a_passthrough_command_s_help_is_its_usage_text():

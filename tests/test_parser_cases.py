@@ -67,6 +67,13 @@ def test_a_value_of_the_wrong_type_is_a_usage_error(tokens, words):
     assert words in err.value.message
 
 
+@pytest.mark.parametrize(("token", "closest"), [("flow", ["slow"]), ("FAST", ["fast"]), ("zzz", [])])
+def test_a_wrong_choice_names_every_choice_and_the_closest(token, closest):
+    with pytest.raises(UsageError) as err:
+        values(["--mode", token])
+    assert err.value.message.endswith("(choose from 'fast', 'slow')") and err.value.suggestions == closest
+
+
 def test_unknown_options_are_named_with_the_closest_flags():
     with pytest.raises(UsageError) as err:
         values(["--colour"])

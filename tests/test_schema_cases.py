@@ -54,7 +54,20 @@ DEFS = {"$defs": {"name": {"type": "string", "description": "A name."}, "loop": 
                                                                             "nullable": True}),  # fmt: skip
         ({"oneOf": [{"type": "null"}, {"$ref": "#/$defs/name"}]}, {"type": "string", "description": "A name.",
                                                                     "nullable": True}),  # fmt: skip
-        ({"anyOf": [{"type": "string"}, {"type": "integer"}]}, {"anyOf": [{"type": "string"}, {"type": "integer"}]}),
+        ({"anyOf": [{"type": "string"}, {"type": "integer"}]}, {"anyOf": [{"type": "string"}, {"type": "integer"}],
+                                                                 "type": ["string", "integer"]}),  # a union
+        ({"anyOf": [{"const": "a", "description": "A."}, {"const": 1, "title": "One"}, {"enum": ["b", "c"]},
+                    {"type": "null"}]},
+         {"enum": ["a", 1, "b", "c"], "enumDescriptions": ["A.", "One", "", ""], "nullable": True}),  # constants
+        ({"oneOf": [{"const": "a"}, {"const": "b"}]}, {"enum": ["a", "b"]}),  # no descriptions, no empty list
+        ({"anyOf": [{"type": "array", "items": {"$ref": "#/$defs/name"}}, {"type": "string"}, {"type": "null"}]},
+         {"anyOf": [{"type": "array", "items": {"$ref": "#/$defs/name"}}, {"type": "string"}],
+          "type": ["array", "string"], "items": {"$ref": "#/$defs/name"}, "nullable": True}),  # list | scalar | null
+        ({"oneOf": [obj(["id", "v"], id={"type": "integer"}, v={}), obj(["name", "v"], name={"type": "string"})]},
+         {"anyOf": [obj(["id", "v"], id={"type": "integer"}, v={}), obj(["name", "v"], name={"type": "string"})],
+          "type": "object", "properties": {"id": {"type": "integer"}, "v": {}, "name": {"type": "string"}},
+          "required": ["v"]}),  # variants of an object: every field, required where each requires it
+        ({"anyOf": [{"type": "string"}, {"not": {}}]}, {"anyOf": [{"type": "string"}, {"not": {}}]}),  # unknown
         ({"type": ["integer", "null"]}, {"type": "integer"}),
         ({"type": ["string", "integer", "null"]}, {"type": ["string", "integer"]}),
         ({"allOf": [obj(["a"], a={"type": "string"}), {"$ref": "#/$defs/name", "required": ["b"],
@@ -79,9 +92,18 @@ def test_references_combinations_and_nullable_types_resolve(node, resolved):
         ({"type": "object"}, "object"),
         ({"properties": {}}, "object"),
         ({"enum": ["a", "b"]}, "string"),
-        ({"enum": ["a", 1]}, "any"),
+        ({"enum": ["a", 1]}, "union"),
+        ({"const": 3}, "integer"),
+        ({"enum": [None, "a"]}, "string"),  # null: the option not given
+        ({"enum": [{"a": 1}]}, "object"),
         ({"type": "null"}, "any"),
-        ({"type": ["string", "integer"]}, "any"),
+        ({"type": ["string", "integer"]}, "union"),
+        ({"type": ["string", "strin"]}, "any"),
+        ({"type": ["integer", "null"]}, "integer"),  # as an upstream wrote it, not yet resolved
+        ({"type": ["null"]}, "any"),
+        ({"enum": [True, False]}, "boolean"),
+        ({"enum": [1.5, 2]}, "union"),  # a number and an integer
+        ({"enum": [[1], [2]]}, "array"),
         ({"type": "strin"}, "any"),
         ({}, "any"),
     ],
@@ -112,21 +134,21 @@ def test_two_properties_that_spell_one_flag_each_get_their_own():
     found = options(obj(fullPath={"type": "string"}, full_path={"type": "string"}, verbose={"type": "boolean"},
                         no_verbose={"type": "string"}))  # fmt: skip
     assert found["fullPath"].flags == ["--full-path", "--fullPath"]
-    assert found["full_path"].flags == ["--full_path"] and found["full_path"].help == "[not --full-path, which sets " \
-                                                                                      "fullPath]"  # fmt: skip
+    assert found["full_path"].flags == ["--full_path"] and found["full_path"].notes == "not --full-path, which sets " \
+                                                                                       "fullPath"  # fmt: skip
     assert found["verbose"].flags == ["--verbose"]  # and --no-verbose, which argparse adds
     assert found["no_verbose"].flags == ["--no_verbose"] and "not --no-verbose, which sets verbose" in found[
-        "no_verbose"].help  # fmt: skip
+        "no_verbose"].notes  # fmt: skip
     three = options(obj(aB={"type": "string"}, a_b={"type": "string"}, **{"a-b": {"type": "string"}}))
     assert [p.flags for p in three.values()][:3] == [["--aB"], ["--a_b"], ["--a-b"]]  # as spelt, first
-    assert three["aB"].help == three["a_b"].help == "[not --a-b, which sets a-b]"
+    assert three["aB"].notes == three["a_b"].notes == "not --a-b, which sets a-b"
     ranged = options(obj(fullPath={"type": "string"}, full_path={"type": "integer", "minimum": 1}))
-    assert ranged["full_path"].help == "[not --full-path, which sets fullPath; 1..]"
+    assert ranged["full_path"].notes == "not --full-path, which sets fullPath; 1.."
     nested = options(obj(filters=obj(fullPath={"type": "string"}, full_path={"type": "string"})))
-    assert nested["filters.full_path"].help == "[not --filters.full-path, which sets filters.fullPath]"
+    assert nested["filters.full_path"].notes == "not --filters.full-path, which sets filters.fullPath"
     taken = options(obj(**{"a b": {"type": "string"}, "a-b": {"type": "string"}}))  # both spelt --a-b
     assert taken["a b"].flags == ["--a-b", "--a_b"] and taken["a-b"].flags == ["--a-b-2"]
-    assert taken["a-b"].help == "[not --a-b, which sets a b]"
+    assert taken["a-b"].notes == "not --a-b, which sets a b"
 
 
 def test_what_each_kind_of_property_becomes():
@@ -152,24 +174,26 @@ def test_what_each_kind_of_property_becomes():
     ))  # fmt: skip
     assert (found["name"].help, found["name"].required, found["name"].type) == ("The name of it.", True, "string")
     assert found["title_only"].help == "Titled" and not found["title_only"].required
-    assert (found["count"].type, found["count"].default, found["count"].help) == ("integer", 3, "[1..10]")
+    assert (found["count"].type, found["count"].default, found["count"].notes) == ("integer", 3, "1..10")
     assert (
-        found["ratio"].help == "[0..]"
-        and found["below"].help == "[..9]"
-        and found["small"].help == "[..5]"
-        and found["when"].help == "[date-time]"
+        found["ratio"].notes == "0.."
+        and found["below"].notes == "..9"
+        and found["small"].notes == "..5"
+        and found["when"].notes == "date-time"
     )
     assert found["mode"].choices == ["fast", "slow"] and found["weight"].choices == [0.5, 1.5, 2]
     assert found["odd"].choices is None and found["fixed"].choices == ["only"]
-    assert found["either"].help == '[one of: 1, "a"; JSON or text]' and found["either"].metavar == "JSON"
+    assert (found["either"].choices, found["either"].metavar, found["either"].notes) == (["1", "a"], None, "")
     assert (found["verbose"].action, found["verbose"].default) == ("negatable", False)
     assert (found["tags"].action, found["tags"].metavar, found["tags"].required) == ("append", "INT", True)
-    assert found["people"].metavar == "JSON" and found["people"].help == "[each JSON {name*: string}]"
-    assert found["filters"].help == "[JSON {status*: string}]" and found["filters"].default is None
+    assert found["people"].metavar == "JSON" and found["people"].notes == "each a JSON object, fields below"
+    assert found["people"].details == ["name*: string"]
+    assert found["filters"].notes == "JSON {status*: string}" and found["filters"].default is None
     assert found["filters.status"].required is False  # required inside an object that is optional
-    assert found["extra"].default == "x" and found["extra"].help == "[JSON or text]"
+    assert found["extra"].default == "x" and found["extra"].notes == "JSON or text"
     assert list(found)[-1] == "@json" and (found["@json"].flags, found["@json"].metavar) == (["--json"], "JSON")
-    assert found["mode"].help == ""  # no description, nothing to note  # "@": no property has that name
+    assert found["mode"].help == found["mode"].notes == ""  # no description, nothing to note
+    assert found["filters"].details == []  # its fields are options of their own
 
 
 def test_a_tool_without_arguments_has_no_options_at_all():
@@ -349,3 +373,248 @@ def test_the_schema_of_a_command_made_from_its_parameters():
 def test_the_missing_option_named_is_the_one_not_given():
     both = obj(required=("a", "b"), a={"type": "string"}, b={"type": "string"})
     assert refused(both, ["--json", '{"a": "x"}']) == "missing required option --b (or give it inside --json)."
+
+
+UNIONS = obj(
+    when={"type": ["string", "integer"]},
+    code={"anyOf": [{"type": "string", "pattern": "^[a-z]+$"}, {"type": "integer"}]},
+    level={"type": ["integer", "boolean"]},
+    pick={"anyOf": [{"const": 1}, {"const": "auto"}, {"type": "null"}]},
+    genes={"anyOf": [{"type": "array", "items": {"type": "string"}}, {"type": "string"}, {"type": "null"}]},
+    ids={"anyOf": [{"type": "array", "items": {"type": "integer"}}, {"type": "integer"}]},
+    ref={"oneOf": [obj(["id"], id={"type": "integer"}), obj(["name"], name={"type": "string"})]},
+)
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["--when", "20240708"], {"when": "20240708"}),  # text where text is allowed: a date stays a date
+        (["--when", "007"], {"when": "007"}),  # leading zeros survive
+        (["--when", '"5"'], {"when": "5"}),  # JSON-quoted: text
+        (["--json", '{"when": 5}'], {"when": 5}),  # another type where text is allowed: inside --json
+        (["--code", "abc"], {"code": "abc"}),
+        (["--code", "123"], {"code": 123}),  # not text this property takes: read as JSON
+        (["--level", "5"], {"level": 5}),
+        (["--level", "true"], {"level": True}),
+        (["--pick", "1"], {"pick": 1}),  # choices of several types: each as its type
+        (["--pick", "auto"], {"pick": "auto"}),
+        (["--genes", "BRAF"], {"genes": "BRAF"}),  # given once: the one value
+        (["--genes", "BRAF", "--genes", "KRAS"], {"genes": ["BRAF", "KRAS"]}),  # repeated: the list
+        (["--genes", '["BRAF"]'], {"genes": ["BRAF"]}),  # a JSON list: the list
+        (["--ids", "7"], {"ids": 7}),
+        (["--ids", "7", "--ids", "8"], {"ids": [7, 8]}),
+        (["--ref", '{"id": 3}'], {"ref": {"id": 3}}),
+    ],
+)  # fmt: skip
+def test_a_union_keeps_text_as_text_where_text_is_allowed(argv, expected):
+    assert run(UNIONS, argv) == expected
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--pick", "2"], "argument --pick: invalid choice: '2' (choose from '1', 'auto')"),
+        (["--level", "high"], "--level: 'high' is not of type 'integer', 'boolean'."),
+        (["--ref", '{"x": 1}'], '--ref: got {"x": 1}; expected {id*: integer}|{name*: string}.'),  # not "any of"
+        (["--json", '{"when": [1]}'], "--when: [1] is not of type 'string', 'integer'."),
+    ],
+)
+def test_a_wrong_value_of_a_union_is_told_with_what_it_takes(argv, message):
+    assert refused(UNIONS, argv) == message
+
+
+def test_a_list_item_without_a_field_it_needs_says_so():
+    rows = obj(rows={"type": "array", "items": obj(["path"], path={"type": "string"})})
+    assert refused(rows, ["--rows", '{"a": 1}']) == "--rows: an item has no 'path', which each needs."
+
+
+def test_how_a_union_and_its_choices_show():
+    found = options(UNIONS)
+    assert (found["when"].metavar, found["when"].type, found["when"].notes) == ("TEXT|INT", "string", "")
+    assert found["level"].metavar == "INT|BOOL" and found["pick"].choices == ["1", "auto"]
+    assert (found["genes"].action, found["genes"].metavar, found["genes"].notes) == (
+        "append",
+        "TEXT",
+        "one value or a list",
+    )
+    assert found["ids"].metavar == "INT"
+    assert found["ref"].notes == "JSON {id*: integer}|{name*: string}" and found["ref.id"].type == "integer"
+
+
+def test_choices_show_what_each_means():
+    found = options(obj(mode={"anyOf": [{"const": "fast", "description": "Quick. Rough."}, {"const": "slow"}]},
+                        plain={"type": "string", "enum": ["a", "b"]},
+                        vs={"type": "string", "enum": ["x", "yy"], "enumDescriptions": ["Ex.", "Why."]}))  # fmt: skip
+    assert (found["mode"].choices, found["mode"].details) == (["fast", "slow"], ["fast  Quick.", "slow"])
+    assert found["plain"].details == [] and found["vs"].details == ["x   Ex.", "yy  Why."]
+
+
+def test_fields_of_an_object_value_show_one_a_line():
+    refs = {"$defs": {"file": obj(["path"], path={"type": "string", "description": "Where. More."},
+                                  tags={"type": "array", "items": {"$ref": "#/$defs/tag"}}),
+                      "tag": obj(name={"type": "string"})}}  # fmt: skip
+    deep = obj(files={"type": "array", "items": {"$ref": "#/$defs/file"}}, a=obj(b=obj(c=obj(d={"type": "string"}))),
+               wide=obj(**{f"f{i}": {} for i in range(s.FIELDS_SHOWN + 2)}))  # fmt: skip
+    found = options({**deep, **refs})
+    assert found["files"].details == ["path*: string           Where.", "tags: [{name: string}]"]  # $refs resolved
+    assert found["files"].notes == "each a JSON object, fields below"
+    assert found["a"].details == [] and found["a.b"].details == ["c: {d: string}"]  # no options of their own
+    assert found["a.b"].notes == "a JSON object, fields below" and found["a"].notes == "JSON {b: {c: {d: string}}}"
+    assert len(found["wide.f0"].details) == 0 and found["wide"].details == []
+    wide = options(obj(rows={"type": "array", "items": obj(**{f"f{i}": {} for i in range(s.FIELDS_SHOWN + 2)})}))
+    assert wide["rows"].details[-1] == "... and 2 more (see the tool's schema)"
+    assert len(wide["rows"].details) == s.FIELDS_SHOWN + 1
+
+
+def test_a_union_s_text_check_that_cannot_be_read_takes_the_text():
+    broken = obj(x={"anyOf": [{"type": "string", "pattern": "["}, {"type": "integer"}]})
+    assert run(broken, ["--x", "5"]) == {"x": "5"}
+
+
+LISTS = obj(
+    fields={"type": "array", "items": {"type": "string", "enum": ["name", "path"]}},
+    kinds={"type": "array", "items": {"anyOf": [{"const": "a", "description": "The a."}, {"const": "b"}]}},
+    labels={"type": "array", "items": {"anyOf": [{"type": "string"}, obj(["name"], name={"type": "string"})]}},
+    who={"anyOf": [{"type": "string"}, obj(["login"], login={"type": "string"})]},
+)
+
+
+def test_choices_and_fields_of_each_item_of_a_list():
+    found = options(LISTS)
+    assert found["fields"].notes == "each one of: name, path" and found["fields"].choices is None
+    assert found["kinds"].notes == "" and found["kinds"].details == ["a  The a.", "b"]  # the lines say them
+    assert found["labels"].metavar == "TEXT|JSON" and found["labels"].details == ["name*: string"]
+    assert found["labels"].notes == "each text, or a JSON object with the fields below"
+    assert found["who"].notes == "text, or a JSON object with the fields below"
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["--fields", "name", "--fields", '["path"]'], {"fields": ["name", "path"]}),  # a JSON list still goes
+        (["--labels", "bug", "--labels", '{"name": "x"}'], {"labels": ["bug", {"name": "x"}]}),
+        (["--who", '{"login": "ann"}'], {"who": {"login": "ann"}}),  # a JSON object where one is taken: the object
+        (["--who", "{ann}"], {"who": "{ann}"}),  # not JSON: text
+        (["--who", '"{}"'], {"who": "{}"}),  # JSON-quoted: text
+    ],
+)
+def test_a_json_object_or_list_given_where_a_union_takes_one_is_read_as_one(argv, expected):
+    assert run(LISTS, argv) == expected
+
+
+def test_a_wrong_item_choice_is_told_with_the_choices():
+    assert refused(LISTS, ["--fields", "size"]) == "--fields: 'size' is not one of ['name', 'path']."
+
+
+@pytest.mark.parametrize(
+    ("prop", "notes"),
+    [
+        ({"type": "array", "items": {"type": "object"}}, "each JSON object"),  # no fields to list: the shape
+        ({"anyOf": [{"type": "string"}, {"type": "object"}]}, "text or JSON: string|object"),
+        ({"anyOf": [{"type": "string"}, {"type": "integer"}], "minimum": 1}, "1.."),  # the type is the metavar
+        ({"type": "strange", "enum": ["a", 1]}, 'one of: "a", 1; JSON or text'),  # choices of an unknown type
+        ({"type": "string", "items": {"enum": ["a"]}}, ""),  # items of no list say nothing
+        ({"anyOf": [{"type": "array", "items": {"type": "string"}}, obj(a={"type": "string"})]}, "one value or a list"),
+        ({"type": "integer", "minimum": 1, "format": "int32"}, "1..; int32"),
+    ],
+)
+def test_the_notes_of_other_values(prop, notes):
+    assert options(obj(x=prop))["x"].notes == notes
+
+
+@pytest.mark.parametrize(
+    ("prop", "shape"),
+    [
+        ({"type": ["string", "integer"]}, "string|integer"),
+        ({"type": ["array", "string"], "items": {"type": "integer"}}, "[integer]|string"),
+        ({"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]}, "string|[string]"),
+        ({"anyOf": [{"const": "a"}, {"const": "b"}]}, "a|b"),
+        ({"type": ["string", "object"], "properties": {"a": {"type": "string"}}}, "string|{a: string}"),
+        ({"anyOf": [{"type": "string"}, {"not": {}}]}, "any"),  # a member of no known kind: no variants to show
+    ],
+)
+def test_the_shape_of_a_union(prop, shape):
+    assert s.shape(s._Schema(obj()).deep(prop)) == shape
+    assert s.shape({**obj(a={"type": "string"}), "anyOf": [{"required": ["a"]}]}) == "{a: string}"  # no variants
+
+
+def test_a_union_s_default_shows_and_a_number_given_once_is_the_one_value():
+    either = {"type": ["string", "integer"]}
+    found = options(obj(when={**either, "default": "today"}, bad={**either, "default": {"a": 1}}))
+    assert found["when"].default == "today" and found["bad"].default is None  # a JSON default is the upstream's
+    ratio = obj(r={"anyOf": [{"type": "array", "items": {"type": "number"}}, {"type": "number"}]})
+    assert run(ratio, ["--r", "5"]) == {"r": 5} and run(ratio, ["--r", "5", "--r", "1.5"]) == {"r": [5, 1.5]}
+
+
+CHAIN = {"$defs": {f"l{i}": obj(n={"$ref": f"#/$defs/l{i + 1}"}) for i in range(6)} | {"l6": {"type": "string"}}}
+
+
+def test_deep_resolves_fields_items_values_and_members_down_to_its_depth():
+    doc = s._Schema({**CHAIN, "type": "object"})
+    one = doc.deep({"$ref": "#/$defs/l0"}, 1)
+    assert one == obj(n=obj(n={"$ref": "#/$defs/l2"}))  # one level down resolved, the next as it was
+    assert doc.deep({"$ref": "#/$defs/l0"}, 2) == obj(n=obj(n=obj(n={"$ref": "#/$defs/l3"})))
+    assert doc.deep({"$ref": "#/$defs/l0"}, 0) == doc.resolve({"$ref": "#/$defs/l0"}) == obj(n={"$ref": "#/$defs/l1"})
+    default = doc.deep({"$ref": "#/$defs/l0"})
+    assert default == doc.deep({"$ref": "#/$defs/l0"}, s.MAX_DEPTH + 2) != doc.deep({"$ref": "#/$defs/l0"}, 5)
+    kept = {"type": "object", "properties": {"a": {"$ref": "#/$defs/l6"}}}
+    assert doc.deep(kept)["properties"]["a"] == {"type": "string"}
+    assert kept == {"type": "object", "properties": {"a": {"$ref": "#/$defs/l6"}}}  # the schema itself unchanged
+    values = doc.deep({"type": "object", "additionalProperties": {"$ref": "#/$defs/l6"}})
+    assert values["additionalProperties"] == {"type": "string"}
+    two = {"$ref": "#/$defs/l0"}
+    assert doc.deep({"type": "array", "items": two}, 2)["items"] == obj(n=obj(n={"$ref": "#/$defs/l2"}))
+    assert doc.deep({"type": "object", "additionalProperties": two}, 2)["additionalProperties"] == obj(
+        n=obj(n={"$ref": "#/$defs/l2"}))  # fmt: skip
+    assert doc.deep({"anyOf": [two, {"type": "integer"}]}, 2)["anyOf"][0] == obj(n=obj(n={"$ref": "#/$defs/l2"}))
+    members = doc.deep({"anyOf": [obj(a={"$ref": "#/$defs/l6"}), {"type": "integer"}]})
+    assert members["anyOf"][0] == obj(a={"type": "string"}) and members["properties"] == {"a": {"type": "string"}}
+
+
+def test_a_lone_constant_s_description_is_its_choice_s_and_a_list_s_is_none_s():
+    found = s._Schema(obj()).resolve(
+        {"anyOf": [{"enum": ["a"], "description": "A."}, {"enum": ["b", "c"], "description": "B or C."}]}
+    )
+    assert found == {"enum": ["a", "b", "c"], "enumDescriptions": ["A.", "", ""]}
+
+
+@pytest.mark.parametrize(
+    ("value", "kind"),
+    [(True, "boolean"), (1, "integer"), (1.5, "number"), ("a", "string"), ([], "array"), ({}, "object"),
+     (None, "any")],
+)  # fmt: skip
+def test_the_kind_of_a_value(value, kind):
+    assert s._value_kind(value) == kind
+
+
+def test_choice_lines_take_descriptions_as_given_and_field_lines_any_schema():
+    long = "aa " + " ".join(["bcd"] * 30)
+    found = options(obj(m={"type": "string", "enum": ["a", "b", "c"], "enumDescriptions": ["A.", long]},
+                        rows={"type": "array", "items": obj(any=True)}))  # fmt: skip
+    assert found["m"].details == ["a  A.", "b  aa" + " bcd" * 18 + "...", "c"]  # 80 characters; one too few: none
+    assert found["rows"].details == ["any: any"]  # a boolean schema: anything
+
+
+@pytest.mark.parametrize("extra", [0, 1])
+def test_field_lines_stop_at_fields_shown_saying_how_many_more(extra):
+    fields = {f"f{i}": {"type": "string"} for i in range(s.FIELDS_SHOWN + extra)}
+    fields["f0"]["description"] = "aa " + " ".join(["bcd"] * 30)
+    lines = options(obj(rows={"type": "array", "items": obj(**fields)}))["rows"].details
+    assert lines[0].startswith("f0: string ") and lines[0].endswith(" aa" + " bcd" * 13 + "...")  # 60 characters
+    assert lines[s.FIELDS_SHOWN :] == (["... and 1 more (see the tool's schema)"] if extra else [])
+
+
+def test_placeholders_of_json_values_and_lists_of_anything():
+    found = options(
+        obj(o=obj(a={"type": "string"}), free={}, bare={"type": "array"}, anything={"type": "array", "items": {}})
+    )
+    assert found["o"].metavar == found["free"].metavar == found["anything"].metavar == "JSON"
+    assert found["bare"].metavar == "TEXT"
+
+
+def test_the_one_value_of_a_list_or_value_reads_as_an_option_of_its_type():
+    assert run(UNIONS, ["--genes", '"BRAF"']) == {"genes": '"BRAF"'}  # text, as a text option takes it
+    flags = obj(f={"anyOf": [{"type": "array", "items": {"type": "boolean"}}, {"type": "boolean"}]})
+    assert run(flags, ["--f", "true"]) == {"f": True}
+    assert refused(flags, ["--f", "5"]) == "--f: got [5]; expected [boolean]|boolean."  # not a boolean: a list of one

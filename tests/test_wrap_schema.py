@@ -43,7 +43,8 @@ CASES = [
      {"query": "q", "filters": {"status": "closed", "since": 2}}),
     (["--query", "q", "--extra", '{"any": {"thing": [1]}}'], {"query": "q", "extra": {"any": {"thing": [1]}}}),
     (["--query", "q", "--maybe", "m"], {"query": "q", "maybe": "m"}),
-    (["--query", "q", "--either", "7"], {"query": "q", "either": 7}),
+    (["--query", "q", "--either", "7"], {"query": "q", "either": "7"}),  # text where text is allowed
+    (["--json", '{"query": "q", "either": 7}'], {"query": "q", "either": 7}),  # another type: inside --json
     (["--query", "q", "--either", "seven"], {"query": "q", "either": "seven"}),
     (["--query", "q", "--nullable-int", "4"], {"query": "q", "nullable_int": 4}),
     (["--query", "q", "--arg-help", "H", "--arg-h", "2", "--arg-json", "J"],
@@ -127,7 +128,7 @@ ERRORS = [
     (["--json", "[1]"], "--json: expected a JSON object"),
     (["--json", '{"query": "q", "bogus": 1}'], "'bogus' was unexpected"),
     (["--query", "q", "--colour", "red"], "unknown option --colour"),
-    (["--query", "q", "--either", "1.5"], "--either: 1.5 is not valid under any of the given schemas"),
+    (["--json", '{"query": "q", "either": 1.5}'], "--either: got 1.5; expected string|integer."),
 ]
 
 
@@ -144,7 +145,8 @@ async def test_help_shows_types_ranges_shapes_and_hints(awk):
     assert "--limit INT                 [1..100] (default: 10)" in out
     assert "--verbose/--no-verbose" in out and "--mode {fast,slow}" in out
     assert "--filters JSON              [JSON {status: open|closed, labels: [string], since: integer}]" in out
-    assert "--people JSON               [each JSON {name*: string}] (repeatable)" in out
+    assert "--people JSON               [each a JSON object, fields below] (repeatable)\n      name*: string\n" in out
+    assert "--either TEXT|INT" in out
     assert "--arg-help TEXT             A property named help." in out
     assert "Hints: read-only, idempotent." in out
 

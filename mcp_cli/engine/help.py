@@ -39,9 +39,17 @@ def title(prog: str, about: str) -> str:
     return f"{prog} - {about}" if about else prog
 
 
-def _listing(heading: str, nodes: Sequence[Node], budget: int) -> list[str]:
-    """A heading and one row per node; over `budget` characters, names only, wrapped, with a pointer."""
-    lines = [f"{heading}:"] + rows([(n.name, n.summary) for n in nodes])
+SMALL_GROUP = 5  # commands of a group (not the root) whose help shows each one's usage line
+
+
+def _listing(heading: str, nodes: Sequence[Node], budget: int, prog: str = "") -> list[str]:
+    """A heading and one row per node, each command's usage line under its row when `prog` is given; over `budget`
+    characters, names only, wrapped, with a pointer."""
+    lines = [f"{heading}:"]
+    for node, row in zip(nodes, rows([(n.name, n.summary) for n in nodes]), strict=True):
+        lines.append(row)
+        if prog and isinstance(node, Command):
+            lines += ["  " + line for line in usage(f"{prog} {node.name}", node).splitlines()]
     if sum(len(line) + 1 for line in lines) <= budget:
         return lines
     names, row, out = [n.name for n in nodes], "", [f"{heading} ({len(nodes)}, summaries left out to fit):"]
@@ -80,8 +88,11 @@ def group_help(prog: str, group: Group, is_root: bool, budget: int) -> str:
         lines += [about, ""]
     sections = [(h, n) for h, n in (("Domains" if is_root else "Groups", groups), ("Commands", commands),
                                      ("Topics", topics)) if n]  # fmt: skip
-    full = [_listing(h, n, 10**9) for h, n in sections]
     room = budget - sum(len(x) + 1 for x in lines) - (len(PIPES) + 1) * is_root
+    small = not is_root and 0 < len(commands) <= SMALL_GROUP  # an agent can call one straight from here
+    full = [_listing(h, n, 10**9, prog if small and h == "Commands" else "") for h, n in sections]
+    if sum(len(x) + 1 for part in full for x in part) > room:  # usage lines are given up first
+        full = [_listing(h, n, 10**9) for h, n in sections]
     # the largest listings give up their summaries first, until everything fits the budget
     for i in sorted(range(len(full)), key=lambda k: -sum(len(x) + 1 for x in full[k])):
         if sum(len(x) + 1 for part in full for x in part) <= room:
@@ -107,6 +118,9 @@ def _takes_json(group: Group) -> bool:
         elif isinstance(node, Command) and any(p.name == JSON_ALL for p in node.params):
             return True
     return False
+
+
+DETAIL = 6  # the indent of the lines under an option
 
 
 def metavar(p: Param) -> str:
@@ -190,7 +204,7 @@ def _notes(p: Param, cmd: Command) -> str:
     notes = []  # whether it is required shows in the usage line
     if p.metavar and p.type != "string":
         notes.append(p.type)
-    if p.choices is not None and (p.metavar or metavar(p) == "CHOICE"):
+    if p.choices is not None and (p.metavar or metavar(p) == "CHOICE") and not p.details:  # details list them
         notes.append("one of: " + ", ".join(map(str, p.choices)))
     if p.action == "append":
         notes.append("repeatable")
@@ -234,11 +248,22 @@ def _command_help(prog: str, cmd: Command, short: bool) -> str:
             rows = [
                 (
                     _invocation(p, long_only=False),
-                    " ".join(x for x in (one_line(p.help, 100) if short else p.help, _notes(p, cmd)) if x),
+                    " ".join(
+                        x
+                        for x in (
+                            one_line(p.help, 100) if short else p.help,
+                            p.notes and f"[{p.notes}]",
+                            _notes(p, cmd),
+                        )
+                        if x
+                    ),  # fmt: skip
                 )
                 for p in params
             ]
-            lines += [f"{heading}:"] + columns(rows) + [""]
+            lines.append(f"{heading}:")
+            for p, row in zip(params, columns(rows), strict=True):  # a row, then the lines under it (choices, fields)
+                lines += [row] + [" " * DETAIL + d for d in p.details]
+            lines.append("")
     hints = [label for key, label in _HINTS if cmd.annotations.get(key)]
     if hints:
         lines += ["Hints: " + ", ".join(hints) + ".", ""]

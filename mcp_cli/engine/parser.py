@@ -23,6 +23,14 @@ class _Parser(argparse.ArgumentParser):
     def _print_message(self, message: str, file: object = None) -> None:
         return None
 
+    def _check_value(self, action: argparse.Action, value: Any) -> None:
+        """argparse's check of a choice, with the choices closest to a wrong one ("Did you mean `slow`?")."""
+        try:
+            super()._check_value(action, value)
+        except argparse.ArgumentError as exc:
+            names = [str(c) for c in action.choices or ()]
+            raise UsageError(str(exc), close_to(str(value), names)) from None
+
 
 def _add(target: argparse._ActionsContainer, p: Param, strict: bool) -> None:
     kw: dict[str, Any] = {"default": argparse.SUPPRESS if p.default is None or not strict else p.default}

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..errors import UsageError
-from ..text import words
+from ..text import columns, first_sentence, words
 from ..tree import Command, Param
 from ..types import VALUE_TYPES, integral, json_value, loads, of_schema
 
@@ -30,7 +30,8 @@ if TYPE_CHECKING:
 JSON_ALL = "@json"  # the dest of --json, never a property path
 RESERVED = {"help", "h", "json"}
 MAX_DEPTH = 2
-_SCALARS = {"string": "string", "integer": "integer", "number": "number", "boolean": "boolean"}
+_SCALARS = ("string", "integer", "number", "boolean")
+_KINDS = (*_SCALARS, "array", "object")
 
 
 class _Schema:
@@ -71,25 +72,105 @@ class _Schema:
             options = node.get(key)
             if isinstance(options, list):
                 real = [self.resolve(o, seen) for o in options if not (isinstance(o, dict) and o.get("type") == "null")]
+                rest = {k: v for k, v in node.items() if k != key}
+                null = {"nullable": True} if len(real) < len(options) else {}
                 if len(real) == 1:
-                    return {**{k: v for k, v in node.items() if k != key}, **real[0], "nullable": True}
+                    return {**rest, **real[0], "nullable": True}
+                if real:
+                    return {**rest, **_union(real), **null}
         kinds = node.get("type")
         if isinstance(kinds, list):
             kinds = [k for k in kinds if k != "null"]
             node = {**node, "type": kinds[0] if len(kinds) == 1 else kinds}
         return node
 
+    def deep(self, node: object, depth: int = MAX_DEPTH + 2) -> dict[str, Any]:
+        """`resolve` down to `depth` levels: fields, items, members and values too (what help shows of a value)."""
+        out = self.resolve(node)
+        if depth <= 0:
+            return out
+        out = dict(out)
+        if isinstance(out.get("properties"), dict):
+            out["properties"] = {k: self.deep(v, depth - 1) for k, v in out["properties"].items()}
+        for key in ("items", "additionalProperties"):
+            if isinstance(out.get(key), dict):
+                out[key] = self.deep(out[key], depth - 1)
+        if isinstance(out.get("anyOf"), list):
+            out["anyOf"] = [self.deep(m, depth - 1) for m in out["anyOf"]]
+        return out
+
+
+def _constants(node: dict[str, Any]) -> tuple[list[Any], list[str]] | None:
+    """The values a constant schema (`const`, `enum`) allows and what each means (a lone value: the schema's
+    description or title), or None for a schema that allows more than constants."""
+    about = " ".join(str(node.get("description") or node.get("title") or "").split())
+    if "const" in node:
+        return [node["const"]], [about]
+    if isinstance(node.get("enum"), list):
+        return list(node["enum"]), [about if len(node["enum"]) == 1 else ""] * len(node["enum"])
+    return None
+
+
+def _union(members: list[dict[str, Any]]) -> dict[str, Any]:
+    """One schema for the (resolved, non-null) members of an `anyOf`/`oneOf`: constants become an `enum`, with
+    `enumDescriptions` (VS Code's key) where members describe themselves; members of known kinds a `type` list, with
+    the `items` of the array member and the fields of the object member; anything else stays an `anyOf`."""
+    consts = [_constants(m) for m in members]
+    if all(c is not None for c in consts):
+        values = [v for c in consts if c for v in c[0]]
+        about = [d for c in consts if c for d in c[1]]
+        return {"enum": values, **({"enumDescriptions": about} if any(about) else {})}
+    kinds = list(dict.fromkeys(k for m in members for k in _kinds(m)))
+    if not kinds or "any" in kinds:
+        return {"anyOf": members}
+    out: dict[str, Any] = {"type": kinds if len(kinds) > 1 else kinds[0], "anyOf": members}
+    objects = [m for m in members if isinstance(m.get("properties"), dict)]
+    if objects:  # the fields of every object member; required: those every one of them requires
+        out["properties"] = {k: v for m in objects for k, v in m["properties"].items()}
+        out["required"] = [k for k in out["properties"] if all(k in (m.get("required") or []) for m in objects)]
+    items = [m["items"] for m in members if isinstance(m.get("items"), dict)]
+    if items:  # the items of the (first) array member
+        out["items"] = items[0]
+    return out
+
+
+def _value_kind(value: object) -> str:
+    """The JSON Schema type of a value (`any` for null)."""
+    if isinstance(value, bool):
+        return "boolean"
+    kinds = {int: "integer", float: "number", str: "string", list: "array", dict: "object"}
+    return next((k for t, k in kinds.items() if isinstance(value, t)), "any")
+
+
+def choices_of(prop: dict[str, Any]) -> list[Any] | None:
+    """The values an `enum` or `const` allows (null left out: that is the option not given), or None."""
+    values = [prop["const"]] if "const" in prop else prop.get("enum")
+    return [v for v in values if v is not None] if isinstance(values, list) else None
+
+
+def _kinds(prop: dict[str, Any]) -> list[str]:
+    """The kinds a property allows: one, or several for a union (a `type` list, or choices of several types)."""
+    kind = prop.get("type")
+    if isinstance(kind, list):
+        kinds = [k if k in _KINDS else "any" for k in kind if k != "null"]
+        return kinds or ["any"]
+    if isinstance(kind, str):
+        return [kind if kind in _KINDS else "any"]
+    if "properties" in prop:
+        return ["object"]
+    values = choices_of(prop)
+    if values:
+        return list(dict.fromkeys(_value_kind(v) for v in values))
+    return ["any"]
+
 
 def kind_of(prop: dict[str, Any]) -> str:
-    """string, integer, number, boolean, array, object, or any (a union or an unknown type)."""
-    kind = prop.get("type")
-    if isinstance(kind, str) and kind in _SCALARS | {"array": 1, "object": 1}:
-        return kind
-    if kind is None and "properties" in prop:
-        return "object"
-    if kind is None and "enum" in prop and all(isinstance(v, str) for v in prop["enum"]):
-        return "string"
-    return "any"
+    """string, integer, number, boolean, array, object; union (several of those: `string | integer`, a `type`
+    list, an `anyOf` of them, choices of several types); or any (an unknown type, no type at all)."""
+    kinds = _kinds(prop)
+    if "any" in kinds:
+        return "any"
+    return kinds[0] if len(kinds) == 1 else "union"
 
 
 def _spellings(path: list[str]) -> tuple[str, str, str]:
@@ -140,31 +221,67 @@ def _flags(paths: list[list[str]], negatable: list[bool]) -> tuple[list[list[str
     return flags, notes
 
 
-def _notes(prop: dict[str, Any], kind: str) -> str:
+def _fields_of(prop: dict[str, Any]) -> dict[str, Any] | None:
+    """The object whose fields a value has: the property itself, its items, or a union's object or items member."""
+    kinds = _kinds(prop)
+    if "object" in kinds and isinstance(prop.get("properties"), dict) and prop["properties"]:
+        return prop
+    items = prop.get("items")
+    if "array" in kinds and isinstance(items, dict) and isinstance(items.get("properties"), dict):
+        return items if items["properties"] else None
+    return None
+
+
+def _notes(prop: dict[str, Any], kind: str, expanded: bool) -> str:
+    """What an option's help says of its value beyond its type (a range, a format, a shape); `expanded`: its fields
+    are options of their own."""
     bits = []
     lo, hi = prop.get("minimum", prop.get("exclusiveMinimum")), prop.get("maximum", prop.get("exclusiveMaximum"))
     if lo is not None or hi is not None:
         bits.append(f"{'' if lo is None else lo}..{'' if hi is None else hi}")
     if prop.get("format"):
         bits.append(str(prop["format"]))
-    if "enum" in prop and kind == "any":
-        bits.append("one of: " + ", ".join(json.dumps(v) for v in prop["enum"]))
-    if kind == "array" and isinstance(prop.get("items"), dict) and kind_of(prop["items"]) == "object":
-        bits.append(f"each JSON {shape(prop['items'])}")
+    fields, kinds = _fields_of(prop), _kinds(prop)
+    items = prop["items"] if "array" in kinds and isinstance(prop.get("items"), dict) else {}
+    if kind == "any" and choices_of(prop):
+        bits.append("one of: " + ", ".join(json.dumps(v) for v in choices_of(prop) or []))
+    if kind == "union" and "array" in kinds:
+        bits.append("one value or a list")
+    if choices_of(items) and not _described(items):  # argparse leaves them to the schema: a JSON list may be given
+        bits.append("each one of: " + ", ".join(map(_text, choices_of(items) or [])))
+    elif fields is not None and fields is items:
+        either = "each text, or a JSON object with the fields below"
+        bits.append("each a JSON object, fields below" if _kinds(items) == ["object"] else either)
+    elif _kinds(items) == ["object"]:
+        bits.append(f"each JSON {shape(items)}")
     if kind == "object":
-        bits.append(f"JSON {shape(prop)}")
+        bits.append(f"JSON {shape(prop)}" if expanded or not fields else "a JSON object, fields below")
+    elif kind == "union" and "object" in kinds and "array" not in kinds:
+        bits.append("text, or a JSON object with the fields below" if fields else f"text or JSON: {shape(prop)}")
     elif kind == "any":
         bits.append("JSON or text")
     return "; ".join(bits)
 
 
+def _described(prop: dict[str, Any]) -> bool:
+    """Whether a property's choices say what they mean (`enumDescriptions`, from described constants)."""
+    about = prop.get("enumDescriptions")
+    return isinstance(about, list) and any(about)
+
+
 def shape(prop: dict[str, Any], depth: int = 0, limit: int = 160) -> str:
-    """A compact type signature: `{name*: string, tags: [string]}` (* = required)."""
+    """A compact type signature: `{name*: string, tags: [string]}` (* = required), `string|integer`, `a|b`."""
     kind = kind_of(prop)
+    members = prop.get("anyOf")
+    if isinstance(members, list) and len(members) > 1 and kind != "any":  # each variant
+        return "|".join(dict.fromkeys(shape(m, depth) for m in members if isinstance(m, dict)))
+    if kind == "union":
+        return "|".join(shape({**prop, "type": k}, depth) if k in ("array", "object") else k for k in _kinds(prop))
     if kind == "array":
         return "[" + (shape(prop["items"], depth + 1) if isinstance(prop.get("items"), dict) else "any") + "]"
+    values = choices_of(prop)
     if kind != "object" or depth > 2 or not isinstance(prop.get("properties"), dict):
-        return "|".join(map(str, prop["enum"])) if "enum" in prop and len(prop["enum"]) <= 4 else kind
+        return "|".join(map(str, values)) if values and len(values) <= 4 else kind
     required = set(prop.get("required") or [])
     inner = ", ".join(
         f"{k}{'*' if k in required else ''}: {shape(v, depth + 1) if isinstance(v, dict) else 'any'}"
@@ -174,35 +291,75 @@ def shape(prop: dict[str, Any], depth: int = 0, limit: int = 160) -> str:
     return text if len(text) <= limit else text[: limit - 4] + "...}"
 
 
-def _param(path: list[str], prop: dict[str, Any], required: bool, flags: list[str], note: str) -> Param:
+FIELDS_SHOWN = 20  # field lines under an option, at most
+
+
+def _details(prop: dict[str, Any], expanded: bool) -> list[str]:
+    """Lines under an option: each choice with what it means (when any says), or each field of its JSON object (or of
+    each item) with its shape and first sentence, `*` for required, when the fields are no options of their own."""
+    described = next((p for p in (prop, prop.get("items")) if isinstance(p, dict) and _described(p)), None)
+    if described is not None:  # the option's choices, or each item's
+        about = map(str, described["enumDescriptions"])
+        meant = dict(zip(map(_text, described.get("enum") or []), about, strict=False))
+        values = choices_of(described) or []
+        return columns([(_text(v), first_sentence(meant.get(_text(v), ""), 80)) for v in values], indent=0)
+    fields = _fields_of(prop)
+    if fields is None or (expanded and fields is prop):
+        return []
+    required = set(fields.get("required") or [])
+    rows = [
+        (f"{k}{'*' * (k in required)}: {shape(v, 1)}", first_sentence(str(v.get("description") or ""), 60))
+        for k, v in fields["properties"].items()
+    ]  # the fields resolved by `deep`: every one a dict
+    more = len(rows) - FIELDS_SHOWN
+    cut = [f"... and {more} more (see the tool's schema)"] if more > 0 else []
+    return columns(rows[:FIELDS_SHOWN], indent=0) + cut
+
+
+def _text(value: object) -> str:
+    """A choice as argv gives it: a string as it is, anything else as JSON (`1`, `true`)."""
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+def _param(path: list[str], prop: dict[str, Any], required: bool, expanded: bool, flags: list[str], note: str) -> Param:
     kind = kind_of(prop)
     description = " ".join(str(prop.get("description") or prop.get("title") or "").split())
-    notes = "; ".join(x for x in (note, _notes(prop, kind)) if x)
-    help_text = f"{description} [{notes}]" if notes and description else description or (f"[{notes}]" if notes else "")
-    enum = prop.get("enum") if isinstance(prop.get("enum"), list) else None
-    if "const" in prop:
-        enum = [prop["const"]]
-    param = functools.partial(Param, name=".".join(path), flags=flags, help=help_text, required=required)
+    notes = "; ".join(x for x in (note, _notes(prop, kind, expanded)) if x)
+    enum = choices_of(prop)
+    param = functools.partial(Param, name=".".join(path), flags=flags, help=description, required=required,
+                              notes=notes, details=_details(prop, expanded))  # fmt: skip
     default = prop.get("default")
     if kind == "boolean":
         return param(type="boolean", action="negatable", default=default)
     if kind in ("string", "integer", "number"):
         same_type = enum is not None and all(isinstance(v, (str if kind == "string" else (int, float))) for v in enum)
         return param(type=kind, choices=enum if same_type else None, default=default)
+    if kind == "union":
+        kinds = _kinds(prop)
+        shown = [_item_metavar(prop) if k == "array" else of_schema(k).metavar for k in kinds]
+        metavar = "|".join(dict.fromkeys(shown))
+        if "array" in kinds:
+            return param(type="string", action="append", metavar=metavar)
+        choices = [_text(v) for v in enum] if enum else None
+        plain = default if not isinstance(default, (dict, list)) else None
+        return param(type="string", choices=choices, metavar=None if choices else metavar, default=plain)
     if kind == "array":
         return param(type="string", action="append", metavar=_item_metavar(prop))
     return param(type="string", metavar="JSON", default=default if not isinstance(default, (dict, list)) else None)
 
 
 def _item_metavar(prop: dict[str, Any]) -> str:
+    """The placeholder of one item of an array: `TEXT`, `INT`, `JSON`, `TEXT|INT` for items of several kinds."""
     items = prop.get("items")
-    return of_schema(items.get("type") if isinstance(items, dict) else None).metavar
+    if not isinstance(items, dict):
+        return of_schema(None).metavar
+    return "|".join(dict.fromkeys(of_schema(k if k != "any" else "object").metavar for k in _kinds(items)))
 
 
 def params(schema: dict[str, Any]) -> list[Param]:
     """Options for every property (objects also field by field, two levels deep), then `--json`."""
     doc = _Schema(schema)
-    found: list[tuple[list[str], dict[str, Any], bool]] = []
+    found: list[tuple[list[str], dict[str, Any], bool, bool]] = []  # path, property, required, fields as options
 
     def visit(node: dict[str, Any], prefix: list[str], required_here: bool, depth: int) -> None:
         required = set(node.get("required", [])) if isinstance(node.get("required"), list) else set()
@@ -210,14 +367,15 @@ def params(schema: dict[str, Any]) -> list[Param]:
         if not isinstance(props, dict):
             props = {}
         for name, raw in props.items():
-            prop = doc.resolve(raw)
+            prop = doc.deep(raw)
             path = prefix + [str(name)]
-            found.append((path, prop, required_here and name in required))
-            if kind_of(prop) == "object" and isinstance(prop.get("properties"), dict) and depth < MAX_DEPTH:
+            expanded = kind_of(prop) == "object" and isinstance(prop.get("properties"), dict) and depth < MAX_DEPTH
+            found.append((path, prop, required_here and name in required, expanded))
+            if expanded:
                 visit(prop, path, False, depth + 1)
 
     visit(doc.resolve(schema), [], True, 1)
-    flags, notes = _flags([path for path, _, _ in found], [kind_of(prop) == "boolean" for _, prop, _ in found])
+    flags, notes = _flags([f[0] for f in found], [kind_of(f[1]) == "boolean" for f in found])
     out = [_param(*f, fl, note) for f, fl, note in zip(found, flags, notes, strict=True)]
     if not out:  # a tool without arguments needs no --json either
         return out
@@ -233,20 +391,25 @@ def params(schema: dict[str, Any]) -> list[Param]:
     return out
 
 
-def _convert(param: Param, prop: dict[str, Any], value: Any) -> Any:
-    """An option's parsed value as the JSON value its property expects."""
-    kind = kind_of(prop)
-    if kind == "array":
-        items = _Schema({}).resolve(prop.get("items")) if isinstance(prop.get("items"), dict) else {}
+def _convert(param: Param, prop: dict[str, Any], value: Any, check: Checker) -> Any:
+    """An option's parsed value as the JSON value its property expects. An option that takes one value or a list
+    (`string | [string]`) sends the value when given once, the list when repeated (or given a JSON `[...]`)."""
+    kind, kinds = kind_of(prop), _kinds(prop)
+    if "array" in kinds and isinstance(value, list):
+        if kind == "union" and len(value) == 1 and not value[0].lstrip().startswith("["):
+            one = _scalar(param, {**prop, "type": [k for k in kinds if k != "array"]}, value[0], check)
+            if _value_kind(one) in kinds or (_value_kind(one) == "integer" and "number" in kinds):
+                return one
+        items = check.doc.resolve(prop.get("items")) if isinstance(prop.get("items"), dict) else {}
         out: list[Any] = []
         for raw in value:
             if raw.lstrip().startswith("["):
                 out.extend(_json(param, raw))
             else:
-                out.append(_scalar(param, kind_of(items), raw))
+                out.append(_scalar(param, items, raw, check))
         return out
-    if kind in ("object", "any") and isinstance(value, str):
-        return _scalar(param, kind, value)
+    if kind in ("object", "any", "union") and isinstance(value, str):
+        return _scalar(param, prop, value, check)
     return value
 
 
@@ -260,7 +423,20 @@ def _json(param: Param, text: str) -> Any:
         raise UsageError(f"{param.flags[0]}: {exc}.") from None
 
 
-def _scalar(param: Param, kind: str, raw: str) -> Any:
+def _scalar(param: Param, prop: dict[str, Any], raw: str, check: Checker) -> Any:
+    """One value from argv text. Of a union: a JSON-quoted value (`'"5"'`) is text; a JSON object or list is read as
+    one where the union takes one; text where it takes text and the text fits (`007`, `20240708` stay text); else the
+    value is read as JSON (`5`, `true`)."""
+    kind = kind_of(prop)
+    if kind == "union":
+        kinds = _kinds(prop)
+        try:
+            value = integral(loads(raw))
+        except ValueError:
+            value = raw  # not JSON: the text, which the schema's check takes or names what was expected
+        if isinstance(value, str) or (_value_kind(value) in ("object", "array") and _value_kind(value) in kinds):
+            return value  # JSON-quoted text, or a JSON object or list where the union takes one
+        return raw if "string" in kinds and _fits(check, prop, raw) else value
     if kind == "object":
         return _json(param, raw)
     if kind in ("integer", "number", "boolean", "any"):
@@ -271,6 +447,14 @@ def _scalar(param: Param, kind: str, raw: str) -> Any:
                 return raw
             raise UsageError(f"{param.flags[0]}: expected {kind}, got {raw!r}.") from None
     return raw
+
+
+def _fits(check: Checker, prop: dict[str, Any], value: str) -> bool:
+    """Whether the (resolved) property takes the value; a schema the validator cannot read takes anything."""
+    try:
+        return bool(check.validator.evolve(schema=prop).is_valid(value))
+    except Exception:  # an unknown format checker, a broken pattern: the upstream's to enforce
+        return True
 
 
 def arguments(
@@ -298,7 +482,7 @@ def arguments(
             if not isinstance(target.get(part), dict):
                 target[part] = {}
             target = target[part]
-        target[path[-1]] = _convert(by_name[name], node, value)
+        target[path[-1]] = _convert(by_name[name], node, value, check)
     validate(check, result, {name: p.flags[0] for name, p in by_name.items() if p.flags})
     return result
 
@@ -335,11 +519,17 @@ def validate(check: Checker, args: dict[str, Any], flags: dict[str, str]) -> Non
         given = err.instance if isinstance(err.instance, dict) else {}
         wanted = err.validator_value if isinstance(err.validator_value, Iterable) else ()
         missing = next((str(n) for n in wanted if n not in given), "")
+        if missing and any(isinstance(p, int) for p in err.path):  # a field of an item of a list
+            raise UsageError(f"{_flag(flags, path)}: an item has no {missing!r}, which each needs.")
         flag = _flag(flags, path + [missing]) if missing else "an option"
         raise UsageError(f"missing required option {flag} (or give it inside --json).")
     if err.validator == "additionalProperties":
         raise UsageError(f"{err.message}; use only the options listed below.")
     where = _flag(flags, path) if path else "--json"
+    if err.validator in ("anyOf", "oneOf") and isinstance(err.schema, dict):  # "not valid under any of the given
+        allowed = shape(check.doc.deep(err.schema), limit=300)  # schemas" says nothing: say what it takes
+        if allowed != "any":
+            raise UsageError(f"{where}: got {json.dumps(err.instance)[:100]}; expected {allowed}.")
     raise UsageError(f"{where}: {err.message}.")
 
 
