@@ -272,7 +272,7 @@ class Runtime:
                 values = schema.arguments(cmd, values, compiled.checker)
         if inv.context is not None and cmd.entities:  # named by a call that reached its command, whatever it gives
             inv.context.record(domain(inv.walked), entities.found(cmd.entities, values))
-        result = await compiled.handler.run(Call(inv.prog, values, rest, inv.cwd, inv.context))
+        result = await compiled.handler.run(Call(inv.prog, values, rest, inv.cwd, inv.context, helptext.usage))
         if inv.context is not None and cmd.entities and result.ok and isinstance(result.data, dict):
             inv.context.record(domain(inv.walked), entities.found(cmd.entities, result.data))
         return result

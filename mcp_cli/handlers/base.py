@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from ..entities import Context
 from ..result import Result
-from ..tree import Tree
+from ..tree import Command, Tree
 
 
 @dataclass
@@ -19,6 +20,7 @@ class Call:
     tokens: list[str]
     cwd: str | None = None  # where the caller works (an MCP client's first root); None: this process's own
     context: Context | None = None  # the caller's session context (see `entities.py`)
+    usage: Callable[[str, Command], str] | None = None  # the engine's usage line of a command at a path
 
 
 class Handler(Protocol):

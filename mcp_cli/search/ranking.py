@@ -41,7 +41,8 @@ EXACT_WEIGHT = 0.5  # a word as written, where a command's name has it so ("issu
 SHOWN = 5  # results at most, unless a number is asked for
 STRONG = 0.5  # unless a number is asked for, a result scoring under this share of the best one is left out
 WEAK = 0.55  # a top result fitting a query less than this (`Index.fits`) means no command fits (bench/nofit.py)
-NAME_COST = 0.2  # what a name the tree has never heard of (`Zendesk`) takes from how well a command fits
+NAME_COST = 0.2
+FEW = 100  # commands: how rare a word is, in a smaller tree, is told as in one of this many  # what a name the tree has never heard of (`Zendesk`) takes from how well a command fits
 CONTEXT_BOOST = 1.5  # a command of a domain acting on an entity in the session's context (`entities.py`)
 # scripts written without spaces between words (Hangul, kana, CJK ideographs); compiled when used
 _CJK = r"([\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+)"
@@ -223,8 +224,10 @@ class Index:
         self.lengths = lengths
         self.at = {path: doc for doc, (path, _) in enumerate(self.docs)}
 
-    def idf(self, term: str) -> float:
-        n, df = len(self.docs), len(self.postings.get(term, ()))
+    def rarity(self, term: str) -> float:
+        """The term's idf, as if the tree had FEW commands at least (a word of one command in three is as telling
+        as in a hundred)."""
+        n, df = max(len(self.docs), FEW), len(self.postings.get(term, ()))
         return math.log(1 + (n - df + 0.5) / (df + 0.5))
 
     def fits(self, query: str, path: str) -> float:
@@ -234,12 +237,12 @@ class Index:
         are what it asks for: "send *flowers* to my *mom*"); less NAME_COST for each name the tree has never heard of
         (`Zendesk`). Under WEAK, no command fits: what it shares with the query is incidental."""
         q, terms = read(query), self.terms[self.at[path]]
-        shared = [max(self.idf(t) for t in w & terms) for w in q.words if w & terms]
+        shared = [max(self.rarity(t) for t in w & terms) for w in q.words if w & terms]
         mass, unheard = sum(shared), sum(1 for w in q.words if not any(t in self.postings for t in w))
         if (ops := terms.intersection(q.ops)) and (shared or unheard < 2):
-            mass += max(self.idf(op) for op in ops)
+            mass += max(self.rarity(op) for op in ops)
         names = sum(1 for name in dict.fromkeys(q.names) if name not in self.postings)
-        return mass / self.idf("") - NAME_COST * names
+        return mass / self.rarity("") - NAME_COST * names
 
     def search(
         self, query: str, limit: int | None = None, prefer: Sequence[str] = ()
