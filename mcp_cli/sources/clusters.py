@@ -187,13 +187,13 @@ def _named(profiles: list[tuple[Counter[str], dict[str, str]]]) -> tuple[str, li
 
 
 def _row(group: Group) -> str:
-    """A lone server's summary among many rows, in a few words: a small one's commands as they are, when they say
-    something; its own words (`summaries.of_server`), cut short; else the things its tools act on beyond what its
+    """A lone server's summary among many rows, in a few words: its own words (`summaries.of_server`), cut short;
+    a small one's commands as they are, when they say something; else the things its tools act on beyond what its
     name says, or their verbs on its one thing (`summaries.of_tools`); else its summary cut short."""
-    if len(_tools(group)) <= SMALL and summaries.says_something(group.summary, group.name):
-        return summaries.gist(group.summary)
     if group.description and group.description == group.summary:
         return summaries.gist(group.summary)
+    if len(_tools(group)) <= SMALL and summaries.says_something(group.summary, group.name):
+        return group.summary
     return summaries.of_tools(_tools(group), group.name) or summaries.gist(group.summary)
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..search.lexicon import NAME_VERBS
+from ..search.lexicon import NAME_VERBS, STOP
 from ..text import first_sentence, one_line, words
 from . import grouping
 
@@ -51,16 +51,22 @@ def of_tools(tools: list[str], name: str = "", things: int = 2) -> str:
     said = {grouping.singular(w) for w in words(name)}
     nouns = [n for n, _ in counts.most_common() if not set(n.split("-")) <= said][:things] or list(counts)[:1]
     if len(nouns) == 1:
-        verbs = list(dict.fromkeys(w for t in tools for w in words(t) if w in NAME_VERBS))[:3]
+        parts = set(nouns[0].split("-"))
+        acting = [ws for ws in map(words, tools) if parts <= {grouping.singular(w) for w in ws}]
+        verbs = list(dict.fromkeys(w for ws in acting for w in ws if w in NAME_VERBS))[:3]
         return _line(", ".join(verbs) + " " + spelled[nouns[0]]) if verbs else _line(spelled[nouns[0]])
     return _line(", ".join(spelled[n] for n in nouns))
 
 
 def gist(text: str, most: int = 5) -> str:
-    """The first `most` words of a text's first sentence, `...` when there are more: a row's summary."""
+    """The first `most` words of a text's first sentence (without stop words at the cut), `...` when there are
+    more: a row's summary."""
     line = one_line(text, 200).rstrip(".")
     cut = line.split()
-    return _line(" ".join(cut[:most]) + ("..." if len(cut) > most else ""))
+    kept = cut[:most]
+    while len(cut) > most and len(kept) > 1 and kept[-1].lower().strip(",;:") in STOP:  # not `... for...`
+        kept.pop()
+    return _line(" ".join(kept).rstrip(",;:") + ("..." if len(cut) > most else ""))
 
 
 def _line(text: str) -> str:
