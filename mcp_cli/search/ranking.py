@@ -45,6 +45,7 @@ NAME_COST = 0.2
 FEW = 100  # commands: how rare a word is, in a smaller tree, is told as in one of this many  # what a name the tree has never heard of (`Zendesk`) takes from how well a command fits
 CONTEXT_BOOST = 1.5  # a command of a domain acting on an entity in the session's context (`entities.py`)
 # scripts written without spaces between words (Hangul, kana, CJK ideographs); compiled when used
+_LETTERS = re.compile(r"[^\W_]+")  # a run of letters and digits, in any script
 _CJK = r"([\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+)"
 
 
@@ -73,14 +74,23 @@ def _stemmer() -> _Stemmer:
 
 
 def tokens(text: str) -> list[str]:
-    """Lower-case words of a text, and each run of CJK script as its overlapping character pairs."""
+    """Lower-case words of a text (names split by case, `_` and `-`; accents folded, so that `problème` and
+    `probleme` meet), and each run of CJK script as its overlapping character pairs."""
     out: list[str] = []
     for i, part in enumerate(re.split(_CJK, unicodedata.normalize("NFKC", text))):
         if i % 2:
             out += [part[j : j + 2] for j in range(max(len(part) - 1, 1))]
         else:
-            out += words(part)
+            for run in _LETTERS.findall(part):
+                folded = run if run.isascii() else _folded(run)
+                out += words(folded) if folded.isascii() else [folded.casefold()]
     return out
+
+
+@cache
+def _folded(word: str) -> str:
+    """A word without its accents (`Créer` -> Creer); a script other than Latin stays as it is, but for them."""
+    return "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
 
 
 def terms(text: str, stop: bool = True) -> list[str]:
