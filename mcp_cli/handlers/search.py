@@ -37,7 +37,7 @@ class SearchHandler:
         limit = call.values.get("limit")
         hits = index.search(query, None if limit is None else max(1, int(limit)), prefer)
         if not hits:
-            return Result(ok=True, output=f"No command matches {query!r}. Run `{name} --help` to browse.\n")
+            return Result(ok=True, output=f"No command fits {query!r}. Run `{name} --help` to browse.\n")
         lines = rows([(path, node.summary) for _, path, node in hits], widest=40)
         if index.semantic is None and index.fits(query, hits[0][1]) < WEAK:  # a model finds what no word does
             head = f"No command fits {query!r}."
