@@ -191,7 +191,7 @@ def _names(query: str) -> list[str]:
     for word in query.split()[1:]:
         word = word.strip("?!.,;:()\"'").removesuffix("'s")
         if re.fullmatch(r"[A-Z][a-z]+(?:[A-Z][a-z]+)*", word):
-            found += [stem(t) for t in tokens(word)]
+            found += [stem(t) for t in tokens(word.lower())]  # as the query's words are read
     return found
 
 
