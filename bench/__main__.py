@@ -24,9 +24,11 @@ from . import (
     context,
     corpora,
     crowded,
+    domains,
     economy,
     install,
     mark,
+    nofit,
     own_cache,
     quality,
     reliability,
@@ -237,6 +239,12 @@ def main() -> None:
     lines, more = quality_lines(quality.run(corpora.boundary()))
     sections.append(("Search quality", quality.__doc__.strip(), lines))
     targets += more
+
+    for module in (domains, nofit):
+        lines, more = module.report(module.run())
+        title, _, about = module.__doc__.strip().partition(": ")
+        sections.append((title, about[:1].upper() + about[1:], lines))
+        targets += more
 
     sections.append(("Context-driven disclosure", context.__doc__.strip(),
                      context.report(context.run(corpora.boundary("ambiguous")))))  # fmt: skip

@@ -12,6 +12,7 @@ from typing import Any
 from mcp_cli.search import ranking
 from mcp_cli.search.ranking import Index
 
+from . import mark
 from .corpora import DATA, Corpus, boundary, github, progressive
 from .economy import tree_of
 from .quality import DEPTH, TARGETS, metrics
@@ -77,12 +78,12 @@ def report(found: dict[str, Any]) -> tuple[list[str], list[str]]:
     for name, (odd, even, _) in chosen["corpora"].items():
         both = (odd + even) / 2
         targets.append(f"- no-fit requests answered \"no command fits\" on {name} >= {found['target']:.0%}: "
-                       f"{both:.0%} (held-out half {even:.0%}) -- {'pass' if both >= found['target'] else 'FAIL'}")
+                       f"{both:.0%} (held-out half {even:.0%}) -- {mark(both >= found['target'])}")
     r = chosen["recall"]
     for key in ("recall@1", "recall@5"):
         least = found["targets"][key]
         targets.append(f"- Boundary {key} with misses admitted >= {least:.2f}: {r[key]:.3f} -- "
-                       f"{'pass' if r[key] >= least else 'FAIL'}")
+                       f"{mark(r[key] >= least)}")
     return lines, targets
 
 

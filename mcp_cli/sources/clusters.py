@@ -189,12 +189,17 @@ def _named(profiles: list[tuple[Counter[str], dict[str, str]]]) -> tuple[str, li
 def _row(group: Group) -> str:
     """A lone server's summary among many rows, in a few words: its own words (`summaries.of_server`), cut short;
     a small one's commands as they are, when they say something; else the things its tools act on beyond what its
-    name says, or their verbs on its one thing (`summaries.of_tools`); else its summary cut short."""
+    name says, or their verbs on its one thing (`summaries.of_tools`); else its summary cut short; else its first
+    commands by name."""
     if group.description and group.description == group.summary:
         return summaries.gist(group.summary)
     if len(_tools(group)) <= SMALL and summaries.says_something(group.summary, group.name):
         return group.summary
-    return summaries.of_tools(_tools(group), group.name) or summaries.gist(group.summary)
+    for line in (summaries.of_tools(_tools(group), group.name), summaries.gist(group.summary)):
+        if summaries.says_something(line, group.name):
+            return line
+    commands = [n.name for _, n in Tree(group).walk() if isinstance(n, Command)]
+    return ", ".join(commands[:3]) + (", ..." if len(commands) > 3 else ".")
 
 
 def _summary(servers: list[str], things: list[str]) -> str:
