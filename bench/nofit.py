@@ -67,8 +67,11 @@ def report(found: dict[str, Any]) -> tuple[list[str], list[str]]:
     for row in found["rows"]:
         r = row["recall"]
         cells = [f"{odd:.0%} / {even:.0%}" for odd, even, _ in row["corpora"].values()]
-        label = f"{row['weak']:.2f}" + (" (chosen)" if row["weak"] == found["chosen"] else "") + (
-            " (no threshold: before)" if row["weak"] == 0 else "")
+        label = (
+            f"{row['weak']:.2f}"
+            + (" (chosen)" if row["weak"] == found["chosen"] else "")
+            + (" (no threshold: before)" if row["weak"] == 0 else "")
+        )
         lines.append(f"| {label} | {r['recall@1']:.3f} | {r['recall@5']:.3f} | " + " | ".join(cells) + " |")
     chosen = next(row for row in found["rows"] if row["weak"] == found["chosen"])
     lines += ["", f"{found['queries']} requests. Still answered with commands at the chosen threshold:", ""]
@@ -77,13 +80,14 @@ def report(found: dict[str, Any]) -> tuple[list[str], list[str]]:
     targets = []
     for name, (odd, even, _) in chosen["corpora"].items():
         both = (odd + even) / 2
-        targets.append(f"- no-fit requests answered \"no command fits\" on {name} >= {found['target']:.0%}: "
-                       f"{both:.0%} (held-out half {even:.0%}) -- {mark(both >= found['target'])}")
+        targets.append(
+            f'- no-fit requests answered "no command fits" on {name} >= {found["target"]:.0%}: '
+            f"{both:.0%} (held-out half {even:.0%}) -- {mark(both >= found['target'])}"
+        )
     r = chosen["recall"]
     for key in ("recall@1", "recall@5"):
         least = found["targets"][key]
-        targets.append(f"- Boundary {key} with misses admitted >= {least:.2f}: {r[key]:.3f} -- "
-                       f"{mark(r[key] >= least)}")
+        targets.append(f"- Boundary {key} with misses admitted >= {least:.2f}: {r[key]:.3f} -- {mark(r[key] >= least)}")
     return lines, targets
 
 

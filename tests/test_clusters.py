@@ -93,8 +93,8 @@ def test_a_lone_servers_row_says_its_main_things_beyond_its_name_or_their_verbs_
 
 
 def test_a_lone_servers_own_words_come_first_cut_short():
-    group = server_group(Server("acme", {"command": "x"}), {"server": {"name": "acme", "description": "Tracks "
-                         "shipments and deliveries for online shops, worldwide."}}, [{"name": "get_thing"}], 15)  # fmt: skip
+    said = {"name": "acme", "description": "Tracks shipments and deliveries for online shops, worldwide."}
+    group = server_group(Server("acme", {"command": "x"}), {"server": said}, [{"name": "get_thing"}], 15)
     assert group.summary == group.description == "Tracks shipments and deliveries for online shops, worldwide."
     row = {g.name: g.summary for g in clusters.cluster([group, *servers(**CROWD)])}["acme"]
     assert row == "Tracks shipments and deliveries..."  # five words at most, not ending on `for`

@@ -7,8 +7,7 @@ import math
 
 import pytest
 
-from mcp_cli.search import embeddings
-from mcp_cli.search import ranking
+from mcp_cli.search import embeddings, ranking
 from mcp_cli.search.ranking import Index, operations, query_weights, read, stem, terms, tokens
 from mcp_cli.tree import Command, Group, Param, Tree
 
@@ -264,6 +263,9 @@ def test_a_query_s_operation_counts_with_a_shared_word_or_at_most_one_unheard_of
 def test_each_name_the_tree_never_heard_of_costs_the_fit():
     index = fitting(command("send-message", "Send a message to a channel."), command("get-user", "Get a user."))
     plain = index.fits("send a message to the team", "send-message")
-    assert index.fits("send a message to Sarah on Teams", "send-message") == pytest.approx(plain - 2 * ranking.NAME_COST)
+    assert index.fits("send a message to Sarah on Teams", "send-message") == pytest.approx(
+        plain - 2 * ranking.NAME_COST
+    )
     assert index.fits("send a message to the channel Alpha", "send-message") == pytest.approx(
-        index.fits("send a message to the channel", "send-message") - ranking.NAME_COST)
+        index.fits("send a message to the channel", "send-message") - ranking.NAME_COST
+    )

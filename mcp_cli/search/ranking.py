@@ -16,7 +16,8 @@ import re
 import unicodedata
 from collections import Counter, defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field as default
 from functools import cache
 from typing import TYPE_CHECKING, Protocol
 
@@ -41,8 +42,8 @@ EXACT_WEIGHT = 0.5  # a word as written, where a command's name has it so ("issu
 SHOWN = 5  # results at most, unless a number is asked for
 STRONG = 0.5  # unless a number is asked for, a result scoring under this share of the best one is left out
 WEAK = 0.55  # a top result fitting a query less than this (`Index.fits`) means no command fits (bench/nofit.py)
-NAME_COST = 0.2
-FEW = 100  # commands: how rare a word is, in a smaller tree, is told as in one of this many  # what a name the tree has never heard of (`Zendesk`) takes from how well a command fits
+NAME_COST = 0.2  # what a name the tree has never heard of (`Zendesk`) takes from how well a command fits
+FEW = 100  # commands: how rare a word is, in a smaller tree, is told as in one of this many
 CONTEXT_BOOST = 1.5  # a command of a domain acting on an entity in the session's context (`entities.py`)
 # scripts written without spaces between words (Hangul, kana, CJK ideographs); compiled when used
 _LETTERS = re.compile(r"[^\W_]+")  # a run of letters and digits, in any script
@@ -134,9 +135,9 @@ class Query:
     (`Zendesk`, `Berlin`), which tell whether it asks for something the tree has never heard of."""
 
     weights: dict[str, float]
-    words: list[frozenset[str]] = field(default_factory=list)
-    ops: list[str] = field(default_factory=list)
-    names: list[str] = field(default_factory=list)
+    words: list[frozenset[str]] = default(default_factory=list)
+    ops: list[str] = default(default_factory=list)
+    names: list[str] = default(default_factory=list)
 
 
 def read(query: str) -> Query:

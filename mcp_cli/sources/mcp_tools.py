@@ -41,7 +41,9 @@ def command(server: str, tool: dict[str, Any], name: str = "", declared: dict[st
     if not isinstance(annotations, dict):
         annotations = {}
     title = tool.get("title") or annotations.get("title") or ""
-    description = str(tool.get("description") or title or "").strip() or summaries.of_tool(tool["name"], list(properties))
+    description = str(tool.get("description") or title or "").strip() or summaries.of_tool(
+        tool["name"], list(properties)
+    )
     cmd_name = name or kebab(tool["name"])
     return Command(
         name=cmd_name,

@@ -1,9 +1,10 @@
 """What a server or a tool is for, in a line, where it does not say so itself.
 
 A server's own words come first: its `serverInfo` description, else its title, when they say something (two words
-at least besides its name). Else its line is made from what its tools do: the things they act on (`grouping.profile`) and, where they act on one thing only, their verbs (`Get,
-list, convert rates.`), else from the first sentence of its `instructions`. A tool without a description gets one from its name and parameters (`list_events` with
-`limit`, `cursor` -> `List events (limit, cursor).`).
+at least besides its name). Else its line is made from what its tools do: the things they act on
+(`grouping.profile`) and, where they act on one thing only, their verbs (`Get, list, convert rates.`); where that
+says too little, from the first sentence of its `instructions` (`mcp_tools`). A tool without a description gets one
+from its name and parameters (`list_events` with `limit`, `cursor` -> `List events (limit, cursor).`).
 """
 
 from __future__ import annotations
