@@ -232,6 +232,8 @@ def test_a_model_that_fails_leaves_search_to_words_saying_so_once(caplog):
         ("Search PagerDuty for API incidents", [{"pagerduti"}, {"api"}, {"incid", "alert", "outag"}], ["@search"],
          ["pagerduti"]),  # a name as the query's words are read; `API` is no name
         ("Assign PLATFORM-456 to Craig", [{"platform"}, {"456"}, {"craig"}], ["@assign"], ["craig"]),
+        ("Buy an Xbox", [{"buy"}, {"xbox"}], [], ["xbox"]),  # not an operation: a word
+        ("Check Apple's price on \"Nasdaq\"?", [{"appl"}, {"price", "cost"}, {"nasdaq"}], ["@get"], ["appl", "nasdaq"]),
     ],
 )  # fmt: skip
 def test_a_query_s_words_operations_and_names(query, words, ops, names):
@@ -246,10 +248,17 @@ def fitting(*commands: Command) -> Index:
 def test_a_command_fits_by_the_rarity_of_the_words_it_shares_as_if_among_few_commands_at_least():
     index = fitting(command("get-forecast", "Get the weather forecast."), command("get-user", "Get a user."))
     rare = index.rarity("forecast")
-    assert rare == pytest.approx(math.log(1 + (ranking.FEW - 1 + 0.5) / 1.5))  # two commands, told as FEW
+    assert rare == pytest.approx(math.log(1 + 99.5 / 1.5))  # two commands, told as FEW (100)
     assert index.rarity("") == pytest.approx(math.log(1 + (ranking.FEW + 0.5) / 0.5))  # a word of none: the most
     assert index.fits("weather forecast", "get-forecast") == pytest.approx(2 * rare / index.rarity(""))
     assert index.fits("weather forecast", "get-forecast") >= ranking.WEAK > index.fits("user", "get-forecast")
+    assert index.fits("forecast", "get-forecast") >= ranking.WEAK == 0.55  # one rare word shared is enough
+
+
+def test_a_shared_word_counts_by_its_own_rarity_not_the_command_s_rarest():
+    index = fitting(command("get-user", "Get a user."), command("list-users", "List users."))
+    common = index.rarity("user")  # in both commands
+    assert index.fits("user", "get-user") == pytest.approx(common / index.rarity(""))
 
 
 def test_a_query_s_operation_counts_with_a_shared_word_or_at_most_one_unheard_of_word():
@@ -263,6 +272,7 @@ def test_a_query_s_operation_counts_with_a_shared_word_or_at_most_one_unheard_of
 def test_each_name_the_tree_never_heard_of_costs_the_fit():
     index = fitting(command("send-message", "Send a message to a channel."), command("get-user", "Get a user."))
     plain = index.fits("send a message to the team", "send-message")
+    assert plain - index.fits("send a message to Sarah on Teams", "send-message") == pytest.approx(0.4)
     assert index.fits("send a message to Sarah on Teams", "send-message") == pytest.approx(
         plain - 2 * ranking.NAME_COST
     )
