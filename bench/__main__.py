@@ -25,10 +25,12 @@ from . import (
     corpora,
     crowded,
     daemon,
+    domains,
     economy,
     hosts,
     install,
     mark,
+    nofit,
     own_cache,
     pipeline,
     quality,
@@ -250,6 +252,11 @@ def main() -> None:
     lines, more = turns.report(firsts)
     sections.append(("Calls per task", turns.__doc__.strip().rsplit("\n", 1)[0], lines))
     targets += more
+    for module in (domains, nofit):
+        lines, more = module.report(module.run())
+        title, _, about = module.__doc__.strip().partition(": ")
+        sections.append((title, about[:1].upper() + about[1:], lines))
+        targets += more
 
     sections.append(("Context-driven disclosure", context.__doc__.strip(),
                      context.report(context.run(corpora.boundary("ambiguous")))))  # fmt: skip

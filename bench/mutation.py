@@ -93,6 +93,7 @@ EQUIVALENT: dict[str, dict[str, str]] = {
         "_phrases: ' ' -> ' X'": "every phrase of the lexicon reads as one word: nothing is joined",
         "Index._mixed: 1.0 -> 2.0": "the best of no scores: then there is no score to divide by it",
         "Index._mixed: 1.0 -> 2.0 #2": "the closest cosine when all are 0: then no command is mixed in",
+        "Index.fits: '' -> 'X'": "the rarity of a term no command has: '' and 'X' alike (a term is lower-case)",
     },
     "mcp_cli/engine/schema.py": {
         "_Schema.__init__: 'urn:mcp-cli:schema' -> 'urn:mcp-cli:schemaX'": "the name of a schema without $id: "

@@ -3,9 +3,9 @@ the tools count them, members never named like their group, and lone servers' ro
 
 import pytest
 
-from mcp_cli.sources import clusters, grouping
+from mcp_cli.sources import clusters, grouping, summaries
 from mcp_cli.sources.mcp_config import Server
-from mcp_cli.sources.mcp_tools import server_group
+from mcp_cli.sources.mcp_tools import command, server_group
 from mcp_cli.tree import Node
 
 
@@ -81,12 +81,34 @@ def test_a_server_whose_key_says_nothing_is_named_by_a_thing_other_than_its_clus
     assert rows["weather"].aliases == ["server1"]  # ... unless that word is a verb (get_weather, get_forecast)
 
 
-def test_a_lone_servers_row_says_the_thing_it_is_about_unless_its_name_does_or_a_small_ones_commands():
+def test_a_lone_servers_row_says_its_main_things_beyond_its_name_or_their_verbs_or_a_small_ones_commands():
     rows = {g.name: g.summary for g in clusters.cluster(servers(**CROWD))}
-    assert rows["converter"] == "Html."  # 3 of its 4 tools act on html
-    assert rows["cloud"] == ""  # instances are one of its many things: no one thing stands for it
-    assert rows["calendar"] == rows["email"] == ""  # its name says what it acts on
+    assert rows["converter"] == "Html, pdf."  # the two things its tools act on most
+    assert rows["cloud"] == "Instances, functions."
+    assert rows["calendar"] == "List, get, create events."  # its name says calendar: what it does to its one other
+    assert rows["email"] == "Create drafts."
+    assert rows["weather"] == "Get forecast."  # named `weather` by `rename`: what is left is its forecast
     assert rows["reader"] == "read-pdf."  # one tool: its command, so an agent can skip the server's help
+    assert all(summaries.says_something(summary, name) for name, summary in rows.items())
+
+
+def test_a_lone_servers_own_words_come_first_cut_short():
+    said = {"name": "acme", "description": "Tracks shipments and deliveries for online shops, worldwide."}
+    group = server_group(Server("acme", {"command": "x"}), {"server": said}, [{"name": "get_thing"}], 15)
+    assert group.summary == group.description == "Tracks shipments and deliveries for online shops, worldwide."
+    row = {g.name: g.summary for g in clusters.cluster([group, *servers(**CROWD)])}["acme"]
+    assert row == "Tracks shipments and deliveries..."  # five words at most, not ending on `for`
+
+
+def test_a_crowded_root_merges_loosely_alike_servers_until_it_has_rows_rows_at_most(monkeypatch):
+    crowd = servers(**CROWD)
+    assert len(clusters.cluster(crowd)) == 9  # under ROWS: only servers SIMILAR alike merge
+    monkeypatch.setattr(clusters, "ROWS", 7)
+    rows = {g.name: g for g in clusters.cluster(servers(**CROWD))}
+    assert len(rows) == 7  # the most alike of the rest merged, down to ROWS: events of both kinds, pdf tools
+    assert [m.name for m in rows["events"].children] == ["calendar", "analytics", "funnel"]
+    assert [m.name for m in rows["pdf"].children] == ["converter", "reader"]
+    assert "cloud" in rows and "weather" in rows  # alike to nothing: apart still
 
 
 def test_servers_whose_config_keys_start_alike_are_grouped_under_those_words_when_none_is_called_so():
@@ -95,3 +117,20 @@ def test_servers_whose_config_keys_start_alike_are_grouped_under_those_words_whe
     assert [m.name for m in rows["github"].children] == ["github-work", "github-personal"]
     assert "aws" not in rows  # `aws aws` would be a path: named by their thing instead
     assert [m.name for m in rows["instances"].children] == ["aws", "aws-2"]
+
+
+def test_a_tool_without_a_description_is_described_by_its_name_and_parameters():
+    schema = {"type": "object", "properties": {p: {"type": "string"} for p in ("limit", "cursor", "q", "sort")}}
+    made = command("srv", {"name": "listCalendarEvents", "inputSchema": schema})
+    assert made.description == "List calendar events (limit, cursor, q, ...)."
+    assert command("srv", {"name": "ping"}).summary == "Ping."
+    assert command("srv", {"name": "get_x", "description": "Gets X."}).description == "Gets X."  # its own first
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "says"),
+    [("Ticker.", "ticker", False), ("Ticker.", "stocks", False), ("Quotes, news.", "ticker", True),
+     ("get-story.", "hackernews", True), ("", "x", False), ("Ticker prices.", "ticker", False)],
+)  # fmt: skip
+def test_a_summary_says_something_with_two_words_besides_the_name(text, name, says):
+    assert summaries.says_something(text, name) is says

@@ -92,3 +92,14 @@ def test_the_cache_is_in_the_user_cache_folder_unless_mcp_cli_cache_dir_says_oth
     assert len(list((tmp_path / "xdg" / "mcp-cli").glob("tools-*.json"))) == 1
     mine = mcp_cli("cache", env={**env, "MCP_CLI_CACHE_DIR": str(tmp_path / "mine")}).stdout
     assert mine.startswith(f"{tmp_path / 'mine'}: 0 cached file(s)")
+
+
+def test_what_a_server_says_of_itself_is_kept_and_summarises_its_domain(tmp_path):
+    said = {"LISTED_TITLE": "Parcel Tracker", "LISTED_DESCRIPTION": "Tracks parcels across carriers. Needs a key."}
+    team = config(tmp_path / "team.json", {"ship": entry("get_thing", env=said), "mcp": entry("list_parcels")})
+    env = {"MCP_CLI_CACHE_DIR": str(tmp_path / "cache")}
+    root = mcp_cli("run", str(team), "--", "--help", env=env).stdout
+    assert re.search(r"^  ship +Tracks parcels across carriers\.$", root, re.M)  # its description, not `thing.`
+    cached = [json.loads(p.read_text())["server"] for p in (tmp_path / "cache").glob("tools-*.json")]
+    assert {"name": "listed", "version": "1", "title": "Parcel Tracker", "description": said["LISTED_DESCRIPTION"],
+            "instructions": ""} in cached  # fmt: skip

@@ -46,7 +46,7 @@ def first(hits: str) -> str:
 
 async def test_without_a_model_words_that_share_nothing_with_a_command_find_nothing(team, cache):
     async with served("serve", str(team), env=cache) as client:
-        assert "No command matches" in await ok(client, command="search will it rain tomorrow")
+        assert "No command fits" in await ok(client, command="search will it rain tomorrow")
 
 
 async def test_the_bundled_model_finds_commands_that_share_no_word_with_the_request(team, cache):
@@ -54,7 +54,7 @@ async def test_the_bundled_model_finds_commands_that_share_no_word_with_the_requ
         assert first(await ok(client, command="search will it rain tomorrow")) == "get-weather-forecast"
         assert first(await ok(client, command="search say this in french")) == "translate-text"
         assert first(await ok(client, command="search list the issues")) == "list-issues"  # words still count
-        assert "No command matches" in await ok(client, command="search can you please help me")  # stop words only
+        assert "No command fits" in await ok(client, command="search can you please help me")  # stop words only
 
 
 async def test_an_openai_compatible_endpoint_is_asked_for_the_configured_model(team, cache, endpoint):

@@ -120,7 +120,7 @@ async def test_search_ranks_the_command_meant_first(tree, words, first):
 
 async def test_stop_words_alone_find_nothing(tree):
     result = await ainvoke(tree, ["search", "can", "you", "please", "help", "me"])
-    assert result.ok and "No command matches" in result.output
+    assert result.ok and "No command fits" in result.output
 
 
 async def test_words_with_an_apostrophe_are_searched_as_words(tree):
@@ -150,3 +150,61 @@ async def test_by_default_only_strong_matches_are_shown_and_a_number_asked_for_s
     assert strong == ["tracker close-issue"]  # the other issue commands match "issue" only: under half its score
     assert five[0] == "tracker close-issue" and {"tracker list-issues", "tracker create-issue"} <= set(five[1:])
     assert await paths("issues", "-n", "2") == (await paths("issues", "-n", "5"))[:2]
+
+
+def sakujo(path: str) -> str:
+    """ファイルを削除します。"""
+    return path
+
+
+def creer_ticket(titre: str) -> str:
+    """Créer un problème dans le dépôt."""
+    return titre
+
+
+def otchet(period: str) -> str:
+    """Создать отчёт о продажах за период."""
+    return period
+
+
+@pytest.mark.parametrize(
+    ("words", "first"),
+    [
+        ("ファイルを削除", "intl sakujo"),  # Japanese: character pairs
+        ("créer un problème", "intl creer-ticket"),
+        ("creer un probleme", "intl creer-ticket"),  # accents folded: typed without them, it still meets
+        ("отчёт о продажах", "intl otchet"),  # Cyrillic words are words
+        ("отчет", "intl otchet"),  # ё folded too
+        ("create ticket", "intl creer-ticket"),  # the English of its name
+        ("删除文件", "misc wenjian"),  # Chinese, beside them
+    ],
+)
+async def test_descriptions_in_other_languages_are_found_by_a_query_in_their_language(words, first):
+    tree = await wrap({"intl": mock_upstream("intl", sakujo, creer_ticket, otchet), "misc": misc()})
+    assert (await ranked(tree, words))[0] == first
+
+
+async def test_a_confident_answer_carries_the_usage_of_its_first_match(tree):
+    result = await ainvoke(tree, ["search", "close", "an", "issue"])
+    assert result.ok and result.output.splitlines()[0].split()[:2] == ["tracker", "close-issue"]
+    assert re.search(r"^Usage of the first: \S+ tracker close-issue --number INT$", result.output, re.M)
+
+
+async def test_when_no_command_fits_the_first_line_says_so_and_the_nearest_domains_are_offered(tree):
+    result = await ainvoke(tree, "search Read a recipe for Italian lasagna")  # `read` alone meets read-news
+    assert (await ranked(tree, "Read a recipe for Italian lasagna"))[0] == "misc read-news"
+    lines = result.output.splitlines()
+    assert result.ok and lines[0] == "No command fits 'Read a recipe for Italian lasagna'. Nearest domains:"
+    assert lines[1].split()[0] == "misc" and "Usage" not in result.output and "read-news" not in result.output
+    asked = await ainvoke(tree, "search -n 2 Read a recipe for Italian lasagna")  # rows asked for: shown, after it
+    assert asked.output.startswith("No command fits") and len(re.findall(r"^  \S+ \S+", asked.output, re.M)) == 2
+
+
+async def test_a_served_session_admits_a_miss_and_finds_a_fit(tmp_path):
+    team = config(tmp_path / "team.json", {"gh": entry("create_issue", "list_issues", "get_me")})
+    async with served("serve", str(team), env={"MCP_CLI_CACHE_DIR": str(tmp_path / "cache")}) as client:
+        missed = await ok(client, command="search get the weather in Paris")  # `get` alone meets get-me
+        assert missed.splitlines()[0] == "No command fits 'get the weather in Paris'. Nearest domains:"
+        assert missed.splitlines()[1].split()[0] == "gh" and "get-me" not in missed
+        found = await ok(client, command="search list the issues")
+        assert "Usage of the first: team gh list-issues [options]" in found

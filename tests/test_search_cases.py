@@ -7,8 +7,8 @@ import math
 
 import pytest
 
-from mcp_cli.search import embeddings
-from mcp_cli.search.ranking import Index, operations, query_weights, stem, terms, tokens
+from mcp_cli.search import embeddings, ranking
+from mcp_cli.search.ranking import Index, operations, query_weights, read, stem, terms, tokens
 from mcp_cli.tree import Command, Group, Param, Tree
 
 NOOP = {"kind": "python", "target": "builtins:print"}
@@ -34,6 +34,9 @@ def tree(*nodes) -> Tree:
         ("删除文件", ["删除", "除文", "文件"]),  # a run of CJK script: overlapping pairs
         ("问 open", ["问", "open"]),  # a lone CJK character is a term of its own
         ("ｆｕｌｌ　width", ["full", "width"]),  # NFKC
+        ("Créer un problème", ["creer", "un", "probleme"]),  # accents folded
+        ("créerProblème_dépôt", ["creer", "probleme", "depot"]),  # a name: split by case and `_` as ever
+        ("Größe Привет Ελλάδα", ["grosse", "привет", "ελλαδα"]),  # other scripts' words are words
         ("", []),
     ],
 )
@@ -217,3 +220,62 @@ def test_a_model_that_fails_leaves_search_to_words_saying_so_once(caplog):
     assert [p for _, p, _ in first] == [p for _, p, _ in second] == ["get-weather"]
     assert index.semantic is None and first[0][0] == second[0][0]
     assert [r.getMessage() for r in caplog.records] == ["embedding model fake: no server; search ranks by words only"]
+
+
+@pytest.mark.parametrize(
+    ("query", "words", "ops", "names"),
+    [
+        ("create an issue", [{"issu"}], ["@create"], []),  # the leading verb is an operation, not a word
+        ("file a bug about the login page", [{"bug", "issu"}], ["@create"], []),  # what to write: no word
+        ("add a note about it to the board", [{"note", "comment"}, {"board", "project"}], ["@create"], []),
+        ("Open a ticket with Zendesk", [{"ticket", "issu"}, {"zendesk"}], ["@create", "@get"], ["zendesk"]),
+        ("Search PagerDuty for API incidents", [{"pagerduti"}, {"api"}, {"incid", "alert", "outag"}], ["@search"],
+         ["pagerduti"]),  # a name as the query's words are read; `API` is no name
+        ("Assign PLATFORM-456 to Craig", [{"platform"}, {"456"}, {"craig"}], ["@assign"], ["craig"]),
+        ("Buy an Xbox", [{"buy"}, {"xbox"}], [], ["xbox"]),  # not an operation: a word
+        ("Check Apple's price on \"Nasdaq\"?", [{"appl"}, {"price", "cost"}, {"nasdaq"}], ["@get"], ["appl", "nasdaq"]),
+    ],
+)  # fmt: skip
+def test_a_query_s_words_operations_and_names(query, words, ops, names):
+    found = read(query)
+    assert [set(w) for w in found.words] == words and found.ops == ops and found.names == names
+
+
+def fitting(*commands: Command) -> Index:
+    return Index(tree(*commands))
+
+
+def test_a_command_fits_by_the_rarity_of_the_words_it_shares_as_if_among_few_commands_at_least():
+    index = fitting(command("get-forecast", "Get the weather forecast."), command("get-user", "Get a user."))
+    rare = index.rarity("forecast")
+    assert rare == pytest.approx(math.log(1 + 99.5 / 1.5))  # two commands, told as FEW (100)
+    assert index.rarity("") == pytest.approx(math.log(1 + (ranking.FEW + 0.5) / 0.5))  # a word of none: the most
+    assert index.fits("weather forecast", "get-forecast") == pytest.approx(2 * rare / index.rarity(""))
+    assert index.fits("weather forecast", "get-forecast") >= ranking.WEAK > index.fits("user", "get-forecast")
+    assert index.fits("forecast", "get-forecast") >= ranking.WEAK == 0.55  # one rare word shared is enough
+
+
+def test_a_shared_word_counts_by_its_own_rarity_not_the_command_s_rarest():
+    index = fitting(command("get-user", "Get a user."), command("list-users", "List users."))
+    common = index.rarity("user")  # in both commands
+    assert index.fits("user", "get-user") == pytest.approx(common / index.rarity(""))
+
+
+def test_a_query_s_operation_counts_with_a_shared_word_or_at_most_one_unheard_of_word():
+    index = fitting(command("restart-service", "Restart a service."), command("get-user", "Get a user."))
+    op = index.rarity("@restart") / index.rarity("")
+    assert index.fits("restart it", "restart-service") == pytest.approx(op)  # no word: the operation alone
+    assert index.fits("restart it quickly", "restart-service") == pytest.approx(op)  # one unheard-of word
+    assert index.fits("restart my robot vacuum", "restart-service") == 0  # two: the request is about them
+
+
+def test_each_name_the_tree_never_heard_of_costs_the_fit():
+    index = fitting(command("send-message", "Send a message to a channel."), command("get-user", "Get a user."))
+    plain = index.fits("send a message to the team", "send-message")
+    assert plain - index.fits("send a message to Sarah on Teams", "send-message") == pytest.approx(0.4)
+    assert index.fits("send a message to Sarah on Teams", "send-message") == pytest.approx(
+        plain - 2 * ranking.NAME_COST
+    )
+    assert index.fits("send a message to the channel Alpha", "send-message") == pytest.approx(
+        index.fits("send a message to the channel", "send-message") - ranking.NAME_COST
+    )

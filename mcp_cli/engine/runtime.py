@@ -340,7 +340,8 @@ class Runtime:
         if inv.context is not None and cmd.entities:  # named by a call that reached its command, whatever it gives
             inv.context.record(domain(inv.walked), entities.found(cmd.entities, values))
         handler = self._compile(cmd, inv.prog).handler
-        result = await handler.run(Call(inv.prog, values, rest, inv.cwd, inv.context, stdin))
+        call = Call(inv.prog, values, rest, inv.cwd, inv.context, stdin=stdin, usage=helptext.usage)
+        result = await handler.run(call)
         if inv.context is not None and cmd.entities and result.ok and isinstance(result.data, dict):
             inv.context.record(domain(inv.walked), entities.found(cmd.entities, result.data))
         return result

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from ..entities import Context
 from ..result import Result
-from ..tree import Tree
+from ..tree import Command, Tree
 
 # Set while a pipeline runs a stage whose output goes on to the next: handlers keep their whole output (no cap: the
 # pipeline's answer is capped), up to WHOLE_MAX characters.
@@ -26,6 +27,7 @@ class Call:
     cwd: str | None = None  # where the caller works (an MCP client's first root); None: this process's own
     context: Context | None = None  # the caller's session context (see `entities.py`)
     stdin: bytes | None = None  # what a pipeline's previous stage gave, for a script's standard input
+    usage: Callable[[str, Command], str] | None = None  # the engine's usage line of a command at a path
 
 
 class Handler(Protocol):

@@ -158,7 +158,7 @@ async def listing(client: Client) -> dict[str, Any]:
     page, each as its MCP JSON): what discovery caches (`sources/discovery.py`), read again when a server says its
     tools changed."""
     info = client.server_info
-    server = {"name": getattr(info, "name", ""), "version": getattr(info, "version", "")}
+    server = {key: getattr(info, key, None) or "" for key in ("name", "version", "title", "description")}
     found: dict[str, Any] = {
         "server": {**server, "instructions": client.instructions or ""},
         "tools": await every_page(client.list_tools, "tools"),

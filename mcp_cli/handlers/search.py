@@ -1,14 +1,20 @@
-"""The handler of a tree's `search` command: `{"kind": "search"}` (see `search/ranking.py`)."""
+"""The handler of a tree's `search` command: `{"kind": "search"}` (see `search/ranking.py`).
+
+A confident answer lists the matches and the usage of the first, so that an agent can call it without opening its
+help; when even the best match fits the query weakly (`ranking.WEAK`: by words, so not with an embedding model), the
+first line says no command fits and the nearest domains are offered instead of weak rows."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from ..result import Result
-from ..search.ranking import Index
+from ..search.ranking import WEAK, Index
 from ..text import rows
 from ..tree import Tree
 from .base import Call
+
+NEAREST = 3  # domains offered when no command fits
 
 
 class SearchHandler:
@@ -25,12 +31,29 @@ class SearchHandler:
     async def run(self, call: Call) -> Result:
         if self._index is None:
             self._index = Index(self.tree)
+        index, name = self._index, self.tree.name
         query = " ".join(call.values.get("words", []))
         prefer = call.context.domains() if call.context is not None else []
         limit = call.values.get("limit")
-        hits = self._index.search(query, None if limit is None else max(1, int(limit)), prefer)
+        hits = index.search(query, None if limit is None else max(1, int(limit)), prefer)
         if not hits:
-            return Result(ok=True, output=f"No command matches {query!r}. Run `{self.tree.name} --help` to browse.\n")
+            return Result(ok=True, output=f"No command fits {query!r}. Run `{name} --help` to browse.\n")
         lines = rows([(path, node.summary) for _, path, node in hits], widest=40)
-        footer = f"Run `{self.tree.name} <path> --help` for usage."
-        return Result(ok=True, output="\n".join(lines + ["", footer]) + "\n")
+        if index.semantic is None and index.fits(query, hits[0][1]) < WEAK:  # a model finds what no word does
+            head = f"No command fits {query!r}."
+            if limit is not None:  # asked for a number of rows: they are shown, after the warning
+                return Result(ok=True, output="\n".join([head + " The closest:", *lines]) + "\n")
+            near = self._nearest(index.search(query, 10, prefer))
+            return Result(ok=True, output="\n".join([head + " Nearest domains:", *near, "",
+                          f"Run `{name} <domain> --help` to browse, or search with other words."]) + "\n")  # fmt: skip
+        footer = [f"Run `{name} <path> --help` for a command's options."]
+        if call.usage is not None:
+            usage = " ".join(call.usage(f"{name} {hits[0][1]}", hits[0][2]).split())
+            footer.insert(0, f"Usage of the first: {usage}")
+        return Result(ok=True, output="\n".join([*lines, "", *footer]) + "\n")
+
+    def _nearest(self, hits: list[tuple[float, str, Any]]) -> list[str]:
+        """Rows of the root's domains the best matches are in, best first (at most NEAREST)."""
+        domains = list(dict.fromkeys(path.split()[0] for _, path, _ in hits))[:NEAREST]
+        found = [self.tree.root.child(d) for d in domains]
+        return rows([(node.name, node.summary) for node in found if node is not None], widest=40)

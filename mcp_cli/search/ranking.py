@@ -16,6 +16,8 @@ import re
 import unicodedata
 from collections import Counter, defaultdict
 from collections.abc import Sequence
+from dataclasses import dataclass
+from dataclasses import field as default
 from functools import cache
 from typing import TYPE_CHECKING, Protocol
 
@@ -39,8 +41,12 @@ CONTENT_WEIGHT = 0.5  # words of what to write ("a bug *about the login page*")
 EXACT_WEIGHT = 0.5  # a word as written, where a command's name has it so ("issues" meets list-issues first)
 SHOWN = 5  # results at most, unless a number is asked for
 STRONG = 0.5  # unless a number is asked for, a result scoring under this share of the best one is left out
+WEAK = 0.55  # a top result fitting a query less than this (`Index.fits`) means no command fits (bench/nofit.py)
+NAME_COST = 0.2  # what a name the tree has never heard of (`Zendesk`) takes from how well a command fits
+FEW = 100  # commands: how rare a word is, in a smaller tree, is told as in one of this many
 CONTEXT_BOOST = 1.5  # a command of a domain acting on an entity in the session's context (`entities.py`)
 # scripts written without spaces between words (Hangul, kana, CJK ideographs); compiled when used
+_LETTERS = re.compile(r"[^\W_]+")  # a run of letters and digits, in any script
 _CJK = r"([\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+)"
 
 
@@ -69,14 +75,23 @@ def _stemmer() -> _Stemmer:
 
 
 def tokens(text: str) -> list[str]:
-    """Lower-case words of a text, and each run of CJK script as its overlapping character pairs."""
+    """Lower-case words of a text (names split by case, `_` and `-`; accents folded, so that `problème` and
+    `probleme` meet), and each run of CJK script as its overlapping character pairs."""
     out: list[str] = []
     for i, part in enumerate(re.split(_CJK, unicodedata.normalize("NFKC", text))):
         if i % 2:
             out += [part[j : j + 2] for j in range(max(len(part) - 1, 1))]
         else:
-            out += words(part)
+            for run in _LETTERS.findall(part):
+                folded = run if run.isascii() else _folded(run)
+                out += words(folded) if folded.isascii() else [folded.casefold()]
     return out
+
+
+@cache
+def _folded(word: str) -> str:
+    """A word without its accents (`Créer` -> Creer); a script other than Latin stays as it is, but for them."""
+    return "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
 
 
 def terms(text: str, stop: bool = True) -> list[str]:
@@ -113,15 +128,28 @@ def operations(name: str, summary: str) -> list[str]:
     return ops[verb] if verb else []
 
 
-def query_weights(query: str) -> dict[str, float]:
-    """Terms of a query and their weights. Its first word that is not a stop word (or is a verb, like "show")
+@dataclass
+class Query:
+    """A query read for search: its terms and their `weights`; the `words` it names (each its stem and synonyms;
+    not its operation, nor what to write), its `ops` (`@create`), and the `names` it capitalises mid-sentence
+    (`Zendesk`, `Berlin`), which tell whether it asks for something the tree has never heard of."""
+
+    weights: dict[str, float]
+    words: list[frozenset[str]] = default(default_factory=list)
+    ops: list[str] = default(default_factory=list)
+    names: list[str] = default(default_factory=list)
+
+
+def read(query: str) -> Query:
+    """A query's terms and their weights. Its first word that is not a stop word (or is a verb, like "show")
     stands for its operations if it is a verb, unless the query is a question; other words count for themselves,
     their form as written and their synonyms, less so between "about" (what to write) and "to" (where)."""
     text = unicodedata.normalize("NFKC", query).lower()
     for pattern, replacement in _phrases():
         text = pattern.sub(replacement, text)
     ops, synonyms = _operations(), _synonyms()
-    weights: dict[str, float] = {}
+    out = Query({}, names=_names(query))
+    weights = out.weights
 
     def add(term: str, weight: float) -> None:
         weights[term] = max(weights.get(term, 0.0), weight)
@@ -136,6 +164,7 @@ def query_weights(query: str) -> dict[str, float]:
             scale = 1.0
         elif lead and term in ops:
             lead = False
+            out.ops += ops[term]
             for op in ops[term]:
                 add(op, OPERATION_WEIGHT)
             if token not in lexicon.STOP:
@@ -146,7 +175,25 @@ def query_weights(query: str) -> dict[str, float]:
             add("=" + token, scale * EXACT_WEIGHT)
             for syn in synonyms.get(term, []):
                 add(syn, scale * SYNONYM_WEIGHT)
-    return weights
+            if scale == 1.0:
+                out.words.append(frozenset([term, *synonyms.get(term, [])]))
+    return out
+
+
+def query_weights(query: str) -> dict[str, float]:
+    """The terms of a query and their weights (`read`)."""
+    return read(query).weights
+
+
+def _names(query: str) -> list[str]:
+    """Words a query capitalises after its first (`Zendesk`, `Berlin`; not `API`, `PLATFORM-456` nor `Node.js`),
+    stemmed: the names of things."""
+    found = []
+    for word in query.split()[1:]:
+        word = word.strip("?!.,;:()\"'").removesuffix("'s")
+        if re.fullmatch(r"[A-Z][a-z]+(?:[A-Z][a-z]+)*", word):
+            found += [stem(t) for t in tokens(word.lower())]  # as the query's words are read
+    return found
 
 
 class Index:
@@ -158,6 +205,7 @@ class Index:
         # the commands' unit vectors in the model, computed at the first search
         self.vectors: npt.NDArray[np.float32] | None = None
         self.docs: list[tuple[str, Command]] = []
+        self.terms: list[set[str]] = []  # each command's terms, for how well it `fits` a query
         self.postings: dict[str, list[tuple[int, float]]] = defaultdict(list)
         lengths: list[float] = []
         for path, node in tree.walk():
@@ -179,11 +227,33 @@ class Index:
                 tf[op] += FIELD_WEIGHTS[0][1]
             doc = len(self.docs)
             self.docs.append((" ".join(path), node))
+            self.terms.append(set(tf))
             lengths.append(sum(tf.values()))
             for term, count in tf.items():
                 self.postings[term].append((doc, count))
         self.avg = (sum(lengths) / len(lengths)) if lengths else 1.0
         self.lengths = lengths
+        self.at = {path: doc for doc, (path, _) in enumerate(self.docs)}
+
+    def rarity(self, term: str) -> float:
+        """The term's idf, as if the tree had FEW commands at least (a word of one command in three is as telling
+        as in a hundred)."""
+        n, df = max(len(self.docs), FEW), len(self.postings.get(term, ()))
+        return math.log(1 + (n - df + 0.5) / (df + 0.5))
+
+    def fits(self, query: str, path: str) -> float:
+        """How well the command at `path` fits `query`, as many of the rarest possible word's worth: the rarity
+        (idf) of each word of the query it has, and of the query's operation where it also has a word of the query
+        or the query has at most one word the tree has never seen (a detail: "restart the *failing* service"; two
+        are what it asks for: "send *flowers* to my *mom*"); less NAME_COST for each name the tree has never heard of
+        (`Zendesk`). Under WEAK, no command fits: what it shares with the query is incidental."""
+        q, terms = read(query), self.terms[self.at[path]]
+        shared = [max(self.rarity(t) for t in w & terms) for w in q.words if w & terms]
+        mass, unheard = sum(shared), sum(1 for w in q.words if not any(t in self.postings for t in w))
+        if (ops := terms.intersection(q.ops)) and (shared or unheard < 2):
+            mass += max(self.rarity(op) for op in ops)
+        names = sum(1 for name in dict.fromkeys(q.names) if name not in self.postings)
+        return mass / self.rarity("") - NAME_COST * names
 
     def search(
         self, query: str, limit: int | None = None, prefer: Sequence[str] = ()

@@ -24,12 +24,14 @@ from itertools import count
 from ..search.lexicon import NAME_VERBS
 from ..text import kebab, words
 from ..tree import Command, Group, Node, Tree
-from . import grouping
+from . import grouping, summaries
 
 TOPICS = 4  # things a server is known by
 SMALL = 2  # tools of a server whose summary names its commands (about what naming its things costs)
 SIMILAR = 0.6  # how alike (cosine of weighted things) two parts must be to merge
-NAMES_WIDTH = 70  # characters of server names in a cluster's summary, at most
+ROWS = 30  # parts at most, while parts at least LOOSE alike remain: a root row costs tokens, summarised or not
+LOOSE = 0.1
+NAMES_WIDTH = 50  # characters of server names in a cluster's summary, at most
 _SAY_NOTHING = set("server servers srv mcp tool tools prod production dev staging stage test local remote my our "
                    "the api app main default service new old tmp temp".split())  # fmt: skip
 
@@ -88,8 +90,9 @@ def rename(groups: list[Group], avoid: Iterable[str] = ()) -> None:
 
 
 def _parts(profiles: list[Counter[str]]) -> list[list[int]]:
-    """The servers (by index) in parts: the two parts most alike merge while they are at least SIMILAR alike. Only
-    parts that share a thing are compared (through an index of who acts on what), so 10,000 tools cluster fast."""
+    """The servers (by index) in parts: the two parts most alike merge while they are at least SIMILAR alike, or
+    LOOSE alike while there are more than ROWS parts. Only parts that share a thing are compared (through an index
+    of who acts on what), so 10,000 tools cluster fast."""
     parts = {i: ([i], p, sum(v * v for v in p.values())) for i, p in enumerate(profiles)}
     acting: dict[str, set[int]] = {}  # a thing -> the parts whose tools act on it
     for i, p in enumerate(profiles):
@@ -97,7 +100,7 @@ def _parts(profiles: list[Counter[str]]) -> list[list[int]]:
             acting.setdefault(thing, set()).add(i)
 
     def alike(key: int) -> Iterator[tuple[float, int]]:
-        """(cosine, part) for each other part as alike as SIMILAR at least."""
+        """(cosine, part) for each other part as alike as LOOSE at least."""
         _, counts, square = parts[key]
         dots: Counter[int] = Counter()
         for thing, v in counts.items():
@@ -105,13 +108,13 @@ def _parts(profiles: list[Counter[str]]) -> list[list[int]]:
                 if other != key:
                     dots[other] += v * parts[other][1][thing]
         for other, dot in dots.items():
-            if (s := dot / math.sqrt(square * parts[other][2])) >= SIMILAR:
+            if (s := dot / math.sqrt(square * parts[other][2])) >= LOOSE:
                 yield s, other
 
     heap = [(-s, i, j) for i in parts for s, j in alike(i) if i < j]
     heapify(heap)
     fresh = count(len(profiles))  # a merged part's key, never one used before
-    while heap:
+    while heap and (-heap[0][0] >= SIMILAR or len(parts) > ROWS):
         _, i, j = heappop(heap)
         if i in parts and j in parts:
             new, merged = next(fresh), parts[i][1] + parts[j][1]
@@ -171,7 +174,7 @@ def _stem(keys: list[str]) -> str:
 
 
 def _named(profiles: list[tuple[Counter[str], dict[str, str]]]) -> tuple[str, list[str]]:
-    """A cluster's name, the thing most of its servers act on most, and its two main things, spelled as its
+    """A cluster's name, the thing most of its servers act on most, and its two main other things, spelled as its
     servers' tools spell them (plural if any does)."""
     total = sum((counts for counts, _ in profiles), Counter())
 
@@ -180,20 +183,23 @@ def _named(profiles: list[tuple[Counter[str], dict[str, str]]]) -> tuple[str, li
         return max(forms, key=lambda t: (t.endswith("s"), forms.count(t), t))
 
     noun = max(total, key=lambda t: (sum(t in counts for counts, _ in profiles), total[t]))
-    return spelled(noun), [spelled(t) for t, _ in total.most_common(2)]
+    return spelled(noun), [spelled(t) for t, _ in total.most_common(3) if t != noun][:2] or [spelled(noun)]
 
 
 def _row(group: Group) -> str:
-    """A lone server's summary among many rows: a small one's commands as they are; else the thing it is mostly
-    about (half of what its tools name, at least), unless its name says one of its things (`outlook-calendar`, or
-    a name given by `rename`); else nothing, rather than one of many things."""
-    if len(_tools(group)) <= SMALL:
+    """A lone server's summary among many rows, in a few words: its own words (`summaries.of_server`), cut short;
+    a small one's commands as they are, when they say something; else the things its tools act on beyond what its
+    name says, or their verbs on its one thing (`summaries.of_tools`); else its summary cut short; else its first
+    commands by name."""
+    if group.description and group.description == group.summary:
+        return summaries.gist(group.summary)
+    if len(_tools(group)) <= SMALL and summaries.says_something(group.summary, group.name):
         return group.summary
-    counts, spelled = _known(group)
-    (noun, weight), said = counts.most_common(1)[0], set(_key(group.name).split("-"))
-    if any(said & set(t.split("-")) for t in counts) or weight * 2 < sum(counts.values()):
-        return ""
-    return _summary([], [spelled[noun]])
+    for line in (summaries.of_tools(_tools(group), group.name), summaries.gist(group.summary)):
+        if summaries.says_something(line, group.name):
+            return line
+    commands = [n.name for _, n in Tree(group).walk() if isinstance(n, Command)]
+    return ", ".join(commands[:3]) + (", ..." if len(commands) > 3 else ".")
 
 
 def _summary(servers: list[str], things: list[str]) -> str:

@@ -46,9 +46,14 @@ FAILED_TTL = 60.0  # how long a failure is remembered
 TTL = 24 * 3600.0  # how long a tool list is kept
 
 
-class ServerInfo(TypedDict):
+class ServerInfo(TypedDict, total=False):
+    """What a server says of itself at start-up: its `serverInfo` (a listing cached before title and description
+    were kept has neither) and its `instructions`."""
+
     name: str
     version: str
+    title: str
+    description: str
     instructions: str
 
 

@@ -20,7 +20,7 @@ from ..errors import SourceError
 from ..search.ranking import SHOWN
 from ..text import command_name, first_sentence, kebab, one_line
 from ..tree import Command, Group, Node, Param, Tree
-from . import clusters, discovery, grouping, mcp_extras, tool_names
+from . import clusters, discovery, grouping, mcp_extras, summaries, tool_names
 from .mcp_config import Server, read
 
 THRESHOLD = 15  # tools in a server's group before it is split into subgroups
@@ -41,7 +41,9 @@ def command(server: str, tool: dict[str, Any], name: str = "", declared: dict[st
     if not isinstance(annotations, dict):
         annotations = {}
     title = tool.get("title") or annotations.get("title") or ""
-    description = str(tool.get("description") or title or "").strip()
+    description = str(tool.get("description") or title or "").strip() or summaries.of_tool(
+        tool["name"], list(properties)
+    )
     cmd_name = name or command_name(tool["name"])
     return Command(
         name=cmd_name,
@@ -73,7 +75,8 @@ def _toolset(tool: dict[str, Any]) -> str:
 def server_group(server: Server, listing: discovery.Listing, tools: list[dict[str, Any]], threshold: int) -> Group:
     """One server's group: its tools as commands, split into subgroups when there are more than `threshold`."""
     info = listing.get("server", {})
-    group = Group(name=kebab(server.name), description=first_sentence(info.get("instructions") or "", 300))
+    own = summaries.of_server(info, server.name)
+    group = Group(name=kebab(server.name), description=own or first_sentence(info.get("instructions") or "", 300))
     limit = int(server.options.get("threshold") or threshold)
     by_name = {t["name"]: t for t in tools}
     declared = server.options.get("entities")
@@ -81,8 +84,7 @@ def server_group(server: Server, listing: discovery.Listing, tools: list[dict[st
         prefix = grouping.shared_prefix([t["name"] for t in tools])
         group.children = [command(server.name, t, _short(t["name"], prefix), declared) for t in tools]
         tool_names.distinct(group.children)
-        group.summary = _about(group)
-        return group
+        return _summarised(group, own)
     preset: dict[str, list[str]] = {}
     for sub, patterns in (server.options.get("groups") or {}).items():
         preset[kebab(sub)] = [n for n in by_name if any(fnmatch.fnmatchcase(n, p) for p in patterns)]
@@ -98,7 +100,16 @@ def server_group(server: Server, listing: discovery.Listing, tools: list[dict[st
         group.children.append(Group(name=sub, summary=_names(children), children=children))
     group.children += [command(server.name, by_name[n], declared=declared) for n in left]
     tool_names.distinct(group.children)
-    group.summary = _about(group)
+    return _summarised(group, own)
+
+
+def _summarised(group: Group, own: str) -> Group:
+    """The group with its summary: the server's `own` words, else `_about` its commands, else (where that says too
+    little: `search.`) the first sentence of its instructions or of its first command's description."""
+    group.summary = own or _about(group)
+    if not summaries.says_something(group.summary, group.name):
+        first = next((n for _, n in Tree(group).walk() if isinstance(n, Command) and n.summary), None)
+        group.summary = group.description or (first.summary if first else "") or group.summary
     return group
 
 

@@ -1,0 +1,75 @@
+"""What a server or a tool is for, in a line, where it does not say so itself.
+
+A server's own words come first: its `serverInfo` description, else its title, when they say something (two words
+at least besides its name). Else its line is made from what its tools do: the things they act on
+(`grouping.profile`) and, where they act on one thing only, their verbs (`Get, list, convert rates.`); where that
+says too little, from the first sentence of its `instructions` (`mcp_tools`). A tool without a description gets one
+from its name and parameters (`list_events` with `limit`, `cursor` -> `List events (limit, cursor).`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..search.lexicon import NAME_VERBS, STOP
+from ..text import first_sentence, one_line, words
+from . import grouping
+
+PARAMS = 3  # parameters named in a description made from a tool's name
+
+
+def says_something(text: str, name: str = "") -> bool:
+    """Whether a summary tells something: two words at least that are not the `name`'s (not `Ticker.` of ticker)."""
+    own = set(words(name))
+    return len([w for w in words(text) if w not in own]) >= 2
+
+
+def of_server(info: Mapping[str, Any], name: str, keys: tuple[str, ...] = ("description", "title")) -> str:
+    """What a server says it is for, in one line: the first sentence of the first of its `keys` (serverInfo
+    description, title, instructions) that says something; '' when none does."""
+    for text in (info.get(key) for key in keys):
+        line = first_sentence(text, 200) if isinstance(text, str) else ""
+        if says_something(line, name):
+            return line
+    return ""
+
+
+def of_tool(name: str, params: list[str]) -> str:
+    """A description made from a tool's name and parameters: `List events (limit, cursor).`; '' for a name of no
+    words."""
+    said = " ".join(words(name))
+    if not said:
+        return ""
+    shown = ", ".join(params[:PARAMS]) + (", ..." if len(params) > PARAMS else "")
+    return f"{said[:1].upper()}{said[1:]}" + (f" ({shown})." if shown else ".")
+
+
+def of_tools(tools: list[str], name: str = "", things: int = 2) -> str:
+    """A line made from what tools do: the things they act on, most acted on first (those `name` says left out);
+    for one thing, the verbs acting on it (`Get, list rates.`); '' when their names tell neither."""
+    counts, spelled = grouping.profile(tools)
+    said = {grouping.singular(w) for w in words(name)}
+    nouns = [n for n, _ in counts.most_common() if not set(n.split("-")) <= said][:things] or list(counts)[:1]
+    if len(nouns) == 1:
+        parts = set(nouns[0].split("-"))
+        acting = [ws for ws in map(words, tools) if parts <= {grouping.singular(w) for w in ws}]
+        verbs = list(dict.fromkeys(w for ws in acting for w in ws if w in NAME_VERBS))[:3]
+        return _line(", ".join(verbs) + " " + spelled[nouns[0]]) if verbs else _line(spelled[nouns[0]])
+    return _line(", ".join(spelled[n] for n in nouns))
+
+
+def gist(text: str, most: int = 5) -> str:
+    """The first `most` words of a text's first sentence (without stop words at the cut), `...` when there are
+    more: a row's summary."""
+    line = one_line(text, 200).rstrip(".")
+    cut = line.split()
+    kept = cut[:most]
+    while len(cut) > most and len(kept) > 1 and kept[-1].lower().strip(",;:") in STOP:  # not `... for...`
+        kept.pop()
+    return _line(" ".join(kept).rstrip(",;:") + ("..." if len(cut) > most else ""))
+
+
+def _line(text: str) -> str:
+    text = text.strip()
+    return f"{text[:1].upper()}{text[1:]}" + ("" if not text or text.endswith((".", "...")) else ".")
