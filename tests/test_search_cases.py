@@ -255,6 +255,14 @@ def test_a_command_fits_by_the_rarity_of_the_words_it_shares_as_if_among_few_com
     assert index.fits("forecast", "get-forecast") >= ranking.WEAK == 0.55  # one rare word shared is enough
 
 
+def test_no_command_fits_without_hits_or_when_the_best_fits_under_weak():
+    index = fitting(command("get-forecast", "Get the weather forecast."), command("get-user", "Get a user."))
+    assert index.misses("anything", [])
+    assert not index.misses("weather forecast", index.search("weather forecast"))
+    [hit] = index.search("weather forecast", 1)
+    assert index.fits("user", hit[1]) < ranking.WEAK and index.misses("user", [hit])  # a hit, but a weak one
+
+
 def test_a_shared_word_counts_by_its_own_rarity_not_the_command_s_rarest():
     index = fitting(command("get-user", "Get a user."), command("list-users", "List users."))
     common = index.rarity("user")  # in both commands

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..result import Result
-from ..search.ranking import WEAK, Index
+from ..search.ranking import Index
 from ..text import rows
 from ..tree import Tree
 from .base import Call
@@ -39,7 +39,7 @@ class SearchHandler:
         if not hits:
             return Result(ok=True, output=f"No command fits {query!r}. Run `{name} --help` to browse.\n")
         lines = rows([(path, node.summary) for _, path, node in hits], widest=40)
-        if index.semantic is None and index.fits(query, hits[0][1]) < WEAK:  # a model finds what no word does
+        if index.misses(query, hits):
             head = f"No command fits {query!r}."
             if limit is not None:  # asked for a number of rows: they are shown, after the warning
                 return Result(ok=True, output="\n".join([head + " The closest:", *lines]) + "\n")

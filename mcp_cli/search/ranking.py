@@ -255,6 +255,11 @@ class Index:
         names = sum(1 for name in dict.fromkeys(q.names) if name not in self.postings)
         return mass / self.rarity("") - NAME_COST * names
 
+    def misses(self, query: str, hits: Sequence[tuple[float, str, Command]]) -> bool:
+        """Whether no command fits `query`: no hit, or the best fits it under WEAK (judged by words, so not with an
+        embedding model, which finds what no word does)."""
+        return not hits or (self.semantic is None and self.fits(query, hits[0][1]) < WEAK)
+
     def search(
         self, query: str, limit: int | None = None, prefer: Sequence[str] = ()
     ) -> list[tuple[float, str, Command]]:

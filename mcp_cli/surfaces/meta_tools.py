@@ -119,10 +119,13 @@ class Meta:
         tree = self.runtime.tree
         if self._index is None or self._index[0] is not tree:
             self._index = (tree, Index(tree))
-        hits = self._index[1].search(query, limit, prefer)
+        index = self._index[1]
+        hits = index.search(query, limit, prefer)
         if not hits:
-            return Result(ok=True, path="search_tools", output=f"No command matches {query!r}.\n")
+            return Result(ok=True, path="search_tools", output=f"No command fits {query!r}.\n")
         lines = rows([(path, node.summary) for _, path, node in hits], widest=40)
+        if index.misses(query, hits):  # said first, the closest still shown: this surface has no domains to browse
+            lines = [f"No command fits {query!r}. The closest:", *lines]
         return self._answer("search_tools", "\n".join(lines + ["", "Describe them with describe_tools."]) + "\n")
 
     def _describe(self, names: list[str]) -> Result:
