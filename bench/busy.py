@@ -24,6 +24,8 @@ from typing import Any
 
 import anyio
 
+from mcp_cli.testing import envelope
+
 from . import mark, own_cache, wait_for_port
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -59,7 +61,7 @@ async def _sessions(url: str, sessions: int) -> dict[str, Any]:
         text = "".join(getattr(c, "text", "") for c in result.content)
         if not result.is_error:
             counts["answered"] += 1
-        elif (result.structured_content or {}).get("error") == "timeout":
+        elif envelope(result).get("error") == "timeout":
             counts["timed out"] += 1
         else:
             counts["lost"] += 1

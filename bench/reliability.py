@@ -33,6 +33,7 @@ from typing import Any
 import anyio
 
 from mcp_cli.errors import KINDS
+from mcp_cli.testing import envelope
 
 from . import mark, own_cache, wait_for_port
 
@@ -142,7 +143,7 @@ class Vocabulary:
 
 def _classify(result: Any, counts: dict[str, int], examples: dict[str, str]) -> None:
     counts["answered"] += 1
-    data = result.structured_content or {}
+    data = envelope(result)
     outcome = "ok" if data.get("ok") else str(data.get("error"))
     counts["outcomes"][outcome] = counts["outcomes"].get(outcome, 0) + 1
     texts = [c.text for c in result.content if getattr(c, "type", "") == "text"]
@@ -251,9 +252,10 @@ async def _fault(name: str, folder: Path) -> dict[str, Any]:
                 except Exception:  # no answer: counted, and the rest of this fault not asked
                     break
                 counts["answered"] += 1
-                data = result.structured_content or {}
+                data = envelope(result)
+                said = "\n".join(c.text for c in result.content if getattr(c, "type", "") == "text")
                 due, text = (None, "") if call[0] == "healthy" else (kind, words)
-                counts["as due"] += data.get("error") == due and text in (data.get("message") or "")
+                counts["as due"] += data.get("error") == due and text in said
                 counts["healthy after"] = call[0] == "healthy" and data.get("ok") is True
         errlog.seek(0)
         counts["tracebacks"] = errlog.read().count("Traceback (most recent call last)")
@@ -287,7 +289,7 @@ async def _sessions(url: str, tree_name: str, sessions: int) -> dict[str, int]:
             counts["lost"] += 1
             return
         counts["answered"] += 1
-        got = [(r.structured_content or {}).get("data") or {} for r in (first, again)]
+        got = [envelope(r).get("data") or {} for r in (first, again)]
         counts["crossed"] += got != [{"query": token}, {"query": token, "tags": [str(i)]}]
 
     async with anyio.create_task_group() as tg:

@@ -88,12 +88,13 @@ async def connect(url: str, token: str, mode: str = "auto"):
 
 
 def listed(help_text: str) -> list[str]:
-    """The names a listing shows: the rows under its headings (`Domains:`, `Commands:`), not its usage."""
+    """The names a listing shows: the rows under its headings (`Domains:`, `Commands:`), not its usage nor the
+    usage lines a small group shows under its rows."""
     names, heading = [], ""
     for line in help_text.splitlines():
         if line.endswith(":") and not line.startswith(" "):
             heading = line
-        elif line.startswith("  ") and heading != "Usage:":
+        elif line.startswith("  ") and line[2:3] != " " and heading != "Usage:":
             names.append(line.split()[0])
     return sorted(names)
 

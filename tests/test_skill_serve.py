@@ -27,7 +27,7 @@ async def test_help_at_each_level(argtool):
     root = await ok(argtool, "--help")
     assert "Domains:\n  notes" in root and "Commands:\n  count" in root
     group = await ok(argtool, "notes")
-    assert "add     Add a note." in group
+    assert "add     Add a note with a title and tags.\n    argtool notes add [options] TITLE\n" in group  # usage too
     cmd = await ok(argtool, "notes", "add", "--help")
     assert "argtool notes add [options] TITLE" in cmd  # optional options folded, each in the Options list
     assert all(f"\n  {o}  " in cmd for o in ("--tag, -t TEXT", "--priority {1,2,3,4,5}", "--pinned"))
@@ -78,7 +78,7 @@ async def test_passthrough_python_and_shell_scripts(argtool):
     out = await ok(argtool, "count", "1", "2", "3")
     assert out.strip() == "3"
     out = await ok(argtool, "count", "--help")
-    assert "Usage: count.sh [ARGS...]" in out
+    assert "Usage: argtool count [ARGS...]" in out and "count.sh" not in out  # the script's usage, as called here
 
 
 async def test_docs_topics_and_sections(argtool):
