@@ -7,8 +7,8 @@ before 2, which it needs) over a shop database of 13,200 rows. Each task has a s
 calls (each answer whole, as a static tool gives it), calls with filters (narrower arguments, `--budget`,
 `--format`), and one pipeline (`|` stages: `jq`, `head`). Tokens are o200k_base counts of the text each answer
 puts before the agent; the static-tools baseline is every tool definition of the four servers plus the plain
-answers. A pipeline row is skipped, with a note, where this mcp-cli has no pipelines. `python -m bench.tasks`
-runs this part alone and rewrites its section of RESULTS.md.
+answers; a pipeline that fails is a row that says why. `python -m bench.tasks` runs this part alone and rewrites
+its section of RESULTS.md.
 """
 
 from __future__ import annotations
@@ -174,10 +174,6 @@ def config(folder: Path) -> Path:
     return path
 
 
-def has_pipelines() -> bool:
-    return importlib.util.find_spec("mcp_cli.engine.pipeline") is not None
-
-
 def split(call: str) -> list[str]:
     """A call's tokens as the one tool's `command` gives them (a lone `|` stays a pipe)."""
     import shlex
@@ -202,6 +198,7 @@ def has_note(text: str) -> bool:
 
 
 async def measure(config_path: Path, plans: list[Task], budget: int) -> dict[str, Any]:
+    from mcp_cli.engine.pipeline import split_argv, split_command
     from mcp_cli.engine.runtime import Runtime
     from mcp_cli.sources.loader import load
 
@@ -213,12 +210,11 @@ async def measure(config_path: Path, plans: list[Task], budget: int) -> dict[str
     definitions = count(tool_json([static_tool(p, n) for p, n in commands]))
     tree.settings.budget = budget
     over: list[str] = []
-    pipes = has_pipelines()
     async with Runtime(tree) as runtime:
 
         async def answer(call: str, whole: bool = False) -> str:
             tokens = split(call)
-            result = await (runtime.result(tokens) if whole else runtime.call(tokens))
+            result = await (runtime.result(split_argv(tokens)) if whole else runtime.call(tokens))
             if not result.ok:
                 raise RuntimeError(f"`{call}` failed: {result.text()[:300]}")
             text = result.text()
@@ -231,16 +227,15 @@ async def measure(config_path: Path, plans: list[Task], budget: int) -> dict[str
             m["plain"] = sum([count(await answer(c, whole=True)) for c in task.plain])
             m["filtered"] = sum([count(await answer(c)) for c in task.filtered])
             m["budgeted"] = max([count(await answer(c)) for c in task.plain])  # plain calls, under the budget
-            if pipes:  # a pipeline that fails is a row that says why, not a part that fails
-                stages = task.pipeline.split(" | ")
-                try:
-                    m["pipeline"] = count(await answer(task.pipeline))
-                except RuntimeError as exc:
-                    m["pipeline_failed"] = " ".join(str(exc).split())[:160]
-                    continue
-                own = own_answer(await answer(stages[0], whole=True), stages[-1])
-                m["final_stage"] = count(own) if own is not None else None
-    return {"definitions": definitions, "over": over, "pipelines": pipes, "tasks": plans}
+            stages = [stage.strip() for stage in split_command(task.pipeline) or [task.pipeline]]
+            try:  # a pipeline that fails is a row that says why, not a part that fails
+                m["pipeline"] = count(await answer(task.pipeline))
+            except RuntimeError as exc:
+                m["pipeline_failed"] = " ".join(str(exc).split())[:160]
+                continue
+            own = own_answer(await answer(stages[0], whole=True), stages[-1])
+            m["final_stage"] = count(own) if own is not None else None
+    return {"definitions": definitions, "over": over, "tasks": plans}
 
 
 def forms(config_path: Path) -> list[tuple[str, dict[str, int]]]:
@@ -248,6 +243,7 @@ def forms(config_path: Path) -> list[tuple[str, dict[str, int]]]:
     checked to decode to the same value."""
     import toon_format
 
+    from mcp_cli.engine.pipeline import split_argv
     from mcp_cli.engine.runtime import Runtime
     from mcp_cli.sources.loader import load
 
@@ -263,7 +259,7 @@ def forms(config_path: Path) -> list[tuple[str, dict[str, int]]]:
     async def run() -> None:
         async with Runtime(tree) as runtime:
             for label, call in calls.items():
-                text = (await runtime.result(split(call))).output
+                text = (await runtime.result(split_argv(split(call)))).output
                 try:
                     value = json.loads(text)
                 except ValueError:
@@ -324,21 +320,16 @@ def report(r: dict[str, Any]) -> tuple[list[str], list[str]]:
         ratios.append(ratio)
         if "pipeline_failed" in m:
             pipe = f"failed: {m['pipeline_failed'].replace('|', '/')} | | "
-        elif "pipeline" in m:
+        else:
             own = m.get("final_stage")
             pr = m["pipeline"] / own if own else None
             if pr is not None:
                 pipe_ratios.append(pr)
             pipe = f"{m['pipeline']:,} | {own if own is not None else 'n/a'} | {f'{pr:.2f}x' if pr else 'n/a'}"
-        else:
-            pipe = "skipped | | "
         lines.append(f"| {t.name} | {r['definitions'] + m['plain']:,} | {m['plain']:,} | {m['budgeted']:,} | "
                      f"{m['filtered']:,} | {ratio:.3f} | {pipe} |")  # fmt: skip
     med = statistics.median(ratios)
     lines += ["", f"Median filtered/plain: {med:.3f}."]
-    if not r["pipelines"]:
-        lines.append("Pipelines: skipped, this build has no `mcp_cli.engine.pipeline` (they come with the pipes "
-                     "branch); the plans are written in its grammar and run once it is merged.")  # fmt: skip
     lines += ["", "Compact forms on real answers (o200k tokens; `tabular`: an array of objects with the same keys "
               "and scalar values, or an object holding one; `estimate`: mcp-cli's token estimate of the TOON "
               "as a percentage of its o200k count):", "",
