@@ -265,9 +265,9 @@ def main() -> None:
     sections.append(("Scale", scale.__doc__.strip(), lines))
     targets += more
 
-    results, why = attempt("Reliability", reliability.run, 300 if quick else 2000, 10 if quick else 100)
-    if results:
-        lines, more = reliability.report(results)
+    checked, why = attempt("Reliability", reliability.run, 300 if quick else 2000, 10 if quick else 100)
+    if checked:
+        lines, more = reliability.report(checked)
     else:
         lines, more = [f"Not measured: {why}"], [target_line({"name": "reliability", "failed": why})]
     sections.append(("Reliability", reliability.__doc__.strip().split("\n\n")[1], lines))
