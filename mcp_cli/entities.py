@@ -109,11 +109,13 @@ class Entity:
 
 class Context:
     """One session's recent entities, most recent first, at most KEPT; its `key`, a secret naming the session to
-    what is kept for it (answers' next parts), None for a request on its own (which anyone with an id may read)."""
+    what is kept for it (answers' next parts), None for a request on its own (which anyone with an id may read); a
+    `key` given is what every replica of a server derives from the session's own key, so that a shared store of
+    answers serves the session on any of them."""
 
-    def __init__(self, lasting: bool = True) -> None:
+    def __init__(self, lasting: bool = True, key: str | None = None) -> None:
         self.entities: list[Entity] = []
-        self.key = secrets.token_urlsafe(16) if lasting else None
+        self.key = key or (secrets.token_urlsafe(16) if lasting else None)
 
     def record(self, domain: str, found: list[tuple[str, str]]) -> None:
         """Entities named in a call to a command of `domain`: each moves to the front, `domain` first among its."""
@@ -163,7 +165,7 @@ class Contexts:
         else:
             return Context(lasting=False)
         digest = hashlib.sha256(key.encode("utf-8", "surrogatepass")).digest()  # a long key costs no memory
-        context = self._keyed.pop(digest, None) or Context()
+        context = self._keyed.pop(digest, None) or Context(key=digest.hex())
         self._keyed[digest] = context
         if len(self._keyed) > KEYED:
             self._keyed.popitem(last=False)

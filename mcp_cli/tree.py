@@ -140,13 +140,15 @@ class Settings:
     """Limits that apply to every call of a tree: an answer's budget (tokens, see `engine/answers.py`), handler
     timeout (seconds), help budget (characters); and how the one tool meets hosts: `always_load` marks it to stay
     loaded where a host defers MCP tools, `structured` sends each answer's envelope as structuredContent beside the
-    text (hosts that get it show their model only it)."""
+    text (hosts that get it show their model only it); `answers_store`: where a server keeps cut answers' next parts
+    (a Redis or Valkey URL that replicas share; None: in memory)."""
 
     budget: int = 8_000
     timeout: float = 60.0
     help_budget: int = 4_000
     always_load: bool = True
     structured: bool = False
+    answers_store: str | None = None
 
 
 @dataclass

@@ -86,7 +86,6 @@ def load(source: str, options: dict[str, Any]) -> Tree:
 def main(argv: list[str]) -> None:
     """`mcp-cli serve TREE [options]`."""
     from ..engine.answers import BUDGET_MIN
-    from ..engine.runtime import Runtime
     from ..surfaces.mcp_server import serve
 
     parser = argparse.ArgumentParser(
@@ -113,7 +112,7 @@ def main(argv: list[str]) -> None:
     tree = launcher.host_settings(load(args.tree, options), args)
     tree.settings.budget = args.budget or tree.settings.budget
     serve(
-        Runtime(tree),
+        launcher.serving(parser, tree),
         http=address,
         guard=checks,
         stateless=args.stateless,

@@ -16,18 +16,14 @@ from __future__ import annotations
 
 import functools
 import json
-import os
-import secrets
 import shlex
-import time
-from collections import OrderedDict
 from collections.abc import Callable, Collection
-from dataclasses import asdict, dataclass, field
-from pathlib import Path
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..errors import NotFound, UsageError
-from ..result import CHARS_PER_TOKEN, KEEP, Result, fits, tokens
+from ..errors import HandlerError, NotFound, UsageError
+from ..result import CHARS_PER_TOKEN, Result, fits, tokens
+from .kept import SECONDS, Entry, NotKept, Store
 
 if TYPE_CHECKING:
     from ..entities import Context
@@ -35,8 +31,6 @@ if TYPE_CHECKING:
 
 BUDGET_MIN = 500  # tokens: room for a note and a useful part
 NOTE = 200  # tokens kept for the note (it takes 80 to 150)
-SECONDS = 900.0  # how long an answer's next parts are kept
-TOTAL = 64_000_000  # characters of kept answers a process holds; the least recently used go first
 FORMS = ("json", "toon", "table")
 AUTO = 1_000  # tokens: a JSON answer this big whose arrays are tables comes as TOON (bench/tasks.py measured it)
 PIECES = 8  # pieces of a budget's room that over-long lines are cut in
@@ -276,86 +270,6 @@ def end_of(body: Body, start: int, budget: int) -> int:
     return lo
 
 
-# Kept answers
-
-
-@dataclass
-class Entry:
-    """A kept answer: its body, the call that made it (without reserved options), who may read it (a session's key;
-    None: whoever has its id), and when it was kept."""
-
-    body: Body
-    call: list[str]
-    owner: str | None
-    tokens: int  # about how many the whole answer is
-    at: float = field(default_factory=time.time)
-
-    @property
-    def size(self) -> int:
-        return sum(self.body.sizes)
-
-
-class Kept:
-    """Answers kept for their next parts: in memory for SECONDS, at most TOTAL characters (the least recently used
-    dropped first); with a `folder` (`mcp-cli run`, a process a call) in files there too, read by later processes."""
-
-    def __init__(self, folder: Path | None = None, seconds: float = SECONDS, total: int = TOTAL) -> None:
-        self.folder, self.seconds, self.total = folder, seconds, total
-        self._entries: OrderedDict[str, Entry] = OrderedDict()
-        self._size = 0
-
-    def put(self, entry: Entry) -> str | None:
-        """The id `entry` is kept under; None when it is too big to keep."""
-        size = entry.size
-        if size > min(KEEP, self.total):
-            return None
-        key = secrets.token_urlsafe(6).replace("-", "x").replace("_", "y")
-        self._entries[key] = entry
-        self._size += size
-        while self._size > self.total:
-            self._size -= self._entries.popitem(last=False)[1].size
-        if self.folder is not None:
-            self._save(key, entry)
-        return key
-
-    def get(self, key: str, owner: str | None) -> Entry | None:
-        """The kept answer `key`, if it is still kept and `owner` may read it."""
-        entry = self._entries.get(key)
-        if entry is None and self.folder is not None:
-            entry = self._load(key)
-        if entry is None or time.time() - entry.at > self.seconds or entry.owner not in (None, owner):
-            return None
-        if key in self._entries:
-            self._entries.move_to_end(key)
-        return entry
-
-    def _save(self, key: str, entry: Entry) -> None:
-        assert self.folder is not None
-        try:
-            self.folder.mkdir(parents=True, exist_ok=True)
-            now = time.time()
-            for old in self.folder.glob("*.json"):  # what has expired goes when something new comes
-                if now - old.stat().st_mtime > self.seconds:
-                    old.unlink(missing_ok=True)
-            data = {"body": asdict(entry.body), "call": entry.call, "owner": entry.owner, "tokens": entry.tokens,
-                    "at": entry.at}  # fmt: skip
-            fd = os.open(self.folder / f"{key}.json", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)  # the user's only
-            with open(fd, "w", encoding="utf-8") as file:
-                json.dump(data, file, ensure_ascii=False)
-        except OSError:  # a read-only cache: the next part is then asked for again, as after it expired
-            pass
-
-    def _load(self, key: str) -> Entry | None:
-        assert self.folder is not None
-        if not key.isalnum():
-            return None
-        try:
-            data = json.loads((self.folder / f"{key}.json").read_text(encoding="utf-8"))
-            return Entry(Body(**data["body"]), data["call"], data["owner"], data["tokens"], data["at"])
-        except (OSError, ValueError, TypeError, KeyError):
-            return None
-
-
 # Fitting answers
 
 
@@ -368,10 +282,10 @@ def call_text(tree: Tree, tokens: list[str]) -> str:
     return " ".join([tree.name, *(t if t == "|" else shlex.quote(t) for t in tokens)])
 
 
-def fit(tree: Tree, kept: Kept, result: Result, ask: Asked, context: Context | None) -> Result:
+async def fit(tree: Tree, kept: Store, result: Result, ask: Asked, context: Context | None) -> Result:
     """`result` within its budget (the call's, else the tree's), in the form asked for: cut at a whole unit with a
-    note, the whole kept for the next parts. `result.output` holds the answer's text; passed-through content items
-    are its text items (others stay as they are)."""
+    note, the whole kept in `kept` for the next parts (when it cannot be, the note says why). `result.output` holds
+    the answer's text; passed-through content items are its text items (others stay as they are)."""
     budget = ask.budget or tree.settings.budget
     text = result.output
     if result.content is not None:
@@ -392,24 +306,36 @@ def fit(tree: Tree, kept: Kept, result: Result, ask: Asked, context: Context | N
     n, end = len(body.units), end_of(body, 0, budget)
     if not size:  # far over: the first part's size, in proportion to its share of the characters
         size = about(body.render(0, end)) * sum(body.sizes) // max(sum(body.sizes[:end]), 1)
-    key = kept.put(Entry(body, ask.tokens, owner(context), size)) if end < n else None
-    return _part(tree, result, body, 0, end, budget, ask, key, size, formed)
+    key, why = None, ""
+    if end < n:
+        try:
+            key = await kept.put(Entry(body, ask.tokens, owner(context), size))
+        except NotKept as exc:
+            why = str(exc)
+    return _part(tree, result, body, 0, end, budget, ask, key, size, formed, why)
 
 
-def more(tree: Tree, kept: Kept, ask: Asked, context: Context | None) -> Result:
+async def more(tree: Tree, kept: Store, ask: Asked, context: Context | None) -> Result:
     """The part of a kept answer that `--more ID:FROM` asks for, within the call's budget; NotFound when it is not
-    kept here (expired, another session's, or another replica's), saying which call to run again."""
+    kept here (expired, another session's, or another replica's without a shared store), HandlerError when the
+    store cannot be reached, each saying which call to run again."""
     assert ask.more is not None
     key, start = ask.more
-    entry = kept.get(key, owner(context))
     again = call_text(tree, [*ask.options(), *ask.tokens]) if ask.tokens else ""
+    rerun = f"run the call again (`{again}`) and follow its note" if again else "run the call again"
+    try:
+        entry = await kept.get(key, owner(context))
+    except NotKept as exc:
+        raise HandlerError(f"kept answer `{key}` cannot be read: {exc}. To read on, {rerun}.") from None
     if entry is None:
-        rerun = f"run the call again (`{again}`) and follow its note" if again else "run the call again"
         raise NotFound(
             f"no kept answer `{key}` here: answers are kept {SECONDS / 60:g} minutes for the session that got them, "
             f"and this one expired, belongs to another session, or was kept by another replica of a --stateless "
-            f"server. To read on, {rerun}; narrower calls need no next part."
+            f"server (replicas share them through `--answers-store redis://HOST:PORT/DB`). To read on, {rerun}; "
+            f"narrower calls need no next part."
         )
+    if not isinstance(entry.body, Body):  # read back from a file or Redis
+        entry.body = Body(**entry.body)
     n = len(entry.body.units)
     if start > n:
         raise UsageError(f"kept answer `{key}` has {n:,} {_units(entry.body)}; --more takes {key}:1 to {key}:{n}.")
@@ -426,9 +352,10 @@ def _units(body: Body) -> str:
 
 def _part(
     tree: Tree, result: Result, body: Body, start: int, end: int, budget: int, ask: Asked, key: str | None,
-    size: int, formed: bool,
+    size: int, formed: bool, why: str = "",
 ) -> Result:  # fmt: skip
-    """The answer showing units start..end of `body`, with its note."""
+    """The answer showing units start..end of `body`, with its note; `key`: the id of the kept answer (None: not
+    kept, `why`)."""
     n, shown, nxt = len(body.units), body.describe(start, end), None
     lost = f"; the command wrote {result.omitted:,} more characters, which were not kept" if result.omitted else ""
     if end >= n:
@@ -436,8 +363,8 @@ def _part(
             f"whole answer, about {size:,} tokens{lost}." if start == 0 and not ask.more else f"{shown}: the end{lost}."
         )
     elif key is None:
-        note = (f"cut to the {budget:,}-token budget: {shown} shown, about {size:,} tokens in all{lost}; too big to "
-                f"keep for next parts. {LESS}")  # fmt: skip
+        note = (f"cut to the {budget:,}-token budget: {shown} shown, about {size:,} tokens in all{lost}; the rest "
+                f"could not be kept for next parts: {why}. {LESS}")  # fmt: skip
     else:
         nxt = call_text(tree, [*ask.options(), "--more", f"{key}:{end + 1}", *ask.tokens])
         note = (f"cut to the {budget:,}-token budget: {shown} shown, about {size:,} tokens in all{lost}. Next part: "

@@ -22,6 +22,7 @@ from . import answers, pipeline, schema, topics
 from . import help as helptext
 from . import parser as argparser
 from .builtins import Flow
+from .kept import Memory, Store
 
 if TYPE_CHECKING:
     from argparse import ArgumentParser
@@ -91,7 +92,7 @@ class Runtime:
         self.tree = tree
         self.kinds: dict[str, Kind] = handlers.kinds(tree) if kinds is None else kinds
         self._compiled: dict[int, tuple[Command, _Compiled]] = {}
-        self.kept = answers.Kept()  # answers cut to their budget, for their next parts
+        self.kept: Store = Memory()  # answers cut to their budget, for their next parts (a server may share one)
 
     async def __aenter__(self) -> Runtime:
         """Open what calls need while serving: what each kind of handler shares (the pool of upstream servers;
@@ -228,13 +229,13 @@ class Runtime:
         try:
             asked = answers.asked(stages[0], self.flags_of if len(stages) == 1 else lambda tokens: None)
             if asked.more is not None:
-                return answers.more(self.tree, self.kept, asked, context)
+                return await answers.more(self.tree, self.kept, asked, context)
         except CallError as exc:
             return self.failure(exc, None)
         stages = [asked.tokens, *stages[1:]]
         result = await self.result(stages, cwd, context, local_files)
         asked.tokens = [t for i, stage in enumerate(stages) for t in ([pipeline.SEP] if i else []) + stage]
-        return answers.fit(self.tree, self.kept, result, asked, context)
+        return await answers.fit(self.tree, self.kept, result, asked, context)
 
     def flags_of(self, tokens: list[str]) -> list[str] | None:
         """The option flags of the command `tokens` reach (none for a group or topic; None when not known)."""

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from ..engine.runtime import Runtime
     from ..tree import Tree
     from .http_guard import Guard
 
@@ -17,7 +18,6 @@ def main(tree_file: str | Path, argv: list[str] | None = None) -> None:
     OpenAPI surface beside it (`--openapi [HOST:]PORT`: that alone), with the same Host/Origin allow-list,
     bearer-token and scopes options as `mcp-cli serve`. It says on stderr which mcp-cli's runtime it carries."""
     from .. import __version__
-    from ..engine.runtime import Runtime
     from ..tree import Tree
     from .mcp_server import serve
 
@@ -28,7 +28,7 @@ def main(tree_file: str | Path, argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     address, checks = http_checks(parser, args)
     print(f"{parser.prog}: mcp-cli runtime {__version__}", file=sys.stderr)
-    serve(Runtime(host_settings(tree, args)), http=address, guard=checks, stateless=args.stateless,
+    serve(serving(parser, host_settings(tree, args)), http=address, guard=checks, stateless=args.stateless,
           surface=args.surface, mcp=not args.openapi)  # fmt: skip
 
 
@@ -75,15 +75,40 @@ def http_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="send each answer as structuredContent too (hosts that get it show their model only that JSON)",
     )
+    parser.add_argument(
+        "--answers-store",
+        metavar="URL",
+        help="keep the next parts of cut answers in this Redis or Valkey (redis://HOST:PORT/DB), which --stateless "
+        "replicas share (default $MCP_CLI_ANSWERS_STORE, else the tree's settings, else in memory)",
+    )
 
 
 def host_settings(tree: Tree, args: argparse.Namespace) -> Tree:
-    """`tree` with the hosts' options of `args` (--no-always-load, --structured) in its settings."""
+    """`tree` with the serving options of `args` (--no-always-load, --structured, --answers-store or its variable)
+    in its settings."""
+    import os
     from dataclasses import replace
 
+    from ..engine.kept import ENV
+
+    store = args.answers_store or os.environ.get(ENV) or tree.settings.answers_store
     settings = replace(tree.settings, always_load=tree.settings.always_load and not args.no_always_load,
-                       structured=tree.settings.structured or args.structured)  # fmt: skip
+                       structured=tree.settings.structured or args.structured, answers_store=store)  # fmt: skip
     return replace(tree, settings=settings)
+
+
+def serving(parser: argparse.ArgumentParser, tree: Tree) -> Runtime:
+    """The runtime that serves `tree`, keeping cut answers where its settings say; a store that cannot be used
+    (another kind of URL, no redis package) exits with status 2 saying what to do."""
+    from ..engine.kept import store
+    from ..engine.runtime import Runtime
+
+    runtime = Runtime(tree)
+    try:
+        runtime.kept = store(tree.settings.answers_store, tree.name)
+    except ValueError as exc:
+        parser.exit(2, f"{parser.prog}: {exc}\n")
+    return runtime
 
 
 def http_checks(

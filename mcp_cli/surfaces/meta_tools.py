@@ -49,7 +49,10 @@ TOOLS: dict[str, tuple[str, dict[str, Any], bool]] = {  # name: description, inp
             "name": _NAME,
             "arguments": {"type": "object", "description": "The command's arguments.", "default": {}},
             "then": {"type": "string", "description": "Optional pipeline stages for its output, e.g. "
-                     "`jq '.items[].name' | head 5` (built-ins: jq, head, tail, each, save)."}},
+                     "`jq '.items[].name' | head 5` (built-ins: jq, head, tail, each, save)."},
+            "budget": {"type": "integer", "minimum": answers.BUDGET_MIN,
+                       "description": "Optional: tokens the answer may take; over it, cut with a note."},
+            "format": {"enum": list(answers.FORMS), "description": "Optional: a JSON answer as json, toon or table."}},
          "required": ["name"], "additionalProperties": False},
         False,
     ),
@@ -92,17 +95,20 @@ class Meta:
             check(TOOLS[name][1], arguments, f"arguments of {name}")
             if name == "search_tools":
                 prefer = context.domains() if context is not None else []
-                return self._search(arguments["query"], arguments.get("limit"), prefer)
+                return await self._answer(self._search(arguments["query"], arguments.get("limit"), prefer))
             if name == "describe_tools":
-                return self._describe(arguments["names"])
+                return await self._answer(self._describe(arguments["names"]))
             if "--more" in arguments["name"].split():  # the next part of a cut answer, as its note gives it
-                return await self.runtime.call_tool({"command": arguments["name"]}, cwd, context, self.local_files)
-            path, cmd = self.command(arguments["name"])
-            values = arguments.get("arguments", {})
-            check(input_schema(cmd), values, f"arguments of `{path}`")
-            stages = [self.runtime.tokens_of({"argv": [*path.split(), *argv(cmd, values)]})]  # checks tokens
-            if arguments.get("then") is not None:
-                stages += self.runtime.stages_of({"command": arguments["then"]})
+                stages = self.runtime.stages_of({"command": arguments["name"]})
+            else:
+                path, cmd = self.command(arguments["name"])
+                values = arguments.get("arguments", {})
+                check(input_schema(cmd), values, f"arguments of `{path}`")
+                stages = [self.runtime.tokens_of({"argv": [*path.split(), *argv(cmd, values)]})]  # checks tokens
+                if arguments.get("then") is not None:
+                    stages += self.runtime.stages_of({"command": arguments["then"]})
+            reserved = [[f"--{k}", str(arguments[k])] for k in ("budget", "format") if arguments.get(k) is not None]
+            stages[0] = [t for option in reserved for t in option] + stages[0]  # the runtime's own (answers.py)
             return await self.runtime.run_stages(stages, cwd, context, self.local_files)
         except CallError as exc:
             return self.runtime.failure(exc, None)
@@ -126,7 +132,8 @@ class Meta:
         lines = rows([(path, node.summary) for _, path, node in hits], widest=40)
         if index.misses(query, hits):  # said first, the closest still shown: this surface has no domains to browse
             lines = [f"No command fits {query!r}. The closest:", *lines]
-        return self._answer("search_tools", "\n".join(lines + ["", "Describe them with describe_tools."]) + "\n")
+        return Result(ok=True, path="search_tools", output="\n".join([*lines, "", "Describe them with describe_tools."])
+                      + "\n")  # fmt: skip
 
     def _describe(self, names: list[str]) -> Result:
         described = []
@@ -134,11 +141,11 @@ class Meta:
             path, cmd = self.command(name)
             described.append({"name": path, "description": cmd.description or cmd.summary,
                               "inputSchema": input_schema(cmd)})  # fmt: skip
-        return self._answer("describe_tools", json.dumps(described, ensure_ascii=False) + "\n")
+        return Result(ok=True, path="describe_tools", output=json.dumps(described, ensure_ascii=False) + "\n")
 
-    def _answer(self, tool: str, output: str) -> Result:
+    async def _answer(self, result: Result) -> Result:
         rt = self.runtime
-        return answers.fit(rt.tree, rt.kept, Result(ok=True, path=tool, output=output), answers.Asked([]), None)
+        return await answers.fit(rt.tree, rt.kept, result, answers.Asked([]), None)
 
 
 def check(schema: dict[str, Any], value: Any, where: str) -> None:

@@ -29,6 +29,7 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
 
+from ..engine.kept import Store
 from ..engine.runtime import Runtime
 from ..errors import close_to
 from ..text import named
@@ -160,6 +161,7 @@ class View:
     def __init__(self, scope: Scope, serving: Runtime) -> None:
         self.scope, self.serving = scope, serving
         self._made: tuple[Tree, Runtime] | None = None  # the serving tree it was made from, and the runtime
+        self._kept: Store | None = None  # its answers' next parts, apart from other scopes'
 
     @property
     def runtime(self) -> Runtime:
@@ -167,6 +169,8 @@ class View:
         if self._made is None or self._made[0] is not tree:
             part = prune(tree, self.scope.paths, self.scope.read_only)
             self._made = (tree, Runtime(part, self.serving.kinds))
+            self._kept = self._kept or self.serving.kept.part(self.scope.name)
+            self._made[1].kept = self._kept  # kept when the tree changes
         return self._made[1]
 
 

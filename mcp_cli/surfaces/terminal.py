@@ -20,11 +20,11 @@ if TYPE_CHECKING:
 def runtime(tree: Tree) -> Runtime:
     """A runtime for shell callers: the next parts of a cut answer kept as files in the user's cache folder, so the
     `--more` call reads them in whichever process serves it (this one, the next, a daemon)."""
-    from ..engine.answers import Kept
+    from ..engine.kept import Files
     from ..sources.discovery import cache_dir
 
     made = Runtime(tree)
-    made.kept = Kept(cache_dir() / "answers")
+    made.kept = Files(cache_dir() / "answers")
     return made
 
 
