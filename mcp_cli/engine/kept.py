@@ -26,6 +26,8 @@ from ..result import KEEP
 
 try:
     import redis
+    from redis.backoff import NoBackoff
+    from redis.retry import Retry
 except ImportError:  # the `redis` extra: only a server given a Redis store needs it
     redis = None  # type: ignore[assignment]
 
@@ -174,7 +176,7 @@ class Redis:
             parts = urlsplit(url)
             scheme = {"valkey": "redis", "valkeys": "rediss"}.get(parts.scheme, parts.scheme)
             client = redis.Redis.from_url(urlunsplit(parts._replace(scheme=scheme)), socket_connect_timeout=CONNECT,
-                                          socket_timeout=READ, health_check_interval=30)  # fmt: skip
+                                          socket_timeout=READ, retry=Retry(NoBackoff(), 1))  # fmt: skip
         self.client = client
         self._down = False
 

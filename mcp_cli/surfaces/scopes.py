@@ -169,7 +169,7 @@ class View:
         if self._made is None or self._made[0] is not tree:
             part = prune(tree, self.scope.paths, self.scope.read_only)
             self._made = (tree, Runtime(part, self.serving.kinds))
-            self._kept = self._kept or self.serving.kept.part(self.scope.name)
+            self._kept = self._kept or self.serving.kept.part(self.scope.digest.hex())
             self._made[1].kept = self._kept  # kept when the tree changes
         return self._made[1]
 
