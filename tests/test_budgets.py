@@ -215,6 +215,25 @@ async def test_the_meta_surface_reads_on_through_call_tool(world):
         assert not second.is_error and names(second.content[0].text)[0] > names(text)[-1]
 
 
+async def test_call_tool_takes_a_budget_and_a_format(world):
+    async with serving(world, "--surface", "meta") as client:
+        schema = {t.name: t for t in (await client.list_tools()).tools}["call_tool"].input_schema["properties"]
+        assert schema["budget"]["minimum"] == 500 and schema["format"]["enum"] == ["json", "toon", "table"]
+        first = await client.call_tool("call_tool", {"name": "memory read-graph", "budget": 1000, "format": "json"})
+        text = first.content[0].text
+        assert not first.is_error and tokens(text) <= 1000 and "[cut to the 1,000-token budget: items 1-" in text
+        json.loads(text[: text.rindex("\n[cut to")])  # JSON as asked, not the TOON big answers get by default
+        nxt = NEXT.search(text).group(1)
+        assert nxt.startswith("graph --budget 1000 --format json --more ") and nxt.endswith(" memory read-graph")
+        second = (await client.call_tool("call_tool", {"name": nxt, "budget": 2000})).content[0].text
+        assert "[cut to the 2,000-token budget: items " in second and names(second)[0] > names(text)[-1]
+        table = await client.call_tool("call_tool", {"name": "memory open-nodes", "format": "table",
+                                                     "arguments": {"names": ["person-001", "person-002"]}})  # fmt: skip
+        assert "relations (3):\nfrom | to | relationType\n" in table.content[0].text
+        bad = await client.call_tool("call_tool", {"name": "memory read-graph", "budget": 10})
+        assert bad.is_error and "`budget`: 10 is less than the minimum of 500" in bad.content[0].text
+
+
 def test_an_exported_skill_honours_budgets_and_reads_on(world, tmp_path):
     env = {**os.environ, "MCP_CLI_CACHE_DIR": str(world["cache"])}
     made = subprocess.run([sys.executable, "-m", "mcp_cli", "export", str(world["config"]), "-o", "skills/graph"],

@@ -91,6 +91,14 @@ def asked(tokens: list[str], flags_of: Callable[[list[str]], Collection[str] | N
 _RESERVED = ("--budget", "--format", "--more")
 
 
+def leading(tokens: list[str]) -> int:
+    """How many of `tokens` the reserved options at their front take (options put after them win)."""
+    at = 0
+    while at < len(tokens) and _name(tokens[at]) in _RESERVED:
+        at += 1 if "=" in tokens[at] else 2
+    return min(at, len(tokens))
+
+
 def _name(token: str) -> str:
     return token.partition("=")[0] if token.startswith("--") else token
 

@@ -14,7 +14,7 @@ import os
 import secrets
 import time
 from collections import OrderedDict
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from functools import partial
 from pathlib import Path
 from typing import Any, Protocol
@@ -61,7 +61,11 @@ class Entry:
         return int(sum(self.body.sizes))
 
     def dumps(self) -> str:
-        body = self.body if isinstance(self.body, dict) else asdict(self.body)
+        body = (
+            self.body
+            if isinstance(self.body, dict)
+            else {f.name: getattr(self.body, f.name) for f in fields(self.body)}
+        )
         return json.dumps({"body": body, "call": self.call, "owner": self.owner, "tokens": self.tokens,
                            "at": self.at}, ensure_ascii=False)  # fmt: skip
 

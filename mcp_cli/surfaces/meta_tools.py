@@ -108,7 +108,8 @@ class Meta:
                 if arguments.get("then") is not None:
                     stages += self.runtime.stages_of({"command": arguments["then"]})
             reserved = [[f"--{k}", str(arguments[k])] for k in ("budget", "format") if arguments.get(k) is not None]
-            stages[0] = [t for option in reserved for t in option] + stages[0]  # the runtime's own (answers.py)
+            at = answers.leading(stages[0])  # after those of a note's call (answers.py): these win
+            stages[0][at:at] = [t for option in reserved for t in option]
             return await self.runtime.run_stages(stages, cwd, context, self.local_files)
         except CallError as exc:
             return self.runtime.failure(exc, None)
