@@ -230,6 +230,12 @@ async def test_call_tool_takes_a_budget_and_a_format(world):
         table = await client.call_tool("call_tool", {"name": "memory open-nodes", "format": "table",
                                                      "arguments": {"names": ["person-001", "person-002"]}})  # fmt: skip
         assert "relations (3):\nfrom | to | relationType\n" in table.content[0].text
+        piped = (await client.call_tool("call_tool", {"name": "memory read-graph", "then": "jq .entities",
+                                                      "budget": 1000})).content[0].text  # fmt: skip
+        nxt = NEXT.search(piped).group(1)  # a pipeline's next part names its stages
+        assert "[cut to the 1,000-token budget: items 1-" in piped and nxt.endswith(" memory read-graph | jq .entities")
+        more = (await client.call_tool("call_tool", {"name": nxt})).content[0].text
+        assert names(more)[0] > names(piped)[-1]
         bad = await client.call_tool("call_tool", {"name": "memory read-graph", "budget": 10})
         assert bad.is_error and "`budget`: 10 is less than the minimum of 500" in bad.content[0].text
 
