@@ -129,8 +129,10 @@ async def test_without_a_shared_store_another_replica_says_what_to_do(redis_serv
 def test_scopes_read_only_their_own_answers(redis_server, replicas, tmp_path):
     tokens = ["first team token", "second team token"]
     scopes = tmp_path / "scopes.toml"
-    scopes.write_text("".join(f'[[scope]]\nname = "same name"\ntoken_sha256 = "{hashlib.sha256(t.encode()).hexdigest()}"'
-                              f'\npaths = ["*"]\n\n' for t in tokens))  # fmt: skip
+    digests = [hashlib.sha256(t.encode()).hexdigest() for t in tokens]
+    scopes.write_text(
+        "".join(f'[[scope]]\nname = "same name"\ntoken_sha256 = "{d}"\npaths = ["*"]\n\n' for d in digests)
+    )
     a, b = (replicas("--answers-store", redis_server.url, "--scopes", str(scopes)) for _ in range(2))
 
     def run(url: str, token: str, argv: list[str]) -> dict:

@@ -335,23 +335,32 @@ async def more(tree: Tree, kept: Store, ask: Asked, context: Context | None) -> 
         entry = await kept.get(key, owner(context))
     except NotKept as exc:
         raise HandlerError(f"kept answer `{key}` cannot be read: {exc}. To read on, {rerun}.") from None
-    if entry is None:
+    body = _revived(entry.body) if entry is not None else None
+    if entry is None or body is None:
         raise NotFound(
             f"no kept answer `{key}` here: answers are kept {SECONDS / 60:g} minutes for the session that got them, "
             f"and this one expired, belongs to another session, or was kept by another replica of a --stateless "
             f"server (replicas share them through `--answers-store redis://HOST:PORT/DB`). To read on, {rerun}; "
             f"narrower calls need no next part."
         )
-    if not isinstance(entry.body, Body):  # read back from a file or Redis
-        entry.body = Body(**entry.body)
-    n = len(entry.body.units)
+    n = len(body.units)
     if start > n:
-        raise UsageError(f"kept answer `{key}` has {n:,} {_units(entry.body)}; --more takes {key}:1 to {key}:{n}.")
+        raise UsageError(f"kept answer `{key}` has {n:,} {_units(body)}; --more takes {key}:1 to {key}:{n}.")
     budget = ask.budget or tree.settings.budget
-    body, ask.tokens = entry.body, entry.call
+    ask.tokens = entry.call
     end = end_of(body, start - 1, budget)
     result = Result(ok=True, path=tree.name)
     return _part(tree, result, body, start - 1, end, budget, ask, key, entry.tokens, body.form != "json")
+
+
+def _revived(body: Any) -> Body | None:
+    """A kept body as a Body (one read back from a file or Redis is its JSON data; None if that is not one)."""
+    if isinstance(body, Body):
+        return body
+    try:
+        return Body(**body)
+    except TypeError:
+        return None
 
 
 def _units(body: Body) -> str:

@@ -186,10 +186,7 @@ class Redis:
 
     @property
     def where(self) -> str:
-        """The store's URL without its password."""
-        parts = urlsplit(self.url)
-        host = parts.netloc.rpartition("@")[2]
-        return urlunsplit(parts._replace(netloc=host))
+        return redacted(self.url)
 
     async def _run(self, method: str, *args: Any, **options: Any) -> Any:
         try:
@@ -218,6 +215,12 @@ class Redis:
         return Redis(self.url, f"{self.namespace}:{_digest(name)}", self.seconds, self.client)
 
 
+def redacted(url: str) -> str:
+    """A store's URL without its user and password."""
+    parts = urlsplit(url)
+    return urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))
+
+
 def _digest(name: str) -> str:
     return hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
@@ -231,10 +234,10 @@ def store(url: str | None, namespace: str) -> Store:
     scheme = urlsplit(url).scheme
     if scheme not in SCHEMES:
         raise ValueError(f"--answers-store takes a Redis or Valkey URL (redis://HOST:PORT/DB, rediss://, valkey://, "
-                         f"unix:///PATH), not {url!r}")  # fmt: skip
+                         f"unix:///PATH), not {redacted(url)!r}")  # fmt: skip
     if redis is None:
         raise ValueError(f"--answers-store {scheme}://... needs the redis package: {INSTALL}")
     try:
         return Redis(url, namespace)
     except ValueError as exc:
-        raise ValueError(f"--answers-store {url!r}: {exc}") from None
+        raise ValueError(f"--answers-store {redacted(url)!r}: {exc}") from None

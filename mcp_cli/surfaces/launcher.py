@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -100,7 +101,7 @@ def host_settings(tree: Tree, args: argparse.Namespace) -> Tree:
 def serving(parser: argparse.ArgumentParser, tree: Tree) -> Runtime:
     """The runtime that serves `tree`, keeping cut answers where its settings say; a store that cannot be used
     (another kind of URL, no redis package) exits with status 2 saying what to do."""
-    from ..engine.kept import store
+    from ..engine.kept import redacted, store
     from ..engine.runtime import Runtime
 
     runtime = Runtime(tree)
@@ -108,6 +109,10 @@ def serving(parser: argparse.ArgumentParser, tree: Tree) -> Runtime:
         runtime.kept = store(tree.settings.answers_store, tree.name)
     except ValueError as exc:
         parser.exit(2, f"{parser.prog}: {exc}\n")
+    if tree.settings.answers_store:
+        logging.getLogger("mcp_cli").info(
+            "keeping the next parts of cut answers in %s", redacted(tree.settings.answers_store)
+        )
     return runtime
 
 
