@@ -51,7 +51,7 @@ def recall(corpus: Corpus, weak: float) -> dict[str, float]:
     return metrics(ranks)
 
 
-def run(weaks: tuple[float, ...] = (0.0, 0.45, ranking.WEAK, 0.65)) -> dict[str, Any]:
+def run(weaks: tuple[float, ...] = (0.0, 0.2, ranking.WEAK, 0.4)) -> dict[str, Any]:
     asked, sets = queries(), [boundary(), github(), progressive()]
     rows = []
     for weak in weaks:

@@ -41,8 +41,10 @@ CONTENT_WEIGHT = 0.5  # words of what to write ("a bug *about the login page*")
 EXACT_WEIGHT = 0.5  # a word as written, where a command's name has it so ("issues" meets list-issues first)
 SHOWN = 5  # results at most, unless a number is asked for
 STRONG = 0.5  # unless a number is asked for, a result scoring under this share of the best one is left out
-WEAK = 0.55  # a top result fitting a query less than this (`Index.fits`) means no command fits (bench/nofit.py)
-NAME_COST = 0.2  # what a name the tree has never heard of (`Zendesk`) takes from how well a command fits
+WEAK = 0.3  # a top result fitting a query less than this (`Index.fits`) means no command fits (bench/nofit.py)
+NAME_COST = 0.3  # what a name the tree has never heard of (`Zendesk`) takes from how well a command fits
+UNHEARD_COST = 0.25  # what each word of a thing the tree has never heard of (`balance`) takes from it ...
+UNHEARD_MOST = 2  # ... for this many such words at most
 FEW = 100  # commands: how rare a word is, in a smaller tree, is told as in one of this many
 CONTEXT_BOOST = 1.5  # a command of a domain acting on an entity in the session's context (`entities.py`)
 # scripts written without spaces between words (Hangul, kana, CJK ideographs); compiled when used
@@ -131,11 +133,14 @@ def operations(name: str, summary: str) -> list[str]:
 @dataclass
 class Query:
     """A query read for search: its terms and their `weights`; the `words` it names (each its stem and synonyms;
-    not its operation, nor what to write), its `ops` (`@create`), and the `names` it capitalises mid-sentence
-    (`Zendesk`, `Berlin`), which tell whether it asks for something the tree has never heard of."""
+    not its operation, nor what to write, nor a single letter), which of them name `things` (not a verb of the
+    lexicon, nor a value such as `4471`, `sixdegree-ai/platform` or a quoted text), its `ops` (`@create`), and the
+    `names` it capitalises mid-sentence (`Zendesk`, `Berlin`), which tell whether it asks for something the tree has
+    never heard of."""
 
     weights: dict[str, float]
     words: list[frozenset[str]] = default(default_factory=list)
+    things: list[bool] = default(default_factory=list)
     ops: list[str] = default(default_factory=list)
     names: list[str] = default(default_factory=list)
 
@@ -154,7 +159,7 @@ def read(query: str) -> Query:
     def add(term: str, weight: float) -> None:
         weights[term] = max(weights.get(term, 0.0), weight)
 
-    found = tokens(text)
+    found, values = tokens(text), _values(query)
     lead, scale = not found or found[0] not in lexicon.QUESTION, 1.0
     for token in found:
         term = stem(token)
@@ -175,14 +180,24 @@ def read(query: str) -> Query:
             add("=" + token, scale * EXACT_WEIGHT)
             for syn in synonyms.get(term, []):
                 add(syn, scale * SYNONYM_WEIGHT)
-            if scale == 1.0:
+            if scale == 1.0 and len(token) > 1:
                 out.words.append(frozenset([term, *synonyms.get(term, [])]))
+                out.things.append(term not in ops and token not in values)
     return out
 
 
 def query_weights(query: str) -> dict[str, float]:
     """The terms of a query and their weights (`read`)."""
     return read(query).weights
+
+
+_VALUE = re.compile(r"""(?<!\w)(['"`]).+?\1(?!\w)|\S*(?:\d|\w[/.:@_#]\w)\S*""")
+
+
+def _values(query: str) -> set[str]:
+    """The tokens of a query's values: quoted texts and words with a digit or inner `/.:@_#` (`INC-4521`, `7am`,
+    `sixdegree-ai/platform`, `jane.doe@company.com`), which name no kind of thing."""
+    return {t for match in _VALUE.finditer(query.lower()) for t in tokens(match.group())}
 
 
 def _names(query: str) -> list[str]:
@@ -243,17 +258,27 @@ class Index:
 
     def fits(self, query: str, path: str) -> float:
         """How well the command at `path` fits `query`, as many of the rarest possible word's worth: the rarity
-        (idf) of each word of the query it has, and of the query's operation where it also has a word of the query
-        or the query has at most one word the tree has never seen (a detail: "restart the *failing* service"; two
-        are what it asks for: "send *flowers* to my *mom*"); less NAME_COST for each name the tree has never heard of
+        (idf) of each of its words the query has (itself or a synonym; each counted once however many words of the
+        query reach it), and of the query's operation where it also has a word of the query or the query has at most
+        one word the tree has never seen (a detail: "restart the *failing* service"; two are what it asks for: "send
+        *flowers* to my *mom*"); less UNHEARD_COST for each word of a thing the tree has never seen (up to
+        UNHEARD_MOST: "check my *bank* account *balance*"), and NAME_COST for each name it has never heard of
         (`Zendesk`). Under WEAK, no command fits: what it shares with the query is incidental."""
         q, terms = read(query), self.terms[self.at[path]]
-        shared = [max(self.rarity(t) for t in w & terms) for w in q.words if w & terms]
-        mass, unheard = sum(shared), sum(1 for w in q.words if not any(t in self.postings for t in w))
+        shared: dict[str, float] = {}
+        unheard = things = 0
+        for word, thing in zip(q.words, q.things, strict=True):
+            if found := word & terms:
+                best = max(found, key=self.rarity)
+                shared[best] = self.rarity(best)
+            elif not any(t in self.postings for t in word):
+                unheard += 1
+                things += thing
+        mass = sum(shared.values())
         if (ops := terms.intersection(q.ops)) and (shared or unheard < 2):
             mass += max(self.rarity(op) for op in ops)
         names = sum(1 for name in dict.fromkeys(q.names) if name not in self.postings)
-        return mass / self.rarity("") - NAME_COST * names
+        return mass / self.rarity("") - UNHEARD_COST * min(things, UNHEARD_MOST) - NAME_COST * names
 
     def misses(self, query: str, hits: Sequence[tuple[float, str, Command]]) -> bool:
         """Whether no command fits `query`: no hit, or the best fits it under WEAK (judged by words, so not with an
