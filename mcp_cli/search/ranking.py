@@ -134,11 +134,11 @@ def operations(name: str, summary: str) -> list[str]:
 
 @dataclass
 class Query:
-    """A query read for search: its terms and their `weights`; the `words` it names (each its stem and synonyms;
-    not its operation, nor what to write, nor a single letter), which of them name `things` (not a verb of the
-    lexicon, nor a value such as `4471`, `sixdegree-ai/platform` or a quoted text), its `ops` (`@create`), and the
-    `names` it capitalises mid-sentence (`Zendesk`, `Berlin`), which tell whether it asks for something the tree has
-    never heard of."""
+    """A query read for search: its terms and their `weights`; the `words` it names (each as written, with its stem
+    and synonyms; not its operation, nor what to write, nor a single letter), which of them name `things` (not a
+    verb of the lexicon, nor a value such as `4471`, `sixdegree-ai/platform` or a quoted text), its `ops`
+    (`@create`), and the `names` it capitalises mid-sentence (`Zendesk`, `Berlin`), which tell whether it asks for
+    something the tree has never heard of."""
 
     weights: dict[str, float]
     words: list[tuple[str, frozenset[str]]] = default(default_factory=list)
@@ -183,7 +183,7 @@ def read(query: str) -> Query:
             for syn in synonyms.get(term, []):
                 add(syn, scale * SYNONYM_WEIGHT)
             if scale == 1.0 and len(token) > 1:
-                out.words.append((term, frozenset([term, *synonyms.get(term, [])])))
+                out.words.append((token, frozenset([term, *synonyms.get(term, [])])))
                 out.things.append(term not in ops and token not in values)
     return out
 
@@ -271,9 +271,9 @@ class Index:
         q, terms = read(query), self.terms[self.at[path]]
         shared: dict[str, float] = {}
         unheard = things = 0
-        for (term, word), thing in zip(q.words, q.things, strict=True):
+        for (token, word), thing in zip(q.words, q.things, strict=True):
             if found := word & terms:
-                best = term if term in found else max(found, key=self.rarity)
+                best = stem(token) if stem(token) in found else max(found, key=self.rarity)
                 shared[best] = self.rarity(best)
             elif not any(t in self.postings for t in word):
                 unheard += 1
@@ -290,6 +290,18 @@ class Index:
     def misses(self, query: str, hits: Sequence[tuple[float, str, Command]]) -> bool:
         """Whether no command fits `query`: no hit, or the best fits it under WEAK."""
         return not hits or self.fits(query, hits[0][1]) < WEAK
+
+    def no_fit(self, query: str) -> str:
+        """The sentence saying that no command fits `query`, naming the words of things no command has (`bank`), which
+        tell an agent to look elsewhere rather than reword."""
+        q = read(query)
+        unheard = [token for (token, word), thing in zip(q.words, q.things, strict=True)
+                   if thing and not any(t in self.postings for t in word)]  # fmt: skip
+        return (
+            f"No command fits {query!r}"
+            + (f"; none knows {', '.join(dict.fromkeys(unheard))}" if unheard else "")
+            + "."
+        )
 
     def search(
         self, query: str, limit: int | None = None, prefer: Sequence[str] = ()
