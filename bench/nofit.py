@@ -80,8 +80,8 @@ def run(weaks: tuple[float, ...] = (0.0, 0.2, ranking.WEAK, 0.4)) -> dict[str, A
 
 def report(found: dict[str, Any]) -> tuple[list[str], list[str]]:
     names = list(found["rows"][0]["corpora"])
-    lines = ["| threshold | Boundary R@1 | R@5 | " + " | ".join(f"{n}: no fit (odd / even / later)" for n in names) + " |",
-             "|---" * (3 + len(names)) + "|"]  # fmt: skip
+    head = " | ".join(f"{n}: no fit (odd / even / later)" for n in names)
+    lines = [f"| threshold | Boundary R@1 | R@5 | {head} |", "|---" * (3 + len(names)) + "|"]
     for row in found["rows"]:
         r = row["recall"]
         cells = [" / ".join(f"{share:.0%}" for share in shares[:3]) for shares, _ in row["corpora"].values()]
