@@ -335,6 +335,10 @@ def test_an_embedding_model_judges_the_fit_too_by_its_cosine_above_a_floor():
     judged.fits("book a plane seat", "get-weather")
     assert len(model.calls) == calls  # the same query again: its cosines are kept
     assert judged.fits("a ground stop", "get-weather") < words.fits("a ground stop", "get-weather")  # opposite
+    assert judged.misses("will it be sunny", judged.search("will it be sunny"))  # no word: no hit, words rank
+    ranking_too = Index(tree(*tools), semantic=(FakeModel(), 0.5))  # finds what shares no word: judges no miss
+    hits = ranking_too.search("will it be sunny")
+    assert hits[0][1] == "get-weather" and not ranking_too.misses("will it be sunny", hits)
 
 
 def test_a_miss_names_the_words_of_things_no_command_knows():

@@ -288,8 +288,11 @@ class Index:
         return fit
 
     def misses(self, query: str, hits: Sequence[tuple[float, str, Command]]) -> bool:
-        """Whether no command fits `query`: no hit, or the best fits it under WEAK."""
-        return not hits or self.fits(query, hits[0][1]) < WEAK
+        """Whether no command fits `query`: no hit, or the best fits it under WEAK; not judged while an embedding
+        model ranks too (a weight over 0), which finds commands sharing no word with a request, at cosines that do
+        not tell them from a miss (WordLlama: "say this in french" meets translate-text at 0.15, a pizza order
+        send-email at 0.16)."""
+        return not hits or (not (self.semantic and self.semantic[1]) and self.fits(query, hits[0][1]) < WEAK)
 
     def no_fit(self, query: str) -> str:
         """The sentence saying that no command fits `query`, naming the words of things no command has (`bank`), which
