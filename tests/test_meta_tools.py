@@ -56,7 +56,9 @@ async def test_demo_search_describe_and_call_like_the_argv_tool():
         assert not found.is_error and shown.split()[:2] == ["math", "add"]
         assert len([line for line in shown.splitlines() if line.startswith("  ")]) <= 5
         _, missed = await meta(client, "search_tools", query="add a new employee to payroll")
-        assert missed.startswith("No command fits 'add a new employee to payroll'. The closest:\n  math add")
+        assert missed.startswith(
+            "No command fits 'add a new employee to payroll'; none knows employee, payroll. The closest:\n  math add"
+        )
 
         described, shown = await meta(client, "describe_tools", names=["math add"])
         [entry] = json.loads(shown)

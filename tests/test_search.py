@@ -194,7 +194,9 @@ async def test_when_no_command_fits_the_first_line_says_so_and_the_nearest_domai
     result = await ainvoke(tree, "search Read a recipe for Italian lasagna")  # `read` alone meets read-news
     assert (await ranked(tree, "Read a recipe for Italian lasagna"))[0] == "misc read-news"
     lines = result.output.splitlines()
-    assert result.ok and lines[0] == "No command fits 'Read a recipe for Italian lasagna'. Nearest domains:"
+    assert result.ok and lines[0] == (  # the words of things no command knows: look elsewhere rather than reword
+        "No command fits 'Read a recipe for Italian lasagna'; none knows recipe, italian, lasagna. Nearest domains:"
+    )
     assert lines[1].split()[0] == "misc" and "Usage" not in result.output and "read-news" not in result.output
     asked = await ainvoke(tree, "search -n 2 Read a recipe for Italian lasagna")  # rows asked for: shown, after it
     assert asked.output.startswith("No command fits") and len(re.findall(r"^  \S+ \S+", asked.output, re.M)) == 2
@@ -204,7 +206,10 @@ async def test_a_served_session_admits_a_miss_and_finds_a_fit(tmp_path):
     team = config(tmp_path / "team.json", {"gh": entry("create_issue", "list_issues", "get_me")})
     async with served("serve", str(team), env={"MCP_CLI_CACHE_DIR": str(tmp_path / "cache")}) as client:
         missed = await ok(client, command="search get the weather in Paris")  # `get` alone meets get-me
-        assert missed.splitlines()[0] == "No command fits 'get the weather in Paris'. Nearest domains:"
+        assert (
+            missed.splitlines()[0]
+            == "No command fits 'get the weather in Paris'; none knows weather, paris. Nearest domains:"
+        )
         assert missed.splitlines()[1].split()[0] == "gh" and "get-me" not in missed
         found = await ok(client, command="search list the issues")
         assert "Usage of the first: team gh list-issues [options]" in found

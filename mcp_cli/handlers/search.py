@@ -1,8 +1,8 @@
 """The handler of a tree's `search` command: `{"kind": "search"}` (see `search/ranking.py`).
 
 A confident answer lists the matches and the usage of the first, so that an agent can call it without opening its
-help; when even the best match fits the query weakly (`ranking.WEAK`: by words, so not with an embedding model), the
-first line says no command fits and the nearest domains are offered instead of weak rows."""
+help; when even the best match fits the query weakly (`ranking.WEAK`), the first line says no command fits, naming the
+words of things no command knows, and the nearest domains are offered instead of weak rows."""
 
 from __future__ import annotations
 
@@ -37,10 +37,10 @@ class SearchHandler:
         limit = call.values.get("limit")
         hits = index.search(query, None if limit is None else max(1, int(limit)), prefer)
         if not hits:
-            return Result(ok=True, output=f"No command fits {query!r}. Run `{name} --help` to browse.\n")
+            return Result(ok=True, output=f"{index.no_fit(query)} Run `{name} --help` to browse.\n")
         lines = rows([(path, node.summary) for _, path, node in hits], widest=40)
         if index.misses(query, hits):
-            head = f"No command fits {query!r}."
+            head = index.no_fit(query)
             if limit is not None:  # asked for a number of rows: they are shown, after the warning
                 return Result(ok=True, output="\n".join([head + " The closest:", *lines]) + "\n")
             near = self._nearest(index.search(query, 10, prefer))

@@ -41,8 +41,12 @@ CONTENT_WEIGHT = 0.5  # words of what to write ("a bug *about the login page*")
 EXACT_WEIGHT = 0.5  # a word as written, where a command's name has it so ("issues" meets list-issues first)
 SHOWN = 5  # results at most, unless a number is asked for
 STRONG = 0.5  # unless a number is asked for, a result scoring under this share of the best one is left out
-WEAK = 0.55  # a top result fitting a query less than this (`Index.fits`) means no command fits (bench/nofit.py)
-NAME_COST = 0.2  # what a name the tree has never heard of (`Zendesk`) takes from how well a command fits
+WEAK = 0.3  # a top result fitting a query less than this (`Index.fits`) means no command fits (bench/nofit.py)
+NAME_COST = 0.3  # what a name the tree has never heard of (`Zendesk`) takes from how well a command fits
+UNHEARD_COST = 0.25  # what each word of a thing the tree has never heard of (`balance`) takes from it ...
+UNHEARD_MOST = 2  # ... for this many such words at most
+COSINE_WEIGHT = 0.75  # with an embedding model, what its cosine of a query and a command adds to how well it fits ...
+COSINE_FLOOR = 0.2  # ... above this, or takes below it (both chosen with WordLlama's model: bench/nofit.py)
 FEW = 100  # commands: how rare a word is, in a smaller tree, is told as in one of this many
 CONTEXT_BOOST = 1.5  # a command of a domain acting on an entity in the session's context (`entities.py`)
 # scripts written without spaces between words (Hangul, kana, CJK ideographs); compiled when used
@@ -130,12 +134,15 @@ def operations(name: str, summary: str) -> list[str]:
 
 @dataclass
 class Query:
-    """A query read for search: its terms and their `weights`; the `words` it names (each its stem and synonyms;
-    not its operation, nor what to write), its `ops` (`@create`), and the `names` it capitalises mid-sentence
-    (`Zendesk`, `Berlin`), which tell whether it asks for something the tree has never heard of."""
+    """A query read for search: its terms and their `weights`; the `words` it names (each as written, with its stem
+    and synonyms; not its operation, nor what to write, nor a single letter), which of them name `things` (not a
+    verb of the lexicon, nor a value such as `4471`, `sixdegree-ai/platform` or a quoted text), its `ops`
+    (`@create`), and the `names` it capitalises mid-sentence (`Zendesk`, `Berlin`), which tell whether it asks for
+    something the tree has never heard of."""
 
     weights: dict[str, float]
-    words: list[frozenset[str]] = default(default_factory=list)
+    words: list[tuple[str, frozenset[str]]] = default(default_factory=list)
+    things: list[bool] = default(default_factory=list)
     ops: list[str] = default(default_factory=list)
     names: list[str] = default(default_factory=list)
 
@@ -154,7 +161,7 @@ def read(query: str) -> Query:
     def add(term: str, weight: float) -> None:
         weights[term] = max(weights.get(term, 0.0), weight)
 
-    found = tokens(text)
+    found, values = tokens(text), _values(query)
     lead, scale = not found or found[0] not in lexicon.QUESTION, 1.0
     for token in found:
         term = stem(token)
@@ -175,14 +182,24 @@ def read(query: str) -> Query:
             add("=" + token, scale * EXACT_WEIGHT)
             for syn in synonyms.get(term, []):
                 add(syn, scale * SYNONYM_WEIGHT)
-            if scale == 1.0:
-                out.words.append(frozenset([term, *synonyms.get(term, [])]))
+            if scale == 1.0 and len(token) > 1:
+                out.words.append((token, frozenset([term, *synonyms.get(term, [])])))
+                out.things.append(term not in ops and token not in values)
     return out
 
 
 def query_weights(query: str) -> dict[str, float]:
     """The terms of a query and their weights (`read`)."""
     return read(query).weights
+
+
+_VALUE = re.compile(r"""(?<!\w)(['"`]).+?\1(?!\w)|\S*(?:\d|\w[/.:@_#]\w)\S*""")
+
+
+def _values(query: str) -> set[str]:
+    """The tokens of a query's values: quoted texts and words with a digit or inner `/.:@_#` (`INC-4521`, `7am`,
+    `sixdegree-ai/platform`, `jane.doe@company.com`), which name no kind of thing."""
+    return {t for match in _VALUE.finditer(query.lower()) for t in tokens(match.group())}
 
 
 def _names(query: str) -> list[str]:
@@ -202,8 +219,9 @@ class Index:
     def __init__(self, tree: Tree, semantic: tuple[embeddings.Model, float] | None = None) -> None:
         """`semantic`: an embedding model and the share of the score it decides (default: as configured)."""
         self.semantic = semantic or embeddings.configured()
-        # the commands' unit vectors in the model, computed at the first search
+        # the commands' unit vectors in the model, computed at the first search; the last query's cosines with them
         self.vectors: npt.NDArray[np.float32] | None = None
+        self._cosines: tuple[str, npt.NDArray[np.float32]] | None = None
         self.docs: list[tuple[str, Command]] = []
         self.terms: list[set[str]] = []  # each command's terms, for how well it `fits` a query
         self.postings: dict[str, list[tuple[int, float]]] = defaultdict(list)
@@ -243,22 +261,50 @@ class Index:
 
     def fits(self, query: str, path: str) -> float:
         """How well the command at `path` fits `query`, as many of the rarest possible word's worth: the rarity
-        (idf) of each word of the query it has, and of the query's operation where it also has a word of the query
-        or the query has at most one word the tree has never seen (a detail: "restart the *failing* service"; two
-        are what it asks for: "send *flowers* to my *mom*"); less NAME_COST for each name the tree has never heard of
-        (`Zendesk`). Under WEAK, no command fits: what it shares with the query is incidental."""
+        (idf) of each of its words the query has (itself or a synonym; each counted once however many words of the
+        query reach it), and of the query's operation where it also has a word of the query or the query has at most
+        one word the tree has never seen (a detail: "restart the *failing* service"; two are what it asks for: "send
+        *flowers* to my *mom*"); less UNHEARD_COST for each word of a thing the tree has never seen (up to
+        UNHEARD_MOST: "check my *bank* account *balance*"), and NAME_COST for each name it has never heard of
+        (`Zendesk`); with an embedding model, plus COSINE_WEIGHT times its cosine above COSINE_FLOOR. Under WEAK, no
+        command fits: what it shares with the query is incidental."""
         q, terms = read(query), self.terms[self.at[path]]
-        shared = [max(self.rarity(t) for t in w & terms) for w in q.words if w & terms]
-        mass, unheard = sum(shared), sum(1 for w in q.words if not any(t in self.postings for t in w))
+        shared: dict[str, float] = {}
+        unheard = things = 0
+        for (token, word), thing in zip(q.words, q.things, strict=True):
+            if found := word & terms:
+                best = stem(token) if stem(token) in found else max(found, key=self.rarity)
+                shared[best] = self.rarity(best)
+            elif not any(t in self.postings for t in word):
+                unheard += 1
+                things += thing
+        mass = sum(shared.values())
         if (ops := terms.intersection(q.ops)) and (shared or unheard < 2):
             mass += max(self.rarity(op) for op in ops)
         names = sum(1 for name in dict.fromkeys(q.names) if name not in self.postings)
-        return mass / self.rarity("") - NAME_COST * names
+        fit = mass / self.rarity("") - UNHEARD_COST * min(things, UNHEARD_MOST) - NAME_COST * names
+        if (cosines := self.cosines(query)) is not None:
+            fit += COSINE_WEIGHT * (float(cosines[self.at[path]]) - COSINE_FLOOR)
+        return fit
 
     def misses(self, query: str, hits: Sequence[tuple[float, str, Command]]) -> bool:
-        """Whether no command fits `query`: no hit, or the best fits it under WEAK (judged by words, so not with an
-        embedding model, which finds what no word does)."""
-        return not hits or (self.semantic is None and self.fits(query, hits[0][1]) < WEAK)
+        """Whether no command fits `query`: no hit, or the best fits it under WEAK; not judged while an embedding
+        model ranks too (a weight over 0), which finds commands sharing no word with a request, at cosines that do
+        not tell them from a miss (WordLlama: "say this in french" meets translate-text at 0.15, a pizza order
+        send-email at 0.16)."""
+        return not hits or (not (self.semantic and self.semantic[1]) and self.fits(query, hits[0][1]) < WEAK)
+
+    def no_fit(self, query: str) -> str:
+        """The sentence saying that no command fits `query`, naming the words of things no command has (`bank`), which
+        tell an agent to look elsewhere rather than reword."""
+        q = read(query)
+        unheard = [token for (token, word), thing in zip(q.words, q.things, strict=True)
+                   if thing and not any(t in self.postings for t in word)]  # fmt: skip
+        return (
+            f"No command fits {query!r}"
+            + (f"; none knows {', '.join(dict.fromkeys(unheard))}" if unheard else "")
+            + "."
+        )
 
     def search(
         self, query: str, limit: int | None = None, prefer: Sequence[str] = ()
@@ -277,8 +323,8 @@ class Index:
             for doc, tf in posting:
                 norm = tf * (K1 + 1) / (tf + K1 * (1 - B + B * self.lengths[doc] / self.avg))
                 scores[doc] += weight * idf * norm
-        if self.semantic and weights and self.docs:  # not only stop words: the model may find what no word does
-            scores = self._mixed(query, scores, *self.semantic)
+        if self.semantic and self.semantic[1] and weights:  # not only stop words: the model may find what no word does
+            scores = self._mixed(query, scores, self.semantic[1])
         for doc in scores:
             if acts_in(self.docs[doc][0], prefer):
                 scores[doc] *= CONTEXT_BOOST
@@ -287,18 +333,30 @@ class Index:
             ranked = [(doc, score) for doc, score in ranked if score >= STRONG * ranked[0][1]]
         return [(score, self.docs[doc][0], self.docs[doc][1]) for doc, score in ranked]
 
-    def _mixed(self, query: str, scores: dict[int, float], model: embeddings.Model, share: float) -> dict[int, float]:
+    def cosines(self, query: str) -> npt.NDArray[np.float32] | None:
+        """The embedding model's cosine of `query` and each command (None without a model, or when it fails: said
+        once, and search goes on by words)."""
+        if self.semantic is None or not self.docs:
+            return None
+        if self._cosines is None or self._cosines[0] != query:
+            model = self.semantic[0]
+            try:
+                if self.vectors is None:
+                    self.vectors = model.vectors([f"{path}: {cmd.summary} {cmd.description[:300]}" for path, cmd in
+                                                  self.docs])  # fmt: skip
+                self._cosines = query, self.vectors @ model.vectors([query])[0]
+            except (embeddings.Unusable, ValueError) as exc:  # ValueError: the query's vector has another length
+                log.warning("embedding model %s: %s; search ranks by words only", model.name, exc)
+                self.semantic = None
+                return None
+        return self._cosines[1]
+
+    def _mixed(self, query: str, scores: dict[int, float], share: float) -> dict[int, float]:
         """BM25 `scores` over their best, mixed with the model's cosines over theirs (any command the model finds
-        close joins); the words' scores alone when the model fails (said once: search goes on by words)."""
-        try:
-            if self.vectors is None:
-                self.vectors = model.vectors([f"{path}: {cmd.summary} {cmd.description[:300]}" for path, cmd in
-                                              self.docs])  # fmt: skip
-            cosines = (self.vectors @ model.vectors([query])[0]).clip(0)
-        except (embeddings.Unusable, ValueError) as exc:  # ValueError: the query's vector has another length
-            log.warning("embedding model %s: %s; search ranks by words only", model.name, exc)
-            self.semantic = None
+        close joins); the words' scores alone when the model fails."""
+        if (found := self.cosines(query)) is None:
             return scores
+        cosines = found.clip(0)
         best, closest = max(scores.values(), default=1.0), float(cosines.max(initial=0.0)) or 1.0
         mixed = {doc: (1 - share) * score / best for doc, score in scores.items()}
         for doc in cosines.nonzero()[0].tolist():

@@ -129,10 +129,10 @@ class Meta:
         index = self._index[1]
         hits = index.search(query, limit, prefer)
         if not hits:
-            return Result(ok=True, path="search_tools", output=f"No command fits {query!r}.\n")
+            return Result(ok=True, path="search_tools", output=f"{index.no_fit(query)}\n")
         lines = rows([(path, node.summary) for _, path, node in hits], widest=40)
         if index.misses(query, hits):  # said first, the closest still shown: this surface has no domains to browse
-            lines = [f"No command fits {query!r}. The closest:", *lines]
+            lines = [f"{index.no_fit(query)} The closest:", *lines]
         return Result(ok=True, path="search_tools", output="\n".join([*lines, "", "Describe them with describe_tools."])
                       + "\n")  # fmt: skip
 
