@@ -18,6 +18,7 @@ from mcp_cli.testing import envelope, node
 from mcp_cli.tree import Command
 
 from .conftest import ROOT, served, text
+from .skills import write_skill
 
 pytestmark = pytest.mark.anyio
 FIXTURES = ROOT / "tests" / "fixtures" / "scripts"
@@ -161,6 +162,28 @@ async def test_names_that_meet_get_their_extension_and_no_script_is_dropped():
     for path, said in [("convert-sh", "convert sh"), ("pdf-py", "pdf py"), ("report-py", "report scripts")]:
         result = await run("collisions", *path.split())
         assert result.output.strip() == said
+
+
+async def test_scripts_named_in_other_scripts_are_named_as_tools_are_and_each_is_called(tmp_path):
+    """Scripts and folders whose names have no ASCII letter keep their own (as tool names do), accents folded; no
+    two become `command`."""
+    argv = '"""Say which script ran."""\nimport sys\nprint(__file__.rsplit("/", 1)[-1], *sys.argv[1:])\n'
+    files = {f"scripts/{n}": argv for n in ("导出报告.py", "导入数据.py", "отчёт.py", "créer_problème.py")}
+    files |= {"工具/转换.py": argv, "scripts/数据.sh": '#!/bin/bash\n# Say which script ran.\necho "数据.sh $1"\n'}
+    skill = write_skill(tmp_path / "reports", "Reports in any language.", files)
+    tree, warnings = load(skill)
+    assert sorted(paths(tree)) == sorted(
+        ["导出报告", "导入数据", "отчёт", "creer-probleme", "数据", "工具", "工具 转换"]
+    )
+    assert warnings == []
+    async with served("serve", str(skill)) as client:
+        called = {"导出报告": "导出报告.py", "导入数据": "导入数据.py", "отчёт": "отчёт.py"}
+        called |= {"creer-probleme": "créer_problème.py", "数据": "数据.sh", "工具 转换": "转换.py"}
+        for command, said in called.items():
+            result = await client.call_tool("reports", {"argv": [*command.split(), "二"]})
+            assert text(result).strip() == f"{said} 二", (command, text(result))
+        result = await client.call_tool("reports", {"command": "reports 导入数据 一"})  # the shell-like form too
+        assert text(result).strip() == "导入数据.py 一"
 
 
 # argparse parent parsers
