@@ -8,8 +8,8 @@ that name (tools `getUser`, `get-user`, `get_user`; servers `my_server`, `my-ser
 own name it is keeps it and the others go by their own names (`getUser`, `get_user`; `my_server`, `MyServer`), as
 does one named like a sibling of another kind (a subgroup, the root's `search`), with `-2` when that is its own
 name too; a name that is no argv token (a space or quote in it, a leading `-`) gets a suffix made from its own
-name instead (`get-user-3fa2`). Whatever the order, each gets the same name, and its help says which are named
-alike.
+name instead (`get-user-3fa2`). Its own name stays an alias (a name wins over an alias, so it never shadows a
+sibling). Whatever the order, each gets the same name, and its help says which are named alike.
 """
 
 from __future__ import annotations
@@ -67,7 +67,8 @@ def distinct(children: list[Node], own: Own = tool, what: str = "tool") -> None:
             taken.add(fresh)
         for node in nodes:
             assert not isinstance(node, Topic)  # only tools and groups have an own name
-            node.aliases = [a for a in node.aliases if a != node.name and a not in taken]
+            kept = dict.fromkeys([*node.aliases, str(own(node))])
+            node.aliases = [a for a in kept if a != node.name and (a == own(node) or a not in taken)]
             others = [_called(n, own) for n in sorted(nodes, key=lambda n: str(own(n))) if n is not node]
             holder = next((n for n in children if n.name == shared and own(n) is None), None)
             said = (
