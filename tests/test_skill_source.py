@@ -179,31 +179,33 @@ def test_broken_skills_are_clear_errors(folder, words):
     assert not (ROOT / "build" / "never").exists()
 
 
-def test_arguments_added_out_of_sight_make_the_script_pass_argv_through(tmp_path):
-    script = (
-        '"""Tool with shared options."""\nimport argparse\n\n\ndef add_common(p):\n'
-        '    p.add_argument("--verbose", action="store_true")\n\n\n'
-        'if __name__ == "__main__":\n    parser = argparse.ArgumentParser()\n    parser.add_argument("--name")\n'
-        "    for each in PARSERS:\n        add_common(each)\n    print(parser.parse_args())\n"
-    )
+HELPER_OPTIONS = (
+    '"""Tool with shared options."""\nimport argparse\n\n\ndef add_common(p):\n'
+    '    p.add_argument("--verbose", action="store_true")\n\n\n'
+    'if __name__ == "__main__":\n    parser = argparse.ArgumentParser()\n    parser.add_argument("--name")\n'
+    "    for each in PARSERS:\n        add_common(each)\n    print(parser.parse_args())\n"
+)
+CLICK_DECORATOR = (
+    '"""Click tool."""\nimport click\n\n\n'
+    'def common(f):\n    return click.option("--verbose", is_flag=True)(f)\n\n\n'
+    '@click.command()\n@click.option("--name")\n@common\ndef main(name, verbose):\n    click.echo(name)\n\n\n'
+    'if __name__ == "__main__":\n    main()\n'
+)
+
+
+@pytest.mark.parametrize(
+    "script, summary, said",
+    [
+        (HELPER_OPTIONS, "Tool with shared options.", ["p.add_argument at line 6", "passing argv through"]),
+        (CLICK_DECORATOR, "Click tool.", ["@common on main may add options"]),  # a decorator of its own
+    ],
+)
+def test_options_added_out_of_sight_make_the_script_pass_argv_through(tmp_path, script, summary, said):
     skill = write_skill(tmp_path / "helped", "Options come from a helper.", {"scripts/tool.py": script})
     tree, warnings = load(skill)
     tool = node(tree, "tool")
-    assert tool.passthrough and tool.summary == "Tool with shared options."
-    assert any("p.add_argument at line 6" in w and "passing argv through" in w for w in warnings)
-
-
-def test_click_command_with_a_decorator_of_its_own_passes_argv_through(tmp_path):
-    script = (
-        '"""Click tool."""\nimport click\n\n\n'
-        'def common(f):\n    return click.option("--verbose", is_flag=True)(f)\n\n\n'
-        '@click.command()\n@click.option("--name")\n@common\ndef main(name, verbose):\n    click.echo(name)\n\n\n'
-        'if __name__ == "__main__":\n    main()\n'
-    )
-    skill = write_skill(tmp_path / "deco", "Click with shared options.", {"scripts/tool.py": script})
-    tree, warnings = load(skill)
-    assert node(tree, "tool").passthrough
-    assert any("@common on main may add options" in w for w in warnings)
+    assert tool.passthrough and tool.summary == summary
+    assert any(all(words in w for words in said) for w in warnings)
 
 
 CONSTANT_CHOICES = '''"""Render a chart from a CSV file."""
