@@ -3,9 +3,9 @@ children, so every tool of every server has an argv.
 
 A tool's command is its name as `text.command_name` spells it (`getUser` -> `get-user`, `créer_problème` ->
 `creer-probleme`, `获取用户` as it is), its own name kept as an alias; a server's domain is its config key spelled
-the same way (`my_server` -> `my-server`), and skill scripts are named by the same function. When siblings share
-that name (tools `getUser`, `get-user`, `get_user`; servers `my_server`, `my-server`, `MyServer`), the one whose
-own name it is keeps it and the others go by their own names (`getUser`, `get_user`; `my_server`, `MyServer`), as
+the same way (`team_memory` -> `team-memory`), and skill scripts are named by the same function. When siblings share
+that name (tools `getUser`, `get-user`, `get_user`; servers `team_memory`, `team-memory`, `TeamMemory`), the one whose
+own name it is keeps it and the others go by their own names (`getUser`, `get_user`; `team_memory`, `TeamMemory`), as
 does one named like a sibling of another kind (a subgroup, the root's `search`), with `-2` when that is its own
 name too; a name that is no argv token (a space or quote in it, a leading `-`) gets a suffix made from its own
 name instead (`get-user-3fa2`). Its own name stays an alias (a name wins over an alias, so it never shadows a
