@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .text import kebab
+from .text import command_name, kebab
 from .types import TYPES
 
 FORMAT = "mcp-cli/tree"
@@ -228,13 +228,14 @@ class Tree:
 
 def server_depth(walked: list[Node]) -> int | None:
     """Where in `walked` (root to a command) the group of the wrapped MCP server the command calls is: the group
-    named after the server's config key, or with the key as an alias (a server renamed by what it does); inside a
-    group of look-alike servers too. None for a command of no server."""
+    named after the server's config key (as a command, in kebab-case or as it is: the one of servers alike in
+    kebab-case is named so), or with it as an alias (a server renamed by what it does); inside a group of look-alike
+    servers too. None for a command of no server."""
     server = walked[-1].handler.get("server") if isinstance(walked[-1], Command) else None
     if server:
-        key = kebab(server)
+        keys = {server, command_name(server), kebab(server)}
         for depth in range(1, len(walked) - 1):
-            if key in (walked[depth].name, *walked[depth].aliases):
+            if keys & {walked[depth].name, *walked[depth].aliases}:
                 return depth
     return None
 

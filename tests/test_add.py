@@ -14,6 +14,7 @@ import pytest
 from mcp_cli.compat import toml_loads
 
 from .conftest import DEMO, ROOT, budget, served, text
+from .skills import write_skill
 
 CLIENT_FILES = {
     "claude-code": ".claude.json",
@@ -136,9 +137,7 @@ def test_skill_and_config_sources_are_named_cheaply(home, tmp_path):
 
 
 def test_a_built_package_registers_its_installed_script(home, tmp_path):
-    skill = tmp_path / "addtest-skill"
-    skill.mkdir()
-    (skill / "SKILL.md").write_text("---\nname: addtest-skill\ndescription: For the add test.\n---\nBody.\n")
+    skill = write_skill(tmp_path / "addtest-skill", "For the add test.", body="Body.\n")
     out = tmp_path / "addtest-skill-mcp"
     built = subprocess.run([sys.executable, "-m", "mcp_cli", "build", str(skill), "-o", str(out)], capture_output=True)
     assert built.returncode == 0, built.stderr

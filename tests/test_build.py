@@ -16,6 +16,7 @@ from mcp_cli.compat import toml_loads
 from mcp_cli.generators import vendor
 
 from .conftest import ROOT, budget, inspector, served, text
+from .skills import write_skill
 
 SKILLS = ROOT / "tests" / "fixtures" / "skills"
 # What the `mcp-cli` command needs and a built server must not pull in.
@@ -189,13 +190,9 @@ def test_the_runtime_closure_follows_lazy_imports_and_refuses_build_only_ones(tm
 
 
 def test_a_script_with_two_metadata_blocks_is_reported_by_the_build_and_frozen_as_broken(tmp_path):
-    skill = tmp_path / "fetcher"
-    (skill / "scripts").mkdir(parents=True)
-    (skill / "SKILL.md").write_text("---\nname: fetcher\ndescription: Fetch pages.\n---\nRun fetch.\n")
-    (skill / "scripts" / "fetch.py").write_text(
-        '# /// script\n# dependencies = ["pyyaml"]\n# ///\n# /// script\n# requires-python = ">=3.10"\n# ///\n'
-        '"""Fetch a page."""\nprint("fetched")\n'
-    )
+    two_blocks = '# /// script\n# dependencies = ["pyyaml"]\n# ///\n# /// script\n# requires-python = ">=3.10"\n# ///\n'
+    fetch = two_blocks + '"""Fetch a page."""\nprint("fetched")\n'
+    skill = write_skill(tmp_path / "fetcher", "Fetch pages.", {"scripts/fetch.py": fetch}, body="Run fetch.\n")
     proc = build(skill, tmp_path / "out")
     assert (
         "warning: scripts/fetch.py: a broken script: it has more than one `# /// script` block, which PEP 723 "

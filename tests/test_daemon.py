@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from .conftest import NODE_BIN, ROOT, budget, stop_daemons
+from .skills import write_skill
 
 STARTED, STOPPED = "Started simulated", "Stopped simulated logging"
 TOGGLE = ["everything", "toggle-simulated-logging"]
@@ -92,15 +93,14 @@ def test_without_the_daemon_every_run_meets_a_new_server(env, config):
 
 
 def test_a_call_through_the_daemon_says_and_exits_as_one_without_it(env, tmp_path):
-    skill = tmp_path / "echoes"
-    (skill / "scripts").mkdir(parents=True)
-    # a name the spec does not allow: loading warns, and each call says so again, as a fresh process would
-    (skill / "SKILL.md").write_text("---\nname: Echoes\ndescription: Echo stdin back, and complain.\n---\n# Echoes\n")
-    (skill / "scripts" / "echo.py").write_text(
+    echo = (
         '"""Echo stdin in capitals; say so on stderr; exit with --status."""\nimport argparse, sys\n'
         'p = argparse.ArgumentParser()\np.add_argument("--status", type=int, default=0)\nargs = p.parse_args()\n'
         'sys.stdout.write(sys.stdin.read().upper())\nprint("echoed", file=sys.stderr)\nsys.exit(args.status)\n'
     )
+    # a name the spec does not allow: loading warns, and each call says so again, as a fresh process would
+    skill = write_skill(tmp_path / "echoes", "Echo stdin back, and complain.", {"scripts/echo.py": echo},
+                        body="# Echoes\n", name="Echoes")  # fmt: skip
     work = tmp_path / "work"
     work.mkdir()
     (work / "args.json").write_text('{"status": 3}')

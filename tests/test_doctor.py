@@ -1,7 +1,8 @@
 """`mcp-cli doctor SOURCE`: for a config, each server started now and why one failed (a command not on PATH, an
-unset variable, a crash with its stderr's last lines), the tool names and schemas a model API refuses served
-directly (and that the one tool passes), names alike in kebab-case with each one's command; for a skill folder,
-its build warnings. Exit status 1 when a server failed."""
+unset variable, a login needed, a crash with its stderr's last lines), the tool names and schemas a model API
+refuses served directly (and that the one tool passes, and calls each of them as the doctor says), names alike in
+kebab-case with each one's command, server keys alike with each one's domain; for a skill folder, its build
+warnings. Exit status 1 when a server failed."""
 
 import json
 import os
@@ -10,9 +11,12 @@ import sys
 
 import pytest
 
-from .conftest import NODE_BIN, ROOT, budget, free_port, wait_for_port
+from mcp_cli.testing import ok
+
+from .conftest import NODE_BIN, ROOT, budget, free_port, served, wait_for_port
 
 NAMES = ROOT / "tests" / "fixtures" / "upstreams" / "names.py"
+SCHEMAS = ROOT / "tests" / "fixtures" / "upstreams" / "schemas.py"
 CRASH = "import sys; sys.stderr.write('starting\\nboom: no database at db.sqlite\\n'); sys.exit(3)"
 
 
@@ -69,6 +73,40 @@ def test_doctor_tells_why_servers_fail_and_which_names_and_schemas_a_model_api_r
     assert lines[-1].startswith("5 servers: 2 ok, 3 failed; ")
     assert lines[-1].endswith("; 5 a model API would refuse served directly (served safely here); 1 set of names "
                               "alike in kebab-case (each has its command)")  # fmt: skip
+
+
+@pytest.mark.anyio
+async def test_doctor_names_refused_schemas_and_server_keys_alike_and_each_is_called_as_it_says(tmp_path):
+    path = tmp_path / "shop.json"
+    keys = ("shop_schemas", "shop-schemas", "search")
+    path.write_text(
+        json.dumps({"mcpServers": {k: {"command": sys.executable, "args": [str(SCHEMAS), k]} for k in keys}})
+    )
+    proc = doctor(path, tmp_path=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    lines = proc.stdout.splitlines()
+    api = lines[lines.index("Tool names and schemas a model API refuses when a host serves the tools directly:") + 1 :]
+    assert api[:3] == ["  shop_schemas/find: top-level anyOf", "  shop_schemas/merge: top-level allOf",
+                       "  shop_schemas/ship: top-level if, then"]  # fmt: skip
+    assert {f"  {k}/ship: top-level if, then" for k in keys} <= set(api[:9])
+    domains = lines[
+        lines.index("Server keys that are one in kebab-case (each server keeps a domain of its own):") + 1 :
+    ]
+    assert domains[:2] == [
+        "  shop-schemas: shop-schemas -> `shop-schemas`, shop_schemas -> `shop_schemas`",
+        "  search: search -> `search-2` (`search` is the root's own command)",
+    ]
+    assert lines[-1] == ("3 servers: 3 ok, 0 failed; 9 tools; 9 a model API would refuse served directly (served "
+                         "safely here); 2 sets of names alike in kebab-case (each has its command)")  # fmt: skip
+    # served as the doctor says: each tool of each server through the domain it named
+    named = {k: d for line in domains[:2] for k, d in (p.split(" -> ") for p in line.split(": ", 1)[1].split(", "))}
+    async with served("serve", str(path), env={"MCP_CLI_CACHE_DIR": str(tmp_path / "cache")}) as client:
+        for key in keys:
+            domain = named[key].split("`")[1]
+            assert await ok(client, domain, "find", "--email", "a@b") == f'{key} find got {{"email": "a@b"}}'
+            assert await ok(client, domain, "merge", "--base", "main") == f'{key} merge got {{"base": "main"}}'
+            said = await ok(client, domain, "ship", "--method", "post", "--address", "here")
+            assert said == f'{key} ship got {{"address": "here", "method": "post"}}'
 
 
 def test_doctor_of_working_servers_exits_0_and_says_json_when_asked(config, tmp_path):

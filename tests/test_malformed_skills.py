@@ -21,6 +21,7 @@ from mcp_cli.sources.skill.folder import load
 
 from .conftest import budget
 from .malformed import CASES, CORPUS, SECRET, filled, outcome, placed
+from .skills import write_skill
 
 
 @pytest.fixture
@@ -90,11 +91,7 @@ def test_inside_symlinks_are_built_as_copies(place, tmp_path):
 
 
 def test_a_skill_the_size_of_a_data_set_is_an_error(tmp_path, monkeypatch):
-    skill = tmp_path / "crowded"
-    (skill / "data").mkdir(parents=True)
-    (skill / "SKILL.md").write_text("---\nname: crowded\ndescription: Too many files.\n---\n")
-    for i in range(4):
-        (skill / "data" / f"{i}.csv").write_text("a,b\n")
+    skill = write_skill(tmp_path / "crowded", "Too many files.", {f"data/{i}.csv": "a,b\n" for i in range(4)})
     monkeypatch.setattr(files, "MAX_FILES", 3)
     with pytest.raises(SourceError, match=r"crowded: more than 3 files \(at data/2.csv\); a skill folder holds"):
         load(skill)

@@ -14,6 +14,7 @@ from mcp_cli.engine.pipeline import split_command
 from mcp_cli.testing import ainvoke, call, ok, served
 
 from .conftest import NODE_BIN, ROOT, budget, text
+from .skills import write_skill
 from .test_http_security import environment, server
 from .test_scopes import connect
 
@@ -71,12 +72,8 @@ def world(tmp_path_factory):
         "memory": {"command": str(NODE_BIN / "mcp-server-memory"), "env": {"MEMORY_FILE_PATH": str(memory)}},
         "everything": {"command": str(NODE_BIN / "mcp-server-everything")},
     }}))  # fmt: skip
-    skill = root / "numbers"
-    (skill / "scripts").mkdir(parents=True)
-    (skill / "SKILL.md").write_text("---\nname: numbers\ndescription: Make and count numbers.\n---\n")
-    (skill / "scripts" / "emit.py").write_text(EMIT)
-    (skill / "scripts" / "tally.py").write_text(TALLY)
-    (skill / "scripts" / "head.py").write_text(HEAD)  # named like a built-in
+    scripts = {"scripts/emit.py": EMIT, "scripts/tally.py": TALLY, "scripts/head.py": HEAD}  # head: like a built-in
+    skill = write_skill(root / "numbers", "Make and count numbers.", scripts)
     (root / "scopes.toml").write_text(SCOPES)
     env = {"MCP_CLI_CACHE_DIR": str(root / "cache")}
     return {"root": root, "files": files, "memory": memory, "config": config, "skill": skill, "env": env}

@@ -16,6 +16,7 @@ from mcp_cli.result import tokens
 from mcp_cli.testing import call
 
 from .conftest import ROOT, budget, served
+from .skills import write_skill
 
 pytestmark = pytest.mark.anyio
 SERIAL = ROOT / "tests" / "fixtures" / "upstreams" / "serial.py"
@@ -32,12 +33,8 @@ SCRIPTS = {
 
 @pytest.fixture
 def skill(tmp_path):
-    folder = tmp_path / "bytes"
-    (folder / "scripts").mkdir(parents=True)
-    (folder / "SKILL.md").write_text("---\nname: bytes\ndescription: Scripts that write bytes.\n---\n# Bytes\n")
-    for name, text in SCRIPTS.items():
-        (folder / "scripts" / name).write_text(text)
-    return folder
+    scripts = {f"scripts/{name}": text for name, text in SCRIPTS.items()}
+    return write_skill(tmp_path / "bytes", "Scripts that write bytes.", scripts, body="# Bytes\n")
 
 
 def run(*argv, stdin=b""):

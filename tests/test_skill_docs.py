@@ -13,6 +13,7 @@ from mcp_cli.sources.skill.folder import load
 from mcp_cli.tree import Topic
 
 from .conftest import ROOT, served, text
+from .skills import write_skill
 
 HANDBOOK = ROOT / "tests" / "fixtures" / "docs" / "handbook"
 TOPICS = [
@@ -174,11 +175,9 @@ def test_every_line_of_every_document_is_reachable(budget, cap):
 
 
 def test_a_listing_over_the_output_cap_comes_in_parts(tmp_path):
-    skill = tmp_path / "many"
-    (skill / "references").mkdir(parents=True)
-    (skill / "SKILL.md").write_text("---\nname: many\ndescription: Many sections.\n---\nSee the index.\n")
     entries = "".join(f"## Entry number {i} of the index\n\nAbout entry {i}.\n\n" for i in range(1, 601))
-    (skill / "references" / "index.md").write_text(f"# Index\n\n{entries}")
+    index = {"references/index.md": f"# Index\n\n{entries}"}
+    skill = write_skill(tmp_path / "many", "Many sections.", index, body="See the index.\n")
     tree, _ = load(skill)
     answers = reachable(tree, "index")
     assert len(answers) > 600 + 2  # every entry, and the listing in more than one part
@@ -188,12 +187,10 @@ def test_a_listing_over_the_output_cap_comes_in_parts(tmp_path):
 
 def test_a_paragraph_over_a_rule_is_listed_by_its_start(tmp_path):
     # a paragraph right over a `---` line is a setext heading: listed whole, its row alone outgrew the output cap
-    skill = tmp_path / "rule"
-    (skill / "references").mkdir(parents=True)
-    (skill / "SKILL.md").write_text("---\nname: rule\ndescription: Rule.\n---\nSee the notes.\n")
     paragraph = " ".join(f"word{i}" for i in range(4000))
     filler = "A line of filler text.\n" * 1000
-    (skill / "references" / "notes.md").write_text(f"# Notes\n\n{paragraph}\n---\n\n{filler}\n## Next\n\n{filler}")
+    notes = {"references/notes.md": f"# Notes\n\n{paragraph}\n---\n\n{filler}\n## Next\n\n{filler}"}
+    skill = write_skill(tmp_path / "rule", "Rule.", notes, body="See the notes.\n")
     tree, _ = load(skill)
     answers = reachable(tree, "notes")
     assert all("[cut to the" not in a for a in answers)

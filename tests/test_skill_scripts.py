@@ -18,6 +18,7 @@ from mcp_cli.testing import envelope, node
 from mcp_cli.tree import Command
 
 from .conftest import ROOT, served, text
+from .skills import write_skill
 
 pytestmark = pytest.mark.anyio
 FIXTURES = ROOT / "tests" / "fixtures" / "scripts"
@@ -103,13 +104,9 @@ def test_files_not_meant_to_be_run_are_hidden_with_a_note():
 
 
 def test_files_with_no_code_are_not_commands(tmp_path):
-    skill = tmp_path / "blank"
-    (skill / "scripts").mkdir(parents=True)
-    (skill / "SKILL.md").write_text("---\nname: blank\ndescription: Blank.\n---\n")
     sources = {"a.sh": "", "b.sh": "#!/bin/bash\n# To do.\n", "c.js": "", "d.js": "#!/usr/bin/env node\n"}
     sources |= {"e.mjs": "/* To do. */\n// Later.\n", "f.py": "# To do.\n", "g.sh": "echo hi\n"}
-    for name, source in sources.items():
-        (skill / "scripts" / name).write_text(source)
+    skill = write_skill(tmp_path / "blank", "Blank.", {f"scripts/{name}": s for name, s in sources.items()})
     tree, warnings = load(skill)
     assert (paths(tree), warnings) == (["g"], [])  # not "defines functions for other scripts to `source`"
 
@@ -161,6 +158,28 @@ async def test_names_that_meet_get_their_extension_and_no_script_is_dropped():
     for path, said in [("convert-sh", "convert sh"), ("pdf-py", "pdf py"), ("report-py", "report scripts")]:
         result = await run("collisions", *path.split())
         assert result.output.strip() == said
+
+
+async def test_scripts_named_in_other_scripts_are_named_as_tools_are_and_each_is_called(tmp_path):
+    """Scripts and folders whose names have no ASCII letter keep their own (as tool names do), accents folded; no
+    two become `command`."""
+    argv = '"""Say which script ran."""\nimport sys\nprint(__file__.rsplit("/", 1)[-1], *sys.argv[1:])\n'
+    files = {f"scripts/{n}": argv for n in ("导出报告.py", "导入数据.py", "отчёт.py", "créer_problème.py")}
+    files |= {"工具/转换.py": argv, "scripts/数据.sh": '#!/bin/bash\n# Say which script ran.\necho "数据.sh $1"\n'}
+    skill = write_skill(tmp_path / "reports", "Reports in any language.", files)
+    tree, warnings = load(skill)
+    assert sorted(paths(tree)) == sorted(
+        ["导出报告", "导入数据", "отчёт", "creer-probleme", "数据", "工具", "工具 转换"]
+    )
+    assert warnings == []
+    async with served("serve", str(skill)) as client:
+        called = {"导出报告": "导出报告.py", "导入数据": "导入数据.py", "отчёт": "отчёт.py"}
+        called |= {"creer-probleme": "créer_problème.py", "数据": "数据.sh", "工具 转换": "转换.py"}
+        for command, said in called.items():
+            result = await client.call_tool("reports", {"argv": [*command.split(), "二"]})
+            assert text(result).strip() == f"{said} 二", (command, text(result))
+        result = await client.call_tool("reports", {"command": "reports 导入数据 一"})  # the shell-like form too
+        assert text(result).strip() == "导入数据.py 一"
 
 
 # argparse parent parsers
@@ -262,11 +281,8 @@ print(vars(p.parse_args()))
 
 
 async def test_computed_redefined_and_valueless_arguments(tmp_path):
-    skill = tmp_path / "odd"
-    (skill / "scripts").mkdir(parents=True)
-    (skill / "SKILL.md").write_text("---\nname: odd\ndescription: Odd interfaces.\n---\n")
-    for name, source in ODD_INTERFACES.items():
-        (skill / "scripts" / name).write_text(source)
+    scripts = {f"scripts/{name}": source for name, source in ODD_INTERFACES.items()}
+    skill = write_skill(tmp_path / "odd", "Odd interfaces.", scripts)
     tree, warnings = load(skill)
     assert node(tree, "looped").passthrough and node(tree, "options").passthrough  # names or options computed
     assert (
@@ -305,12 +321,10 @@ def test_commands_that_read_stdin_take_a_stdin_option():
 def test_a_long_run_of_blank_lines_does_not_stall_reading_a_script(tmp_path):
     # the patterns for `read`, `echo "Usage: ..."` and `// comments` are line patterns: their leading space no
     # longer runs over line ends, which made them scan a run of blank lines from each of its lines (minutes here)
-    skill = tmp_path / "padded"
-    (skill / "scripts").mkdir(parents=True)
-    (skill / "SKILL.md").write_text("---\nname: padded\ndescription: Padded.\n---\n")
     blank = "\n" * 200_000
-    (skill / "scripts" / "ask.sh").write_text(f'#!/bin/bash\n{blank}read -r name\necho "Usage: ask.sh"\n')
-    (skill / "scripts" / "echo.js").write_text(f"// Ask.\n{blank}process.stdin.pipe(process.stdout);\n")
+    ask = f'#!/bin/bash\n{blank}read -r name\necho "Usage: ask.sh"\n'
+    echo = f"// Ask.\n{blank}process.stdin.pipe(process.stdout);\n"
+    skill = write_skill(tmp_path / "padded", "Padded.", {"scripts/ask.sh": ask, "scripts/echo.js": echo})
     tree, _ = load(skill)
     assert node(tree, "ask").handler["stdin"] and node(tree, "echo").handler["stdin"]
     assert "Usage: padded ask" in node(tree, "ask").usage  # the script named as the agent calls it
@@ -335,11 +349,9 @@ async def test_stdin_text_or_file_is_written_to_the_script(tmp_path):
 
 
 async def test_the_manifest_names_commands_that_read_stdin(tmp_path):
-    skill = tmp_path / "shout"
-    (skill / "scripts").mkdir(parents=True)
-    (skill / "SKILL.md").write_text("---\nname: shout\ndescription: Shouts.\n---\n")
-    (skill / "scripts" / "loud.sh").write_text("#!/bin/sh\n# Upper-case the input.\ntr a-z A-Z\n")  # not seen
-    (skill / "mcp-cli.yaml").write_text("stdin: [loud, nothing-here]\n")
+    loud = "#!/bin/sh\n# Upper-case the input.\ntr a-z A-Z\n"  # reads stdin where no pattern sees it
+    manifest = "stdin: [loud, nothing-here]\n"
+    skill = write_skill(tmp_path / "shout", "Shouts.", {"scripts/loud.sh": loud, "mcp-cli.yaml": manifest})
     tree, warnings = load(skill)
     assert "mcp-cli.yaml: stdin: no script command at 'nothing-here'" in warnings
     async with Runtime(tree) as runtime:
@@ -382,13 +394,11 @@ async def test_a_script_whose_inline_dependencies_are_here_runs_with_this_python
         z.writestr("tinypkg-1.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: tinypkg\nVersion: 1.0\n")
         z.writestr("tinypkg-1.0.dist-info/WHEEL", "Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n")
         z.writestr("tinypkg-1.0.dist-info/RECORD", "")
-    wanting = tmp_path / "wanting"
-    (wanting / "scripts").mkdir(parents=True)
-    (wanting / "SKILL.md").write_text("---\nname: wanting\ndescription: Needs a package.\n---\n")
-    (wanting / "scripts" / "use.py").write_text(
+    use = (
         f'# /// script\n# dependencies = ["tinypkg @ {wheel.as_uri()}"]\n# ///\n'
         '"""Use the package."""\nimport os\nimport tinypkg\n\nprint(tinypkg.VALUE, "uv" if os.getenv("UV") else "")\n'
     )
+    wanting = write_skill(tmp_path / "wanting", "Needs a package.", {"scripts/use.py": use})
     async with served("serve", str(wanting)) as client:
         result = await client.call_tool("wanting", {"argv": ["use"]})
         assert text(result).strip() == "from the wheel uv", text(result)
@@ -530,14 +540,10 @@ echo "created $1"
 
 
 async def test_a_scripts_own_usage_lines_name_the_command_the_agent_calls(tmp_path):
-    skill = tmp_path / "office"
-    (skill / "scripts" / "office").mkdir(parents=True)
-    (skill / "SKILL.md").write_text("---\nname: office\ndescription: Office documents as XML.\n---\nSee scripts.\n")
-    (skill / "scripts" / "office" / "pack.py").write_text(OFFICE_PACK)
-    (skill / "scripts" / "office" / "unpack.py").write_text(OFFICE_UNPACK)
-    (skill / "scripts" / "check_bounding_boxes.py").write_text(CHECK_BOXES)
-    (skill / "scripts" / "init-app.sh").write_text(INIT_SH)
-    (skill / "scripts" / "review.py").write_text('"""Poster check\nUsage: review.py poster.pdf\n"""\nprint(1)\n')
+    scripts = {"scripts/office/pack.py": OFFICE_PACK, "scripts/office/unpack.py": OFFICE_UNPACK}
+    scripts |= {"scripts/check_bounding_boxes.py": CHECK_BOXES, "scripts/init-app.sh": INIT_SH}
+    scripts["scripts/review.py"] = '"""Poster check\nUsage: review.py poster.pdf\n"""\nprint(1)\n'
+    skill = write_skill(tmp_path / "office", "Office documents as XML.", scripts, body="See scripts.\n")
     tree, _ = load(skill)
     async with Runtime(tree) as runtime:
         pack = (await runtime.call(["office", "pack", "--help"])).text()
@@ -572,11 +578,7 @@ async def test_a_scripts_own_usage_lines_name_the_command_the_agent_calls(tmp_pa
 
 
 def test_usage_lines_follow_the_manifest_and_name_subcommands(tmp_path):
-    skill = tmp_path / "notes"
-    (skill / "scripts").mkdir(parents=True)
-    (skill / "SKILL.md").write_text("---\nname: notes\ndescription: Notes.\n---\n")
-    (skill / "mcp-cli.yaml").write_text("steps:\n  - move: {from: store, to: data store}\n")
-    (skill / "scripts" / "store.py").write_text(
+    store = (
         '"""Keep notes.\n\nExamples:\n    python -m scripts.store list --limit 3\n    %(prog)s put "a note"\n"""\n'
         "import argparse\n\n"
         "p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)\n"
@@ -586,6 +588,8 @@ def test_usage_lines_follow_the_manifest_and_name_subcommands(tmp_path):
         "    description='Add a note to the store. Usage: python store.py put TEXT')\n"
         "put.add_argument('text')\np.parse_args()\n"
     )
+    manifest = "steps:\n  - move: {from: store, to: data store}\n"
+    skill = write_skill(tmp_path / "notes", "Notes.", {"mcp-cli.yaml": manifest, "scripts/store.py": store})
     tree, _ = load(skill)
     group = tree.root.child("data").child("store")
     assert group.description == (

@@ -11,6 +11,7 @@ from mcp_cli.testing import node
 from mcp_cli.tree import Command, Group, Topic
 
 from .conftest import ROOT, budget
+from .skills import write_skill
 
 SKILLS = ROOT / "tests" / "fixtures" / "skills"
 
@@ -178,35 +179,33 @@ def test_broken_skills_are_clear_errors(folder, words):
     assert not (ROOT / "build" / "never").exists()
 
 
-def test_arguments_added_out_of_sight_make_the_script_pass_argv_through(tmp_path):
-    skill = tmp_path / "helped"
-    (skill / "scripts").mkdir(parents=True)
-    (skill / "SKILL.md").write_text("---\nname: helped\ndescription: Options come from a helper.\n---\n")
-    (skill / "scripts" / "tool.py").write_text(
-        '"""Tool with shared options."""\nimport argparse\n\n\ndef add_common(p):\n'
-        '    p.add_argument("--verbose", action="store_true")\n\n\n'
-        'if __name__ == "__main__":\n    parser = argparse.ArgumentParser()\n    parser.add_argument("--name")\n'
-        "    for each in PARSERS:\n        add_common(each)\n    print(parser.parse_args())\n"
-    )
+HELPER_OPTIONS = (
+    '"""Tool with shared options."""\nimport argparse\n\n\ndef add_common(p):\n'
+    '    p.add_argument("--verbose", action="store_true")\n\n\n'
+    'if __name__ == "__main__":\n    parser = argparse.ArgumentParser()\n    parser.add_argument("--name")\n'
+    "    for each in PARSERS:\n        add_common(each)\n    print(parser.parse_args())\n"
+)
+CLICK_DECORATOR = (
+    '"""Click tool."""\nimport click\n\n\n'
+    'def common(f):\n    return click.option("--verbose", is_flag=True)(f)\n\n\n'
+    '@click.command()\n@click.option("--name")\n@common\ndef main(name, verbose):\n    click.echo(name)\n\n\n'
+    'if __name__ == "__main__":\n    main()\n'
+)
+
+
+@pytest.mark.parametrize(
+    "script, summary, said",
+    [
+        (HELPER_OPTIONS, "Tool with shared options.", ["p.add_argument at line 6", "passing argv through"]),
+        (CLICK_DECORATOR, "Click tool.", ["@common on main may add options"]),  # a decorator of its own
+    ],
+)
+def test_options_added_out_of_sight_make_the_script_pass_argv_through(tmp_path, script, summary, said):
+    skill = write_skill(tmp_path / "helped", "Options come from a helper.", {"scripts/tool.py": script})
     tree, warnings = load(skill)
     tool = node(tree, "tool")
-    assert tool.passthrough and tool.summary == "Tool with shared options."
-    assert any("p.add_argument at line 6" in w and "passing argv through" in w for w in warnings)
-
-
-def test_click_command_with_a_decorator_of_its_own_passes_argv_through(tmp_path):
-    skill = tmp_path / "deco"
-    (skill / "scripts").mkdir(parents=True)
-    (skill / "SKILL.md").write_text("---\nname: deco\ndescription: Click with shared options.\n---\n")
-    (skill / "scripts" / "tool.py").write_text(
-        '"""Click tool."""\nimport click\n\n\n'
-        'def common(f):\n    return click.option("--verbose", is_flag=True)(f)\n\n\n'
-        '@click.command()\n@click.option("--name")\n@common\ndef main(name, verbose):\n    click.echo(name)\n\n\n'
-        'if __name__ == "__main__":\n    main()\n'
-    )
-    tree, warnings = load(skill)
-    assert node(tree, "tool").passthrough
-    assert any("@common on main may add options" in w for w in warnings)
+    assert tool.passthrough and tool.summary == summary
+    assert any(all(words in w for words in said) for w in warnings)
 
 
 CONSTANT_CHOICES = '''"""Render a chart from a CSV file."""
@@ -259,11 +258,8 @@ if __name__ == "__main__":
 async def test_choices_and_defaults_given_by_constants_are_shown_and_checked(tmp_path):
     from mcp_cli.engine.runtime import Runtime
 
-    skill = tmp_path / "charts"
-    (skill / "scripts").mkdir(parents=True)
-    (skill / "SKILL.md").write_text("---\nname: charts\ndescription: Charts from CSV files.\n---\n")
-    (skill / "scripts" / "render.py").write_text(CONSTANT_CHOICES)
-    (skill / "scripts" / "weigh.py").write_text(CLICK_CHOICES)
+    scripts = {"scripts/render.py": CONSTANT_CHOICES, "scripts/weigh.py": CLICK_CHOICES}
+    skill = write_skill(tmp_path / "charts", "Charts from CSV files.", scripts)
     tree, _ = load(skill)
     got = params(node(tree, "render"))
     assert got["format"].choices == ["png", "svg", "pdf"] and got["format"].default == "png"
@@ -345,11 +341,8 @@ if __name__ == "__main__":
 async def test_a_parser_built_in_helper_functions_is_read(tmp_path):
     from mcp_cli.engine.runtime import Runtime
 
-    skill = tmp_path / "notes"
-    (skill / "scripts").mkdir(parents=True)
-    (skill / "SKILL.md").write_text("---\nname: notes\ndescription: Notes in a local store.\n---\n")
-    (skill / "scripts" / "store.py").write_text(PARSER_IN_HELPERS)
-    (skill / "scripts" / "words.py").write_text(BUILD_PARSER)
+    scripts = {"scripts/store.py": PARSER_IN_HELPERS, "scripts/words.py": BUILD_PARSER}
+    skill = write_skill(tmp_path / "notes", "Notes in a local store.", scripts)
     tree, warnings = load(skill)
     assert not [w for w in warnings if "store.py" in w or "words.py" in w]
     assert [" ".join(p) for p, _ in tree.walk()][:4] == ["store", "store list", "store put", "words"]
@@ -398,10 +391,7 @@ if __name__ == "__main__":
 async def test_a_parser_built_in_methods_and_parent_factories_is_read(tmp_path):
     from mcp_cli.engine.runtime import Runtime
 
-    skill = tmp_path / "sync"
-    (skill / "scripts").mkdir(parents=True)
-    (skill / "SKILL.md").write_text("---\nname: sync\ndescription: Sync folders.\n---\n")
-    (skill / "scripts" / "sync.py").write_text(CLASS_AND_PARENT_HELPERS)
+    skill = write_skill(tmp_path / "sync", "Sync folders.", {"scripts/sync.py": CLASS_AND_PARENT_HELPERS})
     tree, warnings = load(skill)
     assert warnings == []
     sync = node(tree, "sync")

@@ -3,8 +3,9 @@
 For an MCP client config: each server started now (no cache), and why one failed (a command not on PATH, an unset
 variable, a login needed, no answer in time, a crash with its stderr's last lines), as discovery tells it; the tool
 names and input schemas a model API refuses when a host serves the tools directly (and whether mcp-cli's own tool
-passes the same checks); tools whose names are one in kebab-case, and the command each is called by. For a skill
-folder: the warnings its build gives. Exit status 1 when a server failed, else 0.
+passes the same checks); tools whose names are one in kebab-case, and the command each is called by; servers whose
+config keys are (or whose key is the root's `search`), and the domain each is called by. For a skill folder: the
+warnings its build gives. Exit status 1 when a server failed, else 0.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from ..sources import discovery, mcp_config, mcp_tools
 from ..sources.skill import folder as skill_folder
 from ..surfaces.tool import INPUT_SCHEMA
 from ..text import command_name
-from ..tree import Command
+from ..tree import Command, Group, Tree
 
 API_NAME = re.compile(r"[a-zA-Z0-9_-]{1,64}")  # a tool name model APIs (Anthropic, OpenAI) accept
 TOP_LEVEL = ("anyOf", "oneOf", "allOf", "not", "if", "then", "else", "enum")  # refused at an input schema's top
@@ -133,7 +134,7 @@ def _config(path: Path, options: dict[str, Any]) -> Report:
     elif refused:
         report.safe = (f"mcp-cli serves them safely: a host sees one tool, `{tree.name}`, whose input schema is "
                        "mcp-cli's own (argv or command); these tools are commands in it")  # fmt: skip
-    alike = _collisions(tools, called)
+    alike = _collisions(tools, called) + _domains(tree, [s.name for s in servers if s.name in report.servers])
     findings += alike
     report.summary = _summary(report, len(called), refused, len(alike))
     return report
@@ -150,6 +151,33 @@ def _collisions(tools: dict[tuple[str, str], dict[str, Any]], called: dict[tuple
         for (server, shared), keys in by_name.items()
         if len(keys) > 1
     ]
+
+
+def _domains(tree: Tree, keys: list[str]) -> list[Finding]:
+    """Servers whose config keys are one in kebab-case, or one named as a command of the root is (`search`), each
+    with the domain that reaches it."""
+    held = {n.name for n in tree.root.children if not isinstance(n, Group)}
+    by_name: dict[str, list[str]] = defaultdict(list)
+    for key in keys:
+        by_name[command_name(key)].append(key)
+    return [
+        Finding(
+            "domains",
+            shared,
+            ", ".join(f"{k} -> `{_domain(tree, k)}`" for k in sorted(same))
+            + (f" (`{shared}` is the root's own command)" if shared in held else ""),
+        )  # fmt: skip
+        for shared, same in by_name.items()
+        if len(same) > 1 or shared in held
+    ]
+
+
+def _domain(tree: Tree, key: str) -> str:
+    """The domain of the server `key`: the group so named, else the one with it as an alias, in the root or in a
+    group of servers alike."""
+    groups = sorted(((p, g) for p, g in tree.walk() if isinstance(g, Group) and len(p) <= 2), key=lambda pg: len(pg[0]))
+    found = [p for p, g in groups if g.name == key] or [p for p, g in groups if key in g.aliases]
+    return " ".join(found[0]) if found else key
 
 
 def _count(findings: list[Finding], what: str) -> str:
@@ -172,6 +200,7 @@ HEADINGS = {
     "skill": "Skill build warnings",
     "api": "Tool names and schemas a model API refuses when a host serves the tools directly",
     "names": "Tool names that are one in kebab-case (each keeps a command of its own)",
+    "domains": "Server keys that are one in kebab-case (each server keeps a domain of its own)",
 }
 
 
@@ -184,7 +213,7 @@ def render(report: Report) -> str:
         for name, state in report.servers.items():
             lines.append(f"  {name}: {state}")
             lines += [f"      {line}" for line in details.get(name, "").splitlines()]
-    for section in ("skill", "api", "names"):
+    for section in ("skill", "api", "names", "domains"):
         lines += _section(report, section)
     return "\n".join(lines + ["", report.summary]) + "\n"
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..engine import schema
-from ..text import kebab, named, one_line
+from ..text import command_name, named, one_line
 from ..tree import Command, Group, Node, Param
 
 READ_ONLY = {"readOnlyHint": True}
@@ -65,7 +65,7 @@ def prompt_command(server: str, prompt: dict[str, Any], taken: set[str]) -> Comm
         "properties": {a["name"]: {"type": "string", "description": a.get("description") or ""} for a in arguments},
         "required": [a["name"] for a in arguments if a.get("required")],
     }
-    name = kebab(prompt["name"])
+    name = command_name(prompt["name"])
     if name in taken:
         name = next(f"{name}-{i}" for i in range(2, len(taken) + 3) if f"{name}-{i}" not in taken)
     taken.add(name)

@@ -76,7 +76,7 @@ def server_group(server: Server, listing: discovery.Listing, tools: list[dict[st
     """One server's group: its tools as commands, split into subgroups when there are more than `threshold`."""
     info = listing.get("server", {})
     own = summaries.of_server(info, server.name)
-    group = Group(name=kebab(server.name), description=own or first_sentence(info.get("instructions") or "", 300))
+    group = _domain(server, description=own or first_sentence(info.get("instructions") or "", 300))
     limit = int(server.options.get("threshold") or threshold)
     by_name = {t["name"]: t for t in tools}
     declared = server.options.get("entities")
@@ -162,11 +162,17 @@ def unavailable_group(server: Server, why: str, retried: bool = True) -> Group:
         if retried
         else "Run the command again to ask it again (give it longer with --startup-timeout SECONDS)."
     )
-    return Group(
-        name=kebab(server.name),
+    return _domain(
+        server,
         summary=f"Unavailable: {one_line(why, 120)}",
         description=f"MCP server `{server.name}` could not list its tools: {why}. {then}",
     )
+
+
+def _domain(server: Server, summary: str = "", description: str = "") -> Group:
+    """A server's group, named by its config key as a tool is by its name (`tool_names`), the key an alias."""
+    name = command_name(server.name)
+    return Group(name, summary, description, aliases=[server.name] if server.name != name else [])
 
 
 def build(
@@ -183,6 +189,7 @@ def build(
     `failed` is an empty group that says why (and whether it is `retried` in the background)."""
     root = Group(name=kebab(name), summary="")
     upstreams: dict[str, dict[str, Any]] = {}
+    keys: dict[int, str] = {}  # id(a server's group) -> the server's config key
     for server in servers:
         if server.name in found:
             listing = found[server.name]
@@ -192,10 +199,14 @@ def build(
             root.children.append(group)
             upstreams[server.name] = server.config
         elif failed and server.name in failed:
-            root.children.append(unavailable_group(server, failed[server.name], retried))
+            root.children.append(group := unavailable_group(server, failed[server.name], retried))
+        else:
+            continue
+        keys[id(group)] = server.name
     count = sum(1 for _, n in Tree(root).walk() if isinstance(n, Command) and "op" not in n.handler)
     servers_shown = [g.name for g in root.children]
     root.children.insert(0, search_command(root.name))
+    tool_names.distinct(root.children, lambda n: keys.get(id(n)), "server")
     if len(servers_shown) > ROOT_LIMIT:
         root.children = clusters.cluster(root.children)
     else:

@@ -1,12 +1,15 @@
-"""Command names for upstream tools: readable, and distinct among a group's children, so every tool has an argv.
+"""Command names for upstream tools and the domains of their servers: readable, and distinct among a group's
+children, so every tool of every server has an argv.
 
-A tool's command is its name in kebab-case (`text.command_name`: `getUser` -> `get-user`, `créer_problème` ->
-`creer-probleme`, `获取用户` as it is), its own name kept as an alias. When tools of one group share a kebab-case
-name (`getUser`, `get-user`, `get_user`), the one whose own name it is keeps it and the others go by their own
-names (`getUser`, `get_user`), as does a tool named like a subgroup (with `-2` when that is its own name too); a
-name that is no argv token (a space or quote in it, a leading `-`) gets a suffix made from its own name instead
-(`get-user-3fa2`). Whatever the tools' order, each gets the same name, and its help says which tools are named
-alike.
+A tool's command is its name as `text.command_name` spells it (`getUser` -> `get-user`, `créer_problème` ->
+`creer-probleme`, `获取用户` as it is), its own name kept as an alias; a server's domain is its config key spelled
+the same way (`team_memory` -> `team-memory`), and skill scripts are named by the same function. When siblings share
+that name (tools `getUser`, `get-user`, `get_user`; servers `team_memory`, `team-memory`, `TeamMemory`), the one whose
+own name it is keeps it and the others go by their own names (`getUser`, `get_user`; `team_memory`, `TeamMemory`), as
+does one named like a sibling of another kind (a subgroup, the root's `search`), with `-2` when that is its own
+name too; a name that is no argv token (a space or quote in it, a leading `-`) gets a suffix made from its own
+name instead (`get-user-3fa2`). Its own name stays an alias (a name wins over an alias, so it never shadows a
+sibling). Whatever the order, each gets the same name, and its help says which are named alike.
 """
 
 from __future__ import annotations
@@ -14,10 +17,12 @@ from __future__ import annotations
 import hashlib
 import re
 from collections import defaultdict
+from collections.abc import Callable
 
-from ..tree import Command, Node
+from ..tree import Command, Node, Topic
 
 _NOT_A_TOKEN = re.compile(r"[\s'\"\\|]|^-|^$")  # what `command` would split or quote, a flag, a pipe
+Own = Callable[[Node], "str | None"]  # a node's own name (a tool's, a server's key); None: not renamed here
 
 
 def is_token(name: str) -> bool:
@@ -25,51 +30,57 @@ def is_token(name: str) -> bool:
     return not _NOT_A_TOKEN.search(name) and name.isprintable()
 
 
-def _upstream(node: Node) -> bool:
-    return isinstance(node, Command) and node.handler.get("kind") == "mcp"
+def tool(node: Node) -> str | None:
+    """An upstream tool's own name (None for any other node)."""
+    return str(node.handler["tool"]) if isinstance(node, Command) and node.handler.get("kind") == "mcp" else None
 
 
-def collisions(children: list[Node]) -> dict[str, list[Command]]:
-    """Upstream tools of a group that share a command name once kebab-cased, or whose name a subgroup has:
-    {that name: their commands}."""
-    by_name: dict[str, list[Command]] = defaultdict(list)
+def collisions(children: list[Node], own: Own = tool) -> dict[str, list[Node]]:
+    """Children with an `own` name that share a command name, or whose name another kind of sibling has:
+    {that name: those children}."""
+    by_name: dict[str, list[Node]] = defaultdict(list)
     for node in children:
-        if isinstance(node, Command) and _upstream(node):
+        if own(node) is not None:
             by_name[node.name].append(node)
-    held = {n.name for n in children if not _upstream(n)}
-    return {name: cmds for name, cmds in by_name.items() if len(cmds) > 1 or name in held}
+    held = {n.name for n in children if own(n) is None}
+    return {name: nodes for name, nodes in by_name.items() if len(nodes) > 1 or name in held}
 
 
-def distinct(children: list[Node]) -> None:
-    """Rename, in place, upstream commands of one group that share a name (see the module's docstring)."""
-    clashes = collisions(children)
-    taken = {n.name for n in children if not _upstream(n) or n.name not in clashes}
-    for shared, commands in sorted(clashes.items()):
-        owner = next((c for c in commands if c.handler["tool"] == shared and shared not in taken), None)
+def distinct(children: list[Node], own: Own = tool, what: str = "tool") -> None:
+    """Rename, in place, children of one group that share a name (see the module's docstring); their help's note
+    says `what` they are (`tool`, `server`)."""
+    clashes = collisions(children, own)
+    taken = {n.name for n in children if own(n) is None or n.name not in clashes}
+    for shared, nodes in sorted(clashes.items()):
+        owner = next((n for n in nodes if own(n) == shared and shared not in taken), None)
         taken |= {shared} if owner else set()
-        for cmd in sorted(commands, key=lambda c: str(c.handler["tool"])):
-            if cmd is owner:
+        for node in sorted(nodes, key=lambda n: str(own(n))):
+            if node is owner:
                 continue
-            tool = str(cmd.handler["tool"])
-            wanted = tool if is_token(tool) else f"{shared}-{hashlib.sha256(tool.encode()).hexdigest()[:4]}"
-            name, n = wanted, 1
-            while name in taken:
+            name = str(own(node))
+            wanted = name if is_token(name) else f"{shared}-{hashlib.sha256(name.encode()).hexdigest()[:4]}"
+            fresh, n = wanted, 1
+            while fresh in taken:
                 n += 1
-                name = f"{wanted}-{n}"
-            cmd.name = name
-            taken.add(name)
-        for cmd in commands:
-            cmd.aliases = [a for a in cmd.aliases if a != cmd.name and a not in taken]
-            others = [_called(c) for c in commands if c is not cmd]
-            note = (
-                f"Tools with the same kebab-case name: {', '.join(others)}; this is the tool `{cmd.handler['tool']}`."
+                fresh = f"{wanted}-{n}"
+            node.name = fresh
+            taken.add(fresh)
+        for node in nodes:
+            assert not isinstance(node, Topic)  # only tools and groups have an own name
+            kept = dict.fromkeys([*node.aliases, str(own(node))])
+            node.aliases = [a for a in kept if a != node.name and (a == own(node) or a not in taken)]
+            others = [_called(n, own) for n in sorted(nodes, key=lambda n: str(own(n))) if n is not node]
+            holder = next((n for n in children if n.name == shared and own(n) is None), None)
+            said = (
+                f"{what.capitalize()}s with the same kebab-case name: {', '.join(others)}"
                 if others
-                else f"`{shared}` is a group here; this is the tool `{cmd.handler['tool']}`."
+                else f"`{shared}` is a {holder.kind if holder else 'name'} here"
             )
-            cmd.description = f"{cmd.description}\n\n{note}" if cmd.description else note
+            note = f"{said}; this is the {what} `{own(node)}`."
+            node.description = f"{node.description}\n\n{note}" if node.description else note
 
 
-def _called(cmd: Command) -> str:
-    """`getUser`, or `get user` (command `get-user-3fa2`) when the command is not named as the tool is."""
-    tool = cmd.handler["tool"]
-    return f"`{tool}`" + ("" if cmd.name == tool else f" (command `{cmd.name}`)")
+def _called(node: Node, own: Own) -> str:
+    """`getUser`, or `get user` (called `get-user-3fa2`) when the node is not named as its own name is."""
+    name = own(node)
+    return f"`{name}`" + ("" if node.name == name else f" (called `{node.name}`)")

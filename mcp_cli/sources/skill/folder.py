@@ -1,8 +1,9 @@
 """The skill source: an Agent Skill folder (SKILL.md, scripts/, references/) becomes a command tree.
 
 Default shape: root = the skill's name, summary = its description; one node per script, named after its file
-stem in kebab-case (a group when the script has subcommands); a `docs` group of doc topics. `mcp-cli.yaml`
-in the folder reshapes it (see `manifest`); the scripts' own help is then made to read right (`helptext`).
+stem as a tool is by its name (`text.command_name`; a group when the script has subcommands); a `docs` group of
+doc topics. `mcp-cli.yaml` in the folder reshapes it (see `manifest`); the scripts' own help is then made to read
+right (`helptext`).
 Which files of the folder are read at all is decided in one place, `files`: nothing outside the folder, no
 devices or pipes, bounded sizes; a build copies the same files.
 """

@@ -16,7 +16,7 @@ import ast
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ...text import kebab
+from ...text import command_name
 from ...tree import Command, Exclusive, Group, Node, Param
 from . import parents
 from .pyast import COMPUTED_CHOICES, COMPUTED_DEFAULT, UNKNOWN, Module, choice_list, noted, string
@@ -391,7 +391,7 @@ def _inherit(p: _Parser, named: dict[str, _Parser], seen: set[int]) -> None:
 def _to_node(p: _Parser, command: list[str], above: list[_Parser], warnings: list[str]) -> Node:
     """`command`: what runs it, ending in its subcommand words; `above`: for each of those words, the parser in
     front of it (see `parents`)."""
-    name = kebab(p.name) if p.name else ""
+    name = command_name(p.name) if p.name else ""
     if not p.children:
         cmd = Command(
             name=name,

@@ -9,7 +9,7 @@ import ast
 import re
 from typing import Any
 
-from ...text import kebab
+from ...text import command_name
 from ...tree import Command, Group, Node, Param
 from . import parents
 from .pyast import COMPUTED_CHOICES, COMPUTED_DEFAULT, UNKNOWN, Module, choice_list, noted, string
@@ -22,10 +22,10 @@ _TYPES = {
 }  # fmt: skip
 
 
-def command_name(func_name: str) -> str:
+def click_name(func_name: str) -> str:
     """click's default command name: underscores to dashes, `_command`/`_cmd`/`_group`/`_grp` suffixes dropped."""
     name = re.sub(r"_(command|cmd|group|grp)$", "", func_name.lower()) or func_name.lower()
-    return kebab(name)
+    return command_name(name)
 
 
 def _type(mod: Module, node: ast.AST | None) -> tuple[str, list[Any] | None]:
@@ -124,7 +124,7 @@ def read(mod: Module, launch: list[str]) -> tuple[Node | None, list[str]]:
             return None, [f"{unknown[0]} may add options that cannot be read statically; passing argv through"]
         doc = (help_text or ast.get_docstring(fn) or "").split("\f")[0].strip()
         summary = doc.split("\n\n")[0]
-        cname = name or command_name(fn.name)
+        cname = name or click_name(fn.name)
         if kind == "group":
             nodes[fn.name] = Group(name=cname, summary=summary, description=doc if doc != summary else "")
             group_params[id(nodes[fn.name])] = params
@@ -133,7 +133,7 @@ def read(mod: Module, launch: list[str]) -> tuple[Node | None, list[str]]:
                 name=cname, summary=summary, description=doc if doc != summary else "", params=params
             )
         raw[id(nodes[fn.name])] = cname
-        nodes[fn.name].name = kebab(cname)
+        nodes[fn.name].name = command_name(cname)
         order.append(fn.name)
     for call in (n for n in ast.walk(mod.tree) if isinstance(n, ast.Call)):
         func = mod.dotted(call.func)
@@ -144,7 +144,7 @@ def read(mod: Module, launch: list[str]) -> tuple[Node | None, list[str]]:
                 parent_of[child] = owner
                 alias = string(mod.literal(call.args[1])) if len(call.args) > 1 else ""
                 if alias:
-                    raw[id(nodes[child])], nodes[child].name = alias, kebab(alias)
+                    raw[id(nodes[child])], nodes[child].name = alias, command_name(alias)
     if not nodes:
         return None, []
     for fn_name in order:

@@ -9,7 +9,7 @@ import ast
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...text import kebab
+from ...text import command_name
 from ...tree import Command, Group, Node, Param
 from . import parents
 from .pyast import COMPUTED_DEFAULT, UNKNOWN, Module, noted, string
@@ -164,7 +164,7 @@ def read(mod: Module, launch: list[str]) -> tuple[Node | None, list[str]]:
             if owner in apps and method == "command":
                 name = mod.name_arg(call)
                 help_text = string(mod.literal(mod.kwargs(call).get("help")))
-                apps[owner].commands.append((fn, name or kebab(fn.name), help_text))
+                apps[owner].commands.append((fn, name or command_name(fn.name), help_text))
             elif owner in apps and method == "callback":
                 apps[owner].callback = fn
     for call in (n for n in ast.walk(mod.tree) if isinstance(n, ast.Call)):
@@ -175,10 +175,10 @@ def read(mod: Module, launch: list[str]) -> tuple[Node | None, list[str]]:
             kw = mod.kwargs(call)
             if sub in apps:
                 apps[owner].subapps.append(
-                    (sub, string(mod.literal(kw.get("name"))) or kebab(sub), string(mod.literal(kw.get("help"))))
+                    (sub, string(mod.literal(kw.get("name"))) or command_name(sub), string(mod.literal(kw.get("help"))))
                 )
         elif func == "typer.run" and call.args and isinstance(call.args[0], ast.Name) and call.args[0].id in functions:
-            cmd = _command(mod, functions[call.args[0].id], kebab(call.args[0].id), "")
+            cmd = _command(mod, functions[call.args[0].id], command_name(call.args[0].id), "")
             cmd.handler = {"kind": "subprocess", "command": launch}
             return cmd, []
     if not apps:
@@ -214,11 +214,13 @@ def _app(
     own = _command(mod, app.callback, "", "").params if app.callback else []
     group = Group(name=name, summary=" ".join(doc.split("\n\n")[0].split()), description="")
     for fn, cname, chelp in app.commands:
-        cmd = _command(mod, fn, kebab(cname), chelp)
+        cmd = _command(mod, fn, command_name(cname), chelp)
         cmd.handler = {"kind": "subprocess", "command": command + [cname]}
         parents.inherit(cmd, above + [own], [])
         group.children.append(cmd)
     for sub, sname, shelp in app.subapps:
         if sub not in seen:
-            group.children.append(_app(mod, apps, sub, kebab(sname), shelp, command + [sname], seen, above + [own]))
+            group.children.append(
+                _app(mod, apps, sub, command_name(sname), shelp, command + [sname], seen, above + [own])
+            )
     return group

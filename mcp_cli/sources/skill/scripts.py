@@ -8,11 +8,12 @@ Only files `files.walk` accepts are candidates, and they are read through `files
 file outside the skill). Each language's reader decides whether a file is a command at all (`read_python`,
 `read_shell_js`).
 
-Named: a script is a node named after its file stem in kebab-case; each folder it is in becomes a group named
-after the folder, except folders named `scripts` or `bin`, which add no level (`scripts/pdf/merge.py` is
-`pdf merge`, `tools/convert.py` is `tools convert`, `ooxml/scripts/pack.py` is `ooxml pack`). A name already
-taken by a folder or an earlier script (in path order) gets its extension as a suffix (`convert-sh`), then a
-number, with a warning: no script is dropped.
+Named: a script is a node named after its file stem as an upstream tool is by its name (`text.command_name`:
+kebab-case, accents folded, other scripts kept: `make_report.py` -> `make-report`, `导出报告.py` -> `导出报告`);
+each folder it is in becomes a group named after the folder the same way, except folders named `scripts` or `bin`,
+which add no level (`scripts/pdf/merge.py` is `pdf merge`, `tools/convert.py` is `tools convert`,
+`ooxml/scripts/pack.py` is `ooxml pack`). A name already taken by a folder or an earlier script (in path order) gets
+its extension as a suffix (`convert-sh`), then a number, with a warning: no script is dropped.
 
 Run: with its interpreter (`{python}` for Python, bash, node), where the caller works, with the skill folder in
 `SKILL_DIR` and on `PYTHONPATH` (see `handlers.subprocess` for `dependencies`, `stdin` and `before`).
@@ -24,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ...handlers.subprocess import STDIN_FLAG
-from ...text import kebab
+from ...text import command_name
 from ...tree import Command, Group, Node, Param
 from . import files as files
 from . import read_python, read_shell_js
@@ -69,7 +70,7 @@ def discover(skill_dir: Path, listing: list[Path] | None = None) -> list[Path]:
 
 def _group_key(parts: tuple[str, ...]) -> tuple[str, ...]:
     """The groups a script file at `parts` (relative to the skill) is in."""
-    return tuple(kebab(d) for d in parts[:-1] if d not in _NO_LEVEL)
+    return tuple(command_name(d) for d in parts[:-1] if d not in _NO_LEVEL)
 
 
 def _folder(parts: tuple[str, ...], depth: int) -> str:
@@ -156,7 +157,7 @@ def read_all(skill_dir: Path, warnings: list[str], listing: list[Path] | None = 
         node, run = _read(skill_dir, path, rel, warnings)
         if node is None:
             continue
-        node.name = kebab(path.stem)
+        node.name = command_name(path.stem)
         _complete_handlers(node, run, rel, warnings)
         origin[id(node)] = rel
         parts = path.relative_to(skill_dir).parts
