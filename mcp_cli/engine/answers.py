@@ -14,6 +14,7 @@ a token, so the estimate errs on the safe side without loading a tokenizer.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import json
 import os
@@ -128,12 +129,20 @@ class Body:
     head: dict[str, Any] | None = None
     order: list[str] = field(default_factory=list)
 
+    def __post_init__(self) -> None:
+        self._last: tuple[int, int, str] = (0, 0, "")  # the last rendering: a part is measured, then answered
+
     def render(self, a: int, b: int) -> str:
+        if self._last[:2] == (a, b):
+            return self._last[2]
         if self.kind == "lines":
-            return "\n".join(self.units[a:b])
-        if self.kind == "chars":
-            return "".join(self.units[a:b])
-        return encode(self.value(a, b), self.form, self.indent)
+            text = "\n".join(self.units[a:b])
+        elif self.kind == "chars":
+            text = "".join(self.units[a:b])
+        else:
+            text = encode(self.value(a, b), self.form, self.indent)
+        self._last = (a, b, text)
+        return text
 
     def value(self, a: int, b: int) -> Any:
         """The JSON value of units a..b: the items of an array, or the object with its arrays cut to them."""
@@ -170,7 +179,11 @@ class Body:
         """About how many characters each unit takes (worked out once)."""
         if self.kind != "json":
             return [len(u) + 1 for u in self.units]
-        return [len(json.dumps(item, ensure_ascii=False)) + 1 for _, item in self.units]
+        size = _COMPACT.encode  # as json.dumps(ensure_ascii=False), without making an encoder per item
+        return [len(size(item)) + 1 for _, item in self.units]
+
+
+_COMPACT = json.JSONEncoder(ensure_ascii=False)
 
 
 def encode(value: Any, form: str, indent: int | None = None) -> str:
@@ -260,19 +273,32 @@ def finer(body: Body, room: int) -> Body:
 def end_of(body: Body, start: int, budget: int) -> int:
     """Where the part from `start` ends: the most units whose rendering fits `budget` tokens beside the note, at
     least one. A rendering longer than 4 characters a token is over, so only units within that are tried (twice as
-    many for JSON, whose compact form TOON can halve)."""
+    many for JSON, whose compact form TOON can halve). Parts are rendered where the tokens measured so far put the
+    limit (they grow about as the units' sizes do): a few renderings, not one per halving (and a halving whenever
+    two did not halve what was left, once one was too long)."""
     n, limit = len(body.units), budget - NOTE
     bound = 4 * limit * (2 if body.kind == "json" else 1)
-    sizes, total, hi = body.sizes, 0, start
-    while hi < n and total + sizes[hi] <= bound:
-        total, hi = total + sizes[hi], hi + 1
+    sizes, upto, hi = body.sizes, [0], start  # upto[k]: the sizes of units start..start+k
+    while hi < n and upto[-1] + sizes[hi] <= bound:
+        upto.append(upto[-1] + sizes[hi])
+        hi += 1
     lo, hi = start + 1, max(hi, start + 1)
+    inside, over = (0, 0), (0, 0)  # (size, tokens) of the longest part measured that fits, the shortest that does not
+    lefts: list[int] = []  # units left to search before each rendering since one did not fit
     while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if fits(body.render(start, mid), limit):
-            lo = mid
+        if len(lefts) > 1 and hi - lo > lefts[-2] // 2:  # two renderings did not halve them: halve them
+            mid = (lo + hi + 1) // 2
+        else:  # where the tokens measured reach the limit: between a part that fits and one that does not, else in
+            (s0, t0), (s1, t1) = inside, over  # proportion to the longest that fits (3 characters a token at first)
+            aim = s0 + (limit - t0) * (s1 - s0) / max(t1 - t0, 1) if s1 else limit * (s0 / t0 if t0 else 3)
+            mid = min(max(bisect.bisect_right(upto, aim) - 1 + start, lo + 1), hi)
+        text = body.render(start, mid)
+        count = tokens(text)
+        lefts += [hi - lo] if over[0] else []
+        if len(text) <= 4 * limit and count <= limit:  # fits(text, limit)
+            lo, inside = mid, (upto[min(mid - start, len(upto) - 1)], count)
         else:
-            hi = mid - 1
+            hi, over = mid - 1, (upto[min(mid - start, len(upto) - 1)], count)
     return lo
 
 
