@@ -237,12 +237,14 @@ def compactable(value: Any) -> bool:
     return isinstance(value, dict) and any(tabular(v) for v in value.values())
 
 
-def shape(text: str, form: str | None) -> Body:
+def shape(text: str, form: str | None, value: Any = None) -> Body:
     """`text` as units: JSON whose top level is an array, or an object with arrays, as items; else lines. `form`:
-    the form asked for (None: TOON where the answer is big and tabular, else as it came)."""
+    the form asked for (None: TOON where the answer is big and tabular, else as it came); `value`: the JSON value
+    `text` was written from, when it is known (not parsed again)."""
     stripped = text.strip()
-    value: Any = None
-    if stripped[:1] in ("[", "{"):
+    if stripped[:1] not in ("[", "{"):
+        value = None
+    elif value is None:
         try:
             value = json.loads(stripped)
         except ValueError:
@@ -414,7 +416,7 @@ def fit(tree: Tree, kept: Kept, result: Result, ask: Asked, context: Context | N
         text = "\n".join(c["text"] for c in result.content if c.get("type") == "text")
     if fits(text, min(budget, AUTO)) and not ask.form and not result.omitted:
         return result  # small: as it came (the common case, no parsing)
-    body = shape(text, ask.form)
+    body = shape(text, ask.form, result.value if result.content is None else None)
     formed = body.form != "json"
     if fits(text, budget) and not formed and not result.omitted:
         return result
