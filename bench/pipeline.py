@@ -43,9 +43,10 @@ _BIG = json.dumps([{"id": i, "name": f"item-{i:05d}", "tags": ["alpha", "beta", 
 def _shapes() -> dict[str, tuple[str, str]]:
     """About 1 MB of each shape an answer comes in: {command: (what it is, its text)}."""
     table = [{"id": i, "name": f"item-{i:05d}", "size": i * 37, "text": _TEXT} for i in range(5_700)]
-    mixed = [{"id": i, "tags": ["alpha", "beta"], "text": _TEXT} if i % 3 else f"line {i} {_TEXT}" for i in range(6_500)]
-    graph = {"entities": [{"name": f"e{i}", "entityType": "person", "observations": [_TEXT]} for i in range(4_300)],
-             "relations": [{"from": f"e{i}", "to": f"e{i + 1}", "relationType": "knows"} for i in range(4_300)]}  # fmt: skip
+    mixed = [{"id": i, "tags": ["a", "b"], "text": _TEXT} if i % 3 else f"line {i} {_TEXT}" for i in range(6_500)]
+    people = [{"name": f"e{i}", "entityType": "person", "observations": [_TEXT]} for i in range(4_300)]
+    graph = {"entities": people, "relations": [{"from": f"e{i}", "to": f"e{i + 1}", "relationType": "knows"}
+                                               for i in range(4_300)]}  # fmt: skip
     keyed = {f"key-{i:05d}": {"id": i, "text": _TEXT} for i in range(6_600)}
     lines = "\n".join(f"{i:06d} {_TEXT}" for i in range(9_000))
     return {

@@ -29,7 +29,8 @@ SCRIPTS = {
     "shout.py": '"""Read standard input and write it in capitals."""\nimport sys\n'
     "sys.stdout.write(sys.stdin.read().upper())\n",
     "latin.py": '"""Write Latin-1 bytes."""\nimport sys\nsys.stdout.buffer.write(b"caf\\xe9 \\x00\\x01")\n',
-    "count.py": '"""Print numbered lines."""\nimport sys\nfor i in range(int(sys.argv[1])):\n    print(f"line {i:05d} of a long log")\n',
+    "count.py": '"""Print numbered lines."""\nimport sys\nfor i in range(int(sys.argv[1])):\n'
+    '    print(f"line {i:05d} of a long log")\n',
 }
 NEXT = re.compile(r"Next part: `bytes (--more [^`]*)`")
 

@@ -188,10 +188,10 @@ def _sizer() -> Callable[[Any], int]:
     which costs more than encoding an item (the standard library's C encoder where it has one)."""
     from json import encoder
 
-    if encoder.c_make_encoder is None:
+    make = getattr(encoder, "c_make_encoder", None)  # what json.dumps itself uses; not in every Python
+    if make is None:
         return lambda value: len(json.dumps(value, ensure_ascii=False))
-    made = encoder.c_make_encoder(None, encoder.JSONEncoder().default, encoder.encode_basestring, None, ": ", ", ",
-                                  False, False, True)  # fmt: skip
+    made = make(None, encoder.JSONEncoder().default, encoder.encode_basestring, None, ": ", ", ", False, False, True)
     return lambda value: sum(map(len, made(value, 0)))
 
 
@@ -210,7 +210,9 @@ def tabular(value: Any) -> bool:
     if not (isinstance(value, list) and len(value) > 1 and all(isinstance(v, dict) for v in value)):
         return False
     keys = list(value[0])
-    return all(list(v) == keys for v in value) and not any(isinstance(x, (dict, list)) for v in value for x in v.values())
+    if not all(list(v) == keys for v in value):
+        return False
+    return not any(isinstance(x, (dict, list)) for v in value for x in v.values())
 
 
 def table(value: Any) -> str:
@@ -379,7 +381,7 @@ class Kept:
                     "at": entry.at}  # fmt: skip
             fd = os.open(self.folder / f"{key}.json", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)  # the user's only
             with open(fd, "w", encoding="utf-8") as file:
-                json.dump(data, file, ensure_ascii=False)
+                file.write(json.dumps(data, ensure_ascii=False))  # not json.dump: that encodes in Python
         except OSError:  # a read-only cache: the next part is then asked for again, as after it expired
             pass
 
