@@ -267,8 +267,14 @@ def shape(text: str, form: str | None, value: Any = None) -> Body:
 
 def _indent(text: str) -> int | None:
     """The indentation the JSON was written with (None: compact)."""
-    line = next((x for x in text.split("\n")[1:] if x.strip()), "")
-    return (len(line) - len(line.lstrip(" ")) or 2) if "\n" in text else None
+    at = text.find("\n")
+    if at < 0:
+        return None
+    line = ""
+    while at >= 0 and not line.strip():  # the first line after the first that is not blank (not every line split)
+        end = text.find("\n", at + 1)
+        line, at = text[at + 1 : end if end >= 0 else len(text)], end
+    return len(line) - len(line.lstrip(" ")) or 2
 
 
 def finer(body: Body, room: int) -> Body:
