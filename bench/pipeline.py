@@ -48,6 +48,7 @@ def _shapes() -> dict[str, tuple[str, str]]:
     graph = {"entities": people, "relations": [{"from": f"e{i}", "to": f"e{i + 1}", "relationType": "knows"}
                                                for i in range(4_300)]}  # fmt: skip
     keyed = {f"key-{i:05d}": {"id": i, "text": _TEXT} for i in range(6_600)}
+    long = [dict(row, text=_TEXT * 200) if i == 3 else row for i, row in enumerate(table[:5_600])]
     lines = "\n".join(f"{i:06d} {_TEXT}" for i in range(9_000))
     return {
         "uniform": ("an array of uniform flat objects (TOON by default)", json.dumps(table)),
@@ -56,6 +57,7 @@ def _shapes() -> dict[str, tuple[str, str]]:
         "graph": ("an object of two arrays (a memory graph)", json.dumps(graph)),
         "keyed": ("an object of 6,600 keys, no arrays", json.dumps(keyed)),
         "lines": ("plain text lines", lines),
+        "long": ("uniform objects, one longer than a part (re-rendered whole, then cut in pieces)", json.dumps(long)),
     }
 
 
