@@ -9,6 +9,8 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
+from pathlib import Path
 
 import anyio
 import pytest
@@ -17,7 +19,7 @@ from mcp_cli.handlers import stdio_client
 from mcp_cli.result import tokens
 from mcp_cli.testing import call
 
-from .conftest import ROOT, budget, served
+from .conftest import ROOT, budget, served, stop_daemons
 
 pytestmark = pytest.mark.anyio
 SERIAL = ROOT / "tests" / "fixtures" / "upstreams" / "serial.py"
@@ -57,8 +59,21 @@ def test_run_writes_a_scripts_bytes_as_they_were(skill):
     assert latin.stdout == b"caf\xe9 \x00\x01"
 
 
-def test_a_scripts_text_into_a_pipe_is_an_answer_within_the_budget_read_on_with_more(skill, tmp_path):
+@pytest.mark.parametrize("daemon", [False, True], ids=["in-process", "daemon"])
+def test_a_scripts_text_into_a_pipe_is_an_answer_within_the_budget_read_on_with_more(skill, tmp_path, daemon):
     env = {**os.environ, "MCP_CLI_CACHE_DIR": str(tmp_path / "cache")}
+    if daemon:  # `mcp-cli run`'s default: the keep-alive daemon, handed the caller's pipe (a short folder: sockets)
+        folder = tempfile.mkdtemp(prefix="mcp-cli-rt-")
+        env = {k: v for k, v in env.items() if k != "MCP_CLI_NO_DAEMON"} | {"MCP_CLI_RUNTIME_DIR": folder}
+    try:
+        _read_on_through_a_pipe(skill, env)
+        if daemon:
+            assert list(Path(folder).glob("*.sock"))  # the daemon answered
+    finally:
+        stop_daemons(env)
+
+
+def _read_on_through_a_pipe(skill, env):
     whole = [f"line {i:05d} of a long log" for i in range(3000)]  # about 24,000 tokens: over the default budget
     first = run(skill, "--", "count", "3000", env=env)  # stdout is a pipe, as for an agent's shell tool
     assert first.returncode == 0, first.stderr
