@@ -1,5 +1,5 @@
-"""Pipeline built-ins and fitting: what a built-in stage adds on a 1 MB result (issue 27: at most 5 ms), and what
-fitting a 1 MB answer to the budget costs.
+"""Pipeline built-ins: what a built-in stage adds on a 1 MB result (issue 27: at most 5 ms), and what fitting a 1 MB
+answer to the budget costs.
 
 Through the runtime in-process, as a served call runs (no client hop, which would only add the same to both), in
 CPU time of the process (`time.process_time`, all its threads: the work is all in-process, and other work on a
