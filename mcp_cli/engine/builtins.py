@@ -201,11 +201,12 @@ class Save:
 
     def run(self, flow: Flow) -> Flow:
         text = flow.text
+        data = text.encode("utf-8")
         try:
-            self.path.write_text(text, encoding="utf-8")
+            self.path.write_bytes(data)
         except OSError as exc:
             raise HandlerError(f"cannot write {self.name}: {exc.strerror or exc}") from None
-        size = len(text.encode("utf-8"))
+        size = len(data)
         if flow.is_json and isinstance(flow.value, list):
             first = [json.dumps(item, ensure_ascii=False) for item in flow.value[:FIRST]]
         else:
