@@ -130,19 +130,34 @@ class Body:
     order: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        self._last: tuple[int, int, str] = (0, 0, "")  # the last rendering: a part is measured, then answered
+        self._last: dict[tuple[int, int], tuple[str, int | None]] = {}  # the last two renderings and their tokens:
+        # parts are measured while a part's end is sought, then one is answered
 
     def render(self, a: int, b: int) -> str:
-        if self._last[:2] == (a, b):
-            return self._last[2]
+        return self._rendered(a, b)[0]
+
+    def count(self, a: int, b: int) -> int:
+        """The tokens of units a..b's rendering (`result.tokens`), counted once."""
+        text, count = self._rendered(a, b)
+        if count is None:
+            count = tokens(text)
+            self._last[(a, b)] = (text, count)
+        return count
+
+    def _rendered(self, a: int, b: int) -> tuple[str, int | None]:
+        got = self._last.get((a, b))
+        if got is not None:
+            return got
         if self.kind == "lines":
             text = "\n".join(self.units[a:b])
         elif self.kind == "chars":
             text = "".join(self.units[a:b])
         else:
             text = encode(self.value(a, b), self.form, self.indent)
-        self._last = (a, b, text)
-        return text
+        if len(self._last) > 1:
+            del self._last[next(iter(self._last))]
+        self._last[(a, b)] = (text, None)
+        return text, None
 
     def value(self, a: int, b: int) -> Any:
         """The JSON value of units a..b: the items of an array, or the object with its arrays cut to them."""
@@ -311,8 +326,7 @@ def end_of(body: Body, start: int, budget: int) -> int:
             (s0, t0), (s1, t1) = inside, over  # proportion to the longest that fits (3 characters a token at first)
             aim = s0 + (limit - t0) * (s1 - s0) / max(t1 - t0, 1) if s1 else limit * (s0 / t0 if t0 else 3)
             mid = min(max(bisect.bisect_right(upto, aim) - 1 + start, lo + 1), hi)
-        text = body.render(start, mid)
-        count = tokens(text)
+        text, count = body.render(start, mid), body.count(start, mid)
         lefts += [hi - lo] if over[0] else []
         if len(text) <= 4 * limit and count <= limit:  # fits(text, limit)
             lo, inside = mid, (upto[min(mid - start, len(upto) - 1)], count)
@@ -437,7 +451,8 @@ def fit(tree: Tree, kept: Kept, result: Result, ask: Asked, context: Context | N
     body = finer(body, room(budget))
     n, end = len(body.units), end_of(body, 0, budget)
     if not size:  # far over: the first part's size, in proportion to its share of the characters
-        size = about(body.render(0, end)) * sum(body.sizes) // max(sum(body.sizes[:end]), 1)
+        counted = about(body.render(0, end), body.count(0, end))  # counted while its end was sought
+        size = counted * sum(body.sizes) // max(sum(body.sizes[:end]), 1)
     key = kept.put(Entry(body, ask.tokens, owner(context), size)) if end < n else None
     return _part(tree, result, body, 0, end, budget, ask, key, size, formed)
 
@@ -516,6 +531,8 @@ def room(budget: int) -> int:
     return (budget - NOTE) * 5 // 2
 
 
-def about(text: str) -> int:
-    """About how many tokens `text` is, for a note (estimated in full up to a megabyte)."""
-    return tokens(text) if len(text) <= 1_000_000 else len(text) // CHARS_PER_TOKEN
+def about(text: str, count: int | None = None) -> int:
+    """About how many tokens `text` is, for a note (estimated in full up to a megabyte; `count`: its tokens, known)."""
+    if len(text) > 1_000_000:
+        return len(text) // CHARS_PER_TOKEN
+    return tokens(text) if count is None else count
