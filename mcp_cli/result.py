@@ -32,6 +32,7 @@ class Result:
     data: Any = None
     omitted: int = 0
     part: dict[str, Any] | None = None  # an answer cut to its budget: what it shows, of how much, the next call
+    value: Any = None  # the JSON value `output` was written from, when a pipeline's stage has it (not parsed again)
 
     def text(self) -> str:
         """The text an agent reads: output on success; the message, then stderr and output on failure."""

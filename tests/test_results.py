@@ -5,8 +5,12 @@ request, with its size."""
 
 import base64
 import json
+import os
+import re
 import subprocess
 import sys
+import tempfile
+from pathlib import Path
 
 import anyio
 import pytest
@@ -15,7 +19,7 @@ from mcp_cli.handlers import stdio_client
 from mcp_cli.result import tokens
 from mcp_cli.testing import call
 
-from .conftest import ROOT, budget, served
+from .conftest import ROOT, budget, served, stop_daemons
 from .skills import write_skill
 
 pytestmark = pytest.mark.anyio
@@ -28,7 +32,10 @@ SCRIPTS = {
     "shout.py": '"""Read standard input and write it in capitals."""\nimport sys\n'
     "sys.stdout.write(sys.stdin.read().upper())\n",
     "latin.py": '"""Write Latin-1 bytes."""\nimport sys\nsys.stdout.buffer.write(b"caf\\xe9 \\x00\\x01")\n',
+    "count.py": '"""Print numbered lines."""\nimport sys\nfor i in range(int(sys.argv[1])):\n'
+    '    print(f"line {i:05d} of a long log")\n',
 }
+NEXT = re.compile(r"Next part: `bytes (--more [^`]*)`")
 
 
 @pytest.fixture
@@ -37,9 +44,9 @@ def skill(tmp_path):
     return write_skill(tmp_path / "bytes", "Scripts that write bytes.", scripts, body="# Bytes\n")
 
 
-def run(*argv, stdin=b""):
+def run(*argv, stdin=b"", env=None):
     return subprocess.run([sys.executable, "-m", "mcp_cli", "run", *map(str, argv)], input=stdin,
-                          capture_output=True, timeout=budget(60))  # fmt: skip
+                          capture_output=True, timeout=budget(60), env=env)  # fmt: skip
 
 
 def test_run_writes_a_scripts_bytes_as_they_were(skill):
@@ -47,6 +54,36 @@ def test_run_writes_a_scripts_bytes_as_they_were(skill):
     assert (done.returncode, done.stdout) == (0, PNG), done.stderr
     latin = run(skill, "--", "latin")
     assert latin.stdout == b"caf\xe9 \x00\x01"
+
+
+@pytest.mark.parametrize("daemon", [False, True], ids=["in-process", "daemon"])
+def test_a_scripts_text_into_a_pipe_is_an_answer_within_the_budget_read_on_with_more(skill, tmp_path, daemon):
+    env = {**os.environ, "MCP_CLI_CACHE_DIR": str(tmp_path / "cache")}
+    if daemon:  # `mcp-cli run`'s default: the keep-alive daemon, handed the caller's pipe (a short folder: sockets)
+        folder = tempfile.mkdtemp(prefix="mcp-cli-rt-")
+        env = {k: v for k, v in env.items() if k != "MCP_CLI_NO_DAEMON"} | {"MCP_CLI_RUNTIME_DIR": folder}
+    try:
+        _read_on_through_a_pipe(skill, env)
+        if daemon:
+            assert list(Path(folder).glob("*.sock"))  # the daemon answered
+    finally:
+        stop_daemons(env)
+
+
+def _read_on_through_a_pipe(skill, env):
+    whole = [f"line {i:05d} of a long log" for i in range(3000)]  # about 24,000 tokens: over the default budget
+    first = run(skill, "--", "count", "3000", env=env)  # stdout is a pipe, as for an agent's shell tool
+    assert first.returncode == 0, first.stderr
+    text = first.stdout.decode()
+    shown = [line for line in text.splitlines() if line.startswith("line ")]
+    assert tokens(text) <= 8_000 and shown == whole[: len(shown)] and len(shown) < 3000
+    assert f"[cut to the 8,000-token budget: lines 1-{len(shown):,} of 3,001 shown" in text
+    more = NEXT.search(text).group(1).split()
+    assert more[2:] == ["count", "3000"]  # the call again, after --more ID:FROM
+    second = run(skill, "--", *more, env=env)
+    assert second.returncode == 0, second.stderr
+    after = [line for line in second.stdout.decode().splitlines() if line.startswith("line ")]
+    assert after[:2] == whole[len(shown) : len(shown) + 2]  # read on where the first part stopped
 
 
 def test_piped_stdin_reaches_the_script_under_run(skill):

@@ -14,6 +14,7 @@ a token, so the estimate errs on the safe side without loading a tokenizer.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import json
 import shlex
@@ -130,12 +131,35 @@ class Body:
     head: dict[str, Any] | None = None
     order: list[str] = field(default_factory=list)
 
+    def __post_init__(self) -> None:
+        self._last: dict[tuple[int, int], tuple[str, int | None]] = {}  # the last two renderings and their tokens:
+        # parts are measured while a part's end is sought, then one is answered
+
     def render(self, a: int, b: int) -> str:
+        return self._rendered(a, b)[0]
+
+    def count(self, a: int, b: int) -> int:
+        """The tokens of units a..b's rendering (`result.tokens`), counted once."""
+        text, count = self._rendered(a, b)
+        if count is None:
+            count = tokens(text)
+            self._last[(a, b)] = (text, count)
+        return count
+
+    def _rendered(self, a: int, b: int) -> tuple[str, int | None]:
+        got = self._last.get((a, b))
+        if got is not None:
+            return got
         if self.kind == "lines":
-            return "\n".join(self.units[a:b])
-        if self.kind == "chars":
-            return "".join(self.units[a:b])
-        return encode(self.value(a, b), self.form, self.indent)
+            text = "\n".join(self.units[a:b])
+        elif self.kind == "chars":
+            text = "".join(self.units[a:b])
+        else:
+            text = encode(self.value(a, b), self.form, self.indent)
+        if len(self._last) > 1:
+            del self._last[next(iter(self._last))]
+        self._last[(a, b)] = (text, None)
+        return text, None
 
     def value(self, a: int, b: int) -> Any:
         """The JSON value of units a..b: the items of an array, or the object with its arrays cut to them."""
@@ -172,7 +196,20 @@ class Body:
         """About how many characters each unit takes (worked out once)."""
         if self.kind != "json":
             return [len(u) + 1 for u in self.units]
-        return [len(json.dumps(item, ensure_ascii=False)) + 1 for _, item in self.units]
+        size = _sizer()
+        return [size(item) + 1 for _, item in self.units]
+
+
+def _sizer() -> Callable[[Any], int]:
+    """len(json.dumps(value, ensure_ascii=False)) through one encoder for all values: json.dumps makes one a call,
+    which costs more than encoding an item (the standard library's C encoder where it has one)."""
+    from json import encoder
+
+    make = getattr(encoder, "c_make_encoder", None)  # what json.dumps itself uses; not in every Python
+    if make is None:
+        return lambda value: len(json.dumps(value, ensure_ascii=False))
+    made = make(None, encoder.JSONEncoder().default, encoder.encode_basestring, None, ": ", ", ", False, False, True)
+    return lambda value: sum(map(len, made(value, 0)))
 
 
 def encode(value: Any, form: str, indent: int | None = None) -> str:
@@ -190,7 +227,9 @@ def tabular(value: Any) -> bool:
     if not (isinstance(value, list) and len(value) > 1 and all(isinstance(v, dict) for v in value)):
         return False
     keys = list(value[0])
-    return all(list(v) == keys and all(not isinstance(x, (dict, list)) for x in v.values()) for v in value)
+    if not all(list(v) == keys for v in value):
+        return False
+    return not any(isinstance(x, (dict, list)) for v in value for x in v.values())
 
 
 def table(value: Any) -> str:
@@ -217,12 +256,14 @@ def compactable(value: Any) -> bool:
     return isinstance(value, dict) and any(tabular(v) for v in value.values())
 
 
-def shape(text: str, form: str | None) -> Body:
+def shape(text: str, form: str | None, value: Any = None) -> Body:
     """`text` as units: JSON whose top level is an array, or an object with arrays, as items; else lines. `form`:
-    the form asked for (None: TOON where the answer is big and tabular, else as it came)."""
+    the form asked for (None: TOON where the answer is big and tabular, else as it came); `value`: the JSON value
+    `text` was written from, when it is known (not parsed again)."""
     stripped = text.strip()
-    value: Any = None
-    if stripped[:1] in ("[", "{"):
+    if stripped[:1] not in ("[", "{"):
+        value = None
+    elif value is None:
         try:
             value = json.loads(stripped)
         except ValueError:
@@ -243,8 +284,14 @@ def shape(text: str, form: str | None) -> Body:
 
 def _indent(text: str) -> int | None:
     """The indentation the JSON was written with (None: compact)."""
-    line = next((x for x in text.split("\n")[1:] if x.strip()), "")
-    return (len(line) - len(line.lstrip(" ")) or 2) if "\n" in text else None
+    at = text.find("\n")
+    if at < 0:
+        return None
+    line = ""
+    while at >= 0 and not line.strip():  # the first line after the first that is not blank (not every line split)
+        end = text.find("\n", at + 1)
+        line, at = text[at + 1 : end if end >= 0 else len(text)], end
+    return len(line) - len(line.lstrip(" ")) or 2
 
 
 def finer(body: Body, room: int) -> Body:
@@ -262,19 +309,31 @@ def finer(body: Body, room: int) -> Body:
 def end_of(body: Body, start: int, budget: int) -> int:
     """Where the part from `start` ends: the most units whose rendering fits `budget` tokens beside the note, at
     least one. A rendering longer than 4 characters a token is over, so only units within that are tried (twice as
-    many for JSON, whose compact form TOON can halve)."""
+    many for JSON, whose compact form TOON can halve). Parts are rendered where the tokens measured so far put the
+    limit (they grow about as the units' sizes do): a few renderings, not one per halving (and a halving whenever
+    two did not halve what was left, once one was too long)."""
     n, limit = len(body.units), budget - NOTE
     bound = 4 * limit * (2 if body.kind == "json" else 1)
-    sizes, total, hi = body.sizes, 0, start
-    while hi < n and total + sizes[hi] <= bound:
-        total, hi = total + sizes[hi], hi + 1
+    sizes, upto, hi = body.sizes, [0], start  # upto[k]: the sizes of units start..start+k
+    while hi < n and upto[-1] + sizes[hi] <= bound:
+        upto.append(upto[-1] + sizes[hi])
+        hi += 1
     lo, hi = start + 1, max(hi, start + 1)
+    inside, over = (0, 0), (0, 0)  # (size, tokens) of the longest part measured that fits, the shortest that does not
+    lefts: list[int] = []  # units left to search before each rendering since one did not fit
     while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if fits(body.render(start, mid), limit):
-            lo = mid
+        if len(lefts) > 1 and hi - lo > lefts[-2] // 2:  # two renderings did not halve them: halve them
+            mid = (lo + hi + 1) // 2
+        else:  # where the tokens measured reach the limit: between a part that fits and one that does not, else in
+            (s0, t0), (s1, t1) = inside, over  # proportion to the longest that fits (3 characters a token at first)
+            aim = s0 + (limit - t0) * (s1 - s0) / max(t1 - t0, 1) if s1 else limit * (s0 / t0 if t0 else 3)
+            mid = min(max(bisect.bisect_right(upto, aim) - 1 + start, lo + 1), hi)
+        text, count = body.render(start, mid), body.count(start, mid)
+        lefts += [hi - lo] if over[0] else []
+        if len(text) <= 4 * limit and count <= limit:  # fits(text, limit)
+            lo, inside = mid, (upto[min(mid - start, len(upto) - 1)], count)
         else:
-            hi = mid - 1
+            hi, over = mid - 1, (upto[min(mid - start, len(upto) - 1)], count)
     return lo
 
 
@@ -300,7 +359,7 @@ async def fit(tree: Tree, kept: Store, result: Result, ask: Asked, context: Cont
         text = "\n".join(c["text"] for c in result.content if c.get("type") == "text")
     if fits(text, min(budget, AUTO)) and not ask.form and not result.omitted:
         return result  # small: as it came (the common case, no parsing)
-    body = shape(text, ask.form)
+    body = shape(text, ask.form, result.value if result.content is None else None)
     formed = body.form != "json"
     if fits(text, budget) and not formed and not result.omitted:
         return result
@@ -313,7 +372,8 @@ async def fit(tree: Tree, kept: Store, result: Result, ask: Asked, context: Cont
     body = finer(body, room(budget))
     n, end = len(body.units), end_of(body, 0, budget)
     if not size:  # far over: the first part's size, in proportion to its share of the characters
-        size = about(body.render(0, end)) * sum(body.sizes) // max(sum(body.sizes[:end]), 1)
+        counted = about(body.render(0, end), body.count(0, end))  # counted while its end was sought
+        size = counted * sum(body.sizes) // max(sum(body.sizes[:end]), 1)
     key, why = None, ""
     if end < n:
         try:
@@ -414,6 +474,8 @@ def room(budget: int) -> int:
     return (budget - NOTE) * 5 // 2
 
 
-def about(text: str) -> int:
-    """About how many tokens `text` is, for a note (estimated in full up to a megabyte)."""
-    return tokens(text) if len(text) <= 1_000_000 else len(text) // CHARS_PER_TOKEN
+def about(text: str, count: int | None = None) -> int:
+    """About how many tokens `text` is, for a note (estimated in full up to a megabyte; `count`: its tokens, known)."""
+    if len(text) > 1_000_000:
+        return len(text) // CHARS_PER_TOKEN
+    return tokens(text) if count is None else count

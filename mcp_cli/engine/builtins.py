@@ -4,6 +4,7 @@ runs) and turns the previous stage's output (a `Flow`) into its own."""
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from dataclasses import dataclass
@@ -40,13 +41,22 @@ class Flow:
 
     def __init__(self, text: str | None = None, value: Any = _NOT_JSON, parsed: bool = False) -> None:
         self._text, self._value, self._parsed = text, value, parsed or value is not _NOT_JSON
+        self.written = text is None  # its text is its value's JSON (written when first asked for)
 
     @classmethod
-    def of(cls, data: Any, output: str) -> Flow:
-        """A command's output: its structured content when it has some, else its text (JSON when it parses).
-        Structured content that only wraps the text (`{"content": TEXT}`, as some servers send) is the text."""
+    def of(cls, data: Any, output: str, value: Any = None) -> Flow:
+        """A command's output: its structured content when it has some, else its text (JSON when it parses; `value`:
+        its JSON value, known already). Structured content that only wraps the text (`{"content": TEXT}`, as some
+        servers send) is the text."""
         wraps = isinstance(data, dict) and len(data) == 1 and next(iter(data.values())) == output
-        return cls(value=data) if data is not None and not wraps else cls(text=output)
+        if data is not None and not wraps:
+            return cls(value=data)
+        return cls(text=output, value=value) if value is not None else cls(text=output)
+
+    @property
+    def written_value(self) -> Any:
+        """The JSON value its text was written from (None when the text came first)."""
+        return self._value if self.written and self._value is not _NOT_JSON else None
 
     @property
     def is_json(self) -> bool:
@@ -135,14 +145,12 @@ class Jq:
     """`jq [-r] FILTER` through the jq library (compiled when the stage is checked)."""
 
     def __init__(self, args: list[str]) -> None:
-        import jq
-
         self.raw = args[:1] == ["-r"]
         args = args[1:] if self.raw else args
         if len(args) != 1:
             raise UsageError("`jq` takes one filter (quote it): jq '.items[] | .name'.")
         try:
-            self.program = jq.compile(args[0])
+            self.program = _compiled(args[0])
         except ValueError as exc:
             raise UsageError(f"bad jq filter: {_first(exc)}") from None
 
@@ -160,6 +168,14 @@ class Jq:
             return Flow(value=value)
         lines = [o if self.raw and isinstance(o, str) else json.dumps(o, ensure_ascii=False) for o in outputs]
         return Flow(text="".join(line + "\n" for line in lines), value=value)
+
+
+@functools.lru_cache(maxsize=256)
+def _compiled(source: str) -> Any:
+    """A jq program, compiled once for every call that gives the same filter (ValueError for a bad one)."""
+    import jq
+
+    return jq.compile(source)
 
 
 def _first(exc: Exception) -> str:
@@ -185,11 +201,12 @@ class Save:
 
     def run(self, flow: Flow) -> Flow:
         text = flow.text
+        data = text.encode("utf-8")
         try:
-            self.path.write_text(text, encoding="utf-8")
+            self.path.write_bytes(data)
         except OSError as exc:
             raise HandlerError(f"cannot write {self.name}: {exc.strerror or exc}") from None
-        size = len(text.encode("utf-8"))
+        size = len(data)
         if flow.is_json and isinstance(flow.value, list):
             first = [json.dumps(item, ensure_ascii=False) for item in flow.value[:FIRST]]
         else:

@@ -143,7 +143,7 @@ async def run(runtime: Runtime, stages: list[list[str]], cwd: str | None, contex
             WHOLE.reset(whole)
         if not result.ok:
             return _failed(stage, result, len(planned))
-        flow = Flow.of(result.data, result.output)
+        flow = Flow.of(result.data, result.output, result.value)
     return result
 
 
@@ -254,7 +254,8 @@ async def _step(runtime: Runtime, stage: _Stage, flow: Flow | None, cwd: str | N
     if stage.each is not None:
         return await _each(runtime, stage.each, flow, cwd, context)
     assert stage.builtin is not None
-    return Result(ok=True, path=stage.words[0], output=stage.builtin.run(flow).text)
+    out = stage.builtin.run(flow)
+    return Result(ok=True, path=stage.words[0], output=out.text, value=out.written_value)
 
 
 async def _each(runtime: Runtime, words: list[str], flow: Flow, cwd: str | None, context: Context | None) -> Result:

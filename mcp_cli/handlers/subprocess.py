@@ -9,7 +9,7 @@ as the same user can still read the server's own from /proc), the variables `inh
 `PYTHONPATH` in `env` goes before the inherited one. A Python script that fails because a module is missing is told
 in one line, naming the tree's `requirements.txt` when there is one. Output that is not UTF-8 is binary: described
 in a line, and sent whole as an embedded resource with its MIME type (up to MAX_BLOB). Under `mcp-cli run`
-(IN_TERMINAL) the command reads and writes its caller's stdin and stdout itself.
+(IN_TERMINAL) the command reads its caller's stdin, and writes its caller's stdout itself unless that is a pipe.
 
 Optional keys:
 - `"stdin": true`: the command takes `--stdin TEXT` (or `@FILE`, relative to where it runs), taken out of the
@@ -56,8 +56,9 @@ _HELD = 1.0  # seconds to finish reading a command's output once it has exited
 STDIN_FLAG = "--stdin"  # the option of a command that reads its standard input (reference: "stdin": true)
 MAX_BLOB = 8 * 2**20  # bytes of binary output an answer carries (as an embedded resource)
 # Set by `mcp-cli run` to its caller's (stdin, stdout) descriptors: commands read and write them themselves, byte for
-# byte and whole, as when run directly (no output cap: that is for answers over MCP).
-IN_TERMINAL: ContextVar[tuple[int, int] | None] = ContextVar("mcp_cli_in_terminal", default=None)
+# byte and whole, as when run directly (no output cap: that is for answers over MCP). stdout None: the caller's is read
+# by a program (a pipe), so the output is read, to be answered within the budget.
+IN_TERMINAL: ContextVar[tuple[int, int | None] | None] = ContextVar("mcp_cli_in_terminal", default=None)
 
 
 @dataclass
@@ -316,7 +317,7 @@ class SubprocessHandler:
                 cwd=self.cwd or call.cwd,
                 env=self.env,
                 stdin=subprocess.PIPE if data is not None else terminal[0] if terminal else subprocess.DEVNULL,
-                stdout=terminal[1] if terminal else subprocess.PIPE,
+                stdout=terminal[1] if terminal and terminal[1] is not None else subprocess.PIPE,
                 start_new_session=True,
             )
         except OSError as exc:

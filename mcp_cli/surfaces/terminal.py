@@ -1,16 +1,23 @@
 """The shell surface: one argv against a runtime for a caller with a terminal's three streams (`mcp-cli run`, in its
 own process or in the keep-alive daemon, which is handed the caller's streams). The command's output goes to the
-caller's stdout (a script's byte for byte: it writes there itself, and reads the caller's stdin), what went wrong and
-the command's stderr to its stderr, and the answer is the exit status the call should end with."""
+caller's stdout, what went wrong and the command's stderr to its stderr, and the answer is the exit status the call
+should end with. A script reads the caller's stdin; on a terminal or into a file it writes the caller's stdout
+itself, byte for byte and whole (a person watching, `> out.png`), while into a pipe or socket (an agent's shell
+tool, which reads what it is given) its text is an answer fitted to the budget like any other, with the note and the
+`--more` call for the next part (binary output is still written whole)."""
 
 from __future__ import annotations
 
+import base64
+import os
+import stat
 from typing import TYPE_CHECKING, TextIO
 
 from ..engine.runtime import Runtime
 from ..errors import exit_code
 from ..handlers.relay import CURRENT
 from ..handlers.subprocess import IN_TERMINAL
+from ..result import Result
 from .relay import Terminal
 
 if TYPE_CHECKING:
@@ -30,13 +37,17 @@ def runtime(tree: Tree) -> Runtime:
 
 async def answer(runtime: Runtime, tokens: list[str], stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
     """Run `tokens`, write what the caller sees, and return the exit status."""
-    IN_TERMINAL.set((stdin.fileno(), stdout.fileno()))
+    IN_TERMINAL.set((stdin.fileno(), None if read_by_program(stdout) else stdout.fileno()))
     CURRENT.set(Terminal(stdin, stderr))  # an upstream's questions are asked there, its progress shown
     result = await runtime.call(tokens, local_files=True)
-    output = result.output
-    if output and result.exit_code is None and not output.endswith("\n"):
-        output += "\n"  # help ends its line; a script's output stays as it wrote it
-    stdout.write(output)
+    output, binary = result.output, _binary(result)
+    if output and (result.exit_code is None or result.part) and not output.endswith("\n"):
+        output += "\n"  # help and a note end their line; a script's output stays as it wrote it
+    if binary is not None:
+        stdout.flush()
+        stdout.buffer.write(binary)
+    else:
+        stdout.write(output)
     stdout.flush()
     said = "\n\n".join(p.rstrip("\n") for p in (result.message, result.stderr) if p.strip())
     if said:  # what went wrong, and the command's stderr
@@ -45,3 +56,20 @@ async def answer(runtime: Runtime, tokens: list[str], stdin: TextIO, stdout: Tex
     if result.exit_code is not None:
         return result.exit_code if 0 <= result.exit_code < 256 else 1
     return 0 if result.ok else exit_code(result.error)
+
+
+def read_by_program(stdout: TextIO) -> bool:
+    """Whether `stdout` is a pipe or a socket: read by a program (an agent's shell tool), not a terminal or a file."""
+    try:
+        mode = os.fstat(stdout.fileno()).st_mode
+    except (OSError, ValueError):
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
+
+
+def _binary(result: Result) -> bytes | None:
+    """A script's binary output that was read (not written to the caller itself), as it was."""
+    for item in result.content or []:
+        if item.get("type") == "resource" and "blob" in item.get("resource", {}) and result.exit_code is not None:
+            return base64.b64decode(item["resource"]["blob"])
+    return None
