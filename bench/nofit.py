@@ -3,10 +3,11 @@ written for this benchmark) should be answered "no command fits", while Boundary
 request is answered "no command fits" when its best result fits it less than `ranking.WEAK` (`Index.fits`). The
 threshold, the costs of an unheard-of name and of an unheard-of thing, and the embedding model's part in the fit
 were chosen on the odd-numbered requests of the first 72 (the largest threshold keeping Boundary's recall targets);
-the even-numbered ones are held out, and so are the requests after the first 72, written once the measure was
-chosen. Boundary's recall here counts a prompt answered "no command fits" as a miss. With the `embeddings` extra
-installed, the same with WordLlama's model judging the fit too, ranking by words alone (`MCP_CLI_EMBEDDINGS_WEIGHT=0`;
-a model that ranks too judges no miss)."""
+the even-numbered ones are held out, and so are the 28 "later" requests, written once that measure was chosen, and
+the 42 "new" ones, written before the second measure (a word only a command's description or parameters have counts
+`ranking.BODY_WEIGHT` of its rarity) was chosen, on the same odd-numbered requests. Boundary's recall here counts a
+prompt answered "no command fits" as a miss. With the `embeddings` extra installed, the same with WordLlama's model
+judging the fit too, ranking by words alone (`MCP_CLI_EMBEDDINGS_WEIGHT=0`; a model that ranks too judges no miss)."""
 
 from __future__ import annotations
 
