@@ -287,6 +287,18 @@ def test_no_command_fits_without_hits_or_when_the_best_fits_under_weak():
     assert index.fits("user", hit[1]) < ranking.WEAK and index.misses("user", [hit])  # a hit, but a weak one
 
 
+def test_a_word_only_a_command_s_description_or_parameters_have_counts_less():
+    index = fitting(
+        command("get-forecast", "Get the weather forecast.", description="Forecast for a city's address."),
+        command("get-user", "Get a user.", params=[Param("address", "string")]),
+        command("get-address", "Get a postal address."),
+    )
+    full = index.rarity("address") / index.rarity("")
+    assert index.fits("address", "get-address") == pytest.approx(full)  # in its name and summary
+    assert index.fits("address", "get-forecast") == pytest.approx(ranking.BODY_WEIGHT * full)  # its description
+    assert index.fits("address", "get-user") == pytest.approx(ranking.BODY_WEIGHT * full)  # a parameter's name
+
+
 def test_a_shared_word_counts_by_its_own_rarity_not_the_command_s_rarest():
     index = fitting(command("get-user", "Get a user."), command("list-users", "List users."))
     common = index.rarity("user")  # in both commands

@@ -45,6 +45,7 @@ WEAK = 0.3  # a top result fitting a query less than this (`Index.fits`) means n
 NAME_COST = 0.3  # what a name the tree has never heard of (`Zendesk`) takes from how well a command fits
 UNHEARD_COST = 0.25  # what each word of a thing the tree has never heard of (`balance`) takes from it ...
 UNHEARD_MOST = 2  # ... for this many such words at most
+BODY_WEIGHT = 0.5  # what a word only a command's description or parameters have counts for in its fit (of its rarity)
 COSINE_WEIGHT = 0.75  # with an embedding model, what its cosine of a query and a command adds to how well it fits ...
 COSINE_FLOOR = 0.2  # ... above this, or takes below it (both chosen with WordLlama's model: bench/nofit.py)
 FEW = 100  # commands: how rare a word is, in a smaller tree, is told as in one of this many
@@ -223,7 +224,8 @@ class Index:
         self.vectors: npt.NDArray[np.float32] | None = None
         self._cosines: tuple[str, npt.NDArray[np.float32]] | None = None
         self.docs: list[tuple[str, Command]] = []
-        self.terms: list[set[str]] = []  # each command's terms, for how well it `fits` a query
+        self.terms: list[set[str]] = []  # each command's terms, for how well it `fits` a query ...
+        self.heads: list[set[str]] = []  # ... and those of its name, aliases and summary
         self.postings: dict[str, list[tuple[int, float]]] = defaultdict(list)
         lengths: list[float] = []
         for path, node in tree.walk():
@@ -236,9 +238,12 @@ class Index:
                 "description": node.description[:600],
             }
             tf: Counter[str] = Counter()
+            head: set[str] = set()
             for field, weight in FIELD_WEIGHTS:
                 for term in terms(fields[field], stop=field not in ("path", "params")):
                     tf[term] += weight
+                    if field in ("path", "summary"):
+                        head.add(term)
             for word in words(fields["path"]):
                 tf["=" + word] += FIELD_WEIGHTS[0][1]
             for op in operations(node.name, node.summary):
@@ -246,6 +251,7 @@ class Index:
             doc = len(self.docs)
             self.docs.append((" ".join(path), node))
             self.terms.append(set(tf))
+            self.heads.append(head)
             lengths.append(sum(tf.values()))
             for term, count in tf.items():
                 self.postings[term].append((doc, count))
@@ -262,19 +268,20 @@ class Index:
     def fits(self, query: str, path: str) -> float:
         """How well the command at `path` fits `query`, as many of the rarest possible word's worth: the rarity
         (idf) of each of its words the query has (itself or a synonym; each counted once however many words of the
-        query reach it), and of the query's operation where it also has a word of the query or the query has at most
-        one word the tree has never seen (a detail: "restart the *failing* service"; two are what it asks for: "send
-        *flowers* to my *mom*"); less UNHEARD_COST for each word of a thing the tree has never seen (up to
-        UNHEARD_MOST: "check my *bank* account *balance*"), and NAME_COST for each name it has never heard of
-        (`Zendesk`); with an embedding model, plus COSINE_WEIGHT times its cosine above COSINE_FLOOR. Under WEAK, no
-        command fits: what it shares with the query is incidental."""
-        q, terms = read(query), self.terms[self.at[path]]
+        query reach it; BODY_WEIGHT of it where only the command's description or parameters have the word, which
+        mention many things in passing: "account", "card", "address"), and of the query's operation where it also
+        has a word of the query or the query has at most one word the tree has never seen (a detail: "restart the
+        *failing* service"; two are what it asks for: "send *flowers* to my *mom*"); less UNHEARD_COST for each word
+        of a thing the tree has never seen (up to UNHEARD_MOST: "check my *bank* account *balance*"), and NAME_COST
+        for each name it has never heard of (`Zendesk`); with an embedding model, plus COSINE_WEIGHT times its cosine
+        above COSINE_FLOOR. Under WEAK, no command fits: what it shares with the query is incidental."""
+        q, terms, head = read(query), self.terms[self.at[path]], self.heads[self.at[path]]
         shared: dict[str, float] = {}
         unheard = things = 0
         for (token, word), thing in zip(q.words, q.things, strict=True):
             if found := word & terms:
                 best = stem(token) if stem(token) in found else max(found, key=self.rarity)
-                shared[best] = self.rarity(best)
+                shared[best] = self.rarity(best) * (1.0 if best in head else BODY_WEIGHT)
             elif not any(t in self.postings for t in word):
                 unheard += 1
                 things += thing
