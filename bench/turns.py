@@ -20,6 +20,7 @@ from typing import Any
 
 import anyio
 
+from mcp_cli.cli import tokens
 from mcp_cli.engine.runtime import Runtime
 from mcp_cli.handlers import kinds
 from mcp_cli.handlers.base import Call, Kind
@@ -159,7 +160,8 @@ def _usage(text: str, path: list[str]) -> str:
     lines = text.splitlines()
     head = " ".join(["tools", *path])
     for i, line in enumerate(lines):
-        if line.strip() == head or line.strip().startswith(head + " "):
+        said = re.sub(r"^\s*[A-Z][^:`]*: (?=tools )", "", line)  # `Usage of the first: tools ...` says it too
+        if said.strip() == head or said.strip().startswith(head + " "):
             indent = len(line) - len(line.lstrip())
             more = []  # its wrapped lines, under its first piece
             for x in lines[i + 1 : i + 6]:
@@ -188,7 +190,7 @@ def _correct(expected: tuple[str, str], result: Result, before: int) -> bool | N
     return (server, tool) == expected
 
 
-def via_search(runtime: Runtime, prompt: str, expected: tuple[str, str]) -> int | None:
+def via_search(runtime: Runtime, prompt: str, expected: tuple[str, str], description: str = "") -> int | None:
     agent = Agent(runtime, prompt)
     answer = agent.call(["search", *prompt.split()[:40]]).output
     for path_text, _ in _rows(answer)[:HITS]:
@@ -207,10 +209,21 @@ def via_search(runtime: Runtime, prompt: str, expected: tuple[str, str]) -> int 
     return None
 
 
-def via_root(runtime: Runtime, prompt: str, expected: tuple[str, str]) -> int | None:
+def start(description: str, wanted: set[str]) -> list[str]:
+    """Where the tool's description says to start: the one domain it names to run `--help` on, else a domain it
+    names whose name shares a word with the task, else the root."""
+    told = re.search(r"Run `([a-z0-9][\w -]*?) --help`", description)
+    if told:
+        return told[1].split()
+    listed = re.search(r"Domains: ([^.]*)", description)
+    names = [n.strip() for n in listed[1].replace(" and ", ", ").split(",")] if listed else []
+    return next(([n] for n in names if wanted & _words(n.replace("-", " "))), [])
+
+
+def via_root(runtime: Runtime, prompt: str, expected: tuple[str, str], description: str = "") -> int | None:
     agent, wanted = Agent(runtime, prompt), _words(prompt)
-    path: list[str] = []
-    text = agent.call(["--help"]).output
+    path = start(description, wanted)
+    text = agent.call([*path, "--help"]).output
     while agent.calls < MAX_CALLS:
         rows = [r for r in _rows(text) if r[0] != "search"]
         if not rows:
@@ -242,8 +255,9 @@ def run(corpus: Corpus) -> dict[str, Any]:
     found["mcp"] = Kind(_Recorder, tree)
     runtime = Runtime(tree, found)
     out: dict[str, Any] = {"corpus": corpus.name, "tasks": len(corpus.tasks)}
+    description = tokens.one_tool(tree)["description"]
     for name, way in (("search", via_search), ("root", via_root)):
-        counts = [way(runtime, prompt, needed[0]) for prompt, needed in corpus.tasks]
+        counts = [way(runtime, prompt, needed[0], description) for prompt, needed in corpus.tasks]
         done = [c for c in counts if c is not None]
         out[name] = {"done": len(done), "median": statistics.median(done) if done else None,
                      "within3": sum(1 for c in done if c <= 3)}  # fmt: skip
