@@ -50,9 +50,9 @@ class SearchHandler:
             near = self._nearest(index.search(query, 10, prefer))
             return Result(ok=True, output="\n".join([head + " Nearest domains:", *near, "",
                           f"Run `{name} <domain> --help` to browse, or search with other words."]) + "\n")  # fmt: skip
-        if call.usage is not None:  # under its row, as a small group's listing shows its commands'
+        if call.usage is not None:  # under its row, as a group's listing shows its commands': how any path is called
             lines[1:1] = ["  " + line for line in call.usage(f"{name} {hits[0][1]}", hits[0][2]).splitlines()]
-        return Result(ok=True, output="\n".join([*lines, "", f"More options: `{name} <path> --help`."]) + "\n")
+        return Result(ok=True, output="\n".join(lines) + "\n")
 
     def _nearest(self, hits: list[tuple[float, str, Any]]) -> list[str]:
         """Rows of the root's domains the best matches are in, best first (at most NEAREST)."""
