@@ -1,8 +1,9 @@
 """The handler of a tree's `search` command: `{"kind": "search"}` (see `search/ranking.py`).
 
-A confident answer lists the matches and the usage of the first, so that an agent can call it without opening its
-help (its usage line under its row; only two rows when the first is all but sure); when even the best match fits the query weakly (`ranking.WEAK`: by words, so not with an embedding model), the
-first line says no command fits and the nearest domains are offered instead of weak rows."""
+A confident answer lists the matches, the usage line of the first under its row, so that an agent can call it
+without opening its help (only two rows when the first is all but sure); when even the best match fits the query
+weakly (`ranking.WEAK`: by words, so not with an embedding model), the first line says no command fits and the
+nearest domains are offered instead of weak rows."""
 
 from __future__ import annotations
 
