@@ -147,7 +147,7 @@ def quality_lines(q: dict[str, Any]) -> tuple[list[str], list[str]]:
     peer = "FastMCP BM25 search transform (quoted from the brief, not re-measured)"
     lines.append(f"| {peer} | {FASTMCP['recall@1']:.3f} | - | {FASTMCP['recall@5']:.3f} | {FASTMCP['mrr']:.3f} |")
     lines += ["", f"Cost of a search result: {q['tokens_per_result']:.1f} o200k tokens each (a path and a one-line "
-              "summary; the footer shared by the results included), vs ~390 for a FastMCP search result "
+              "summary; the first's usage line shared by the results included), vs ~390 for a FastMCP search result "
               "(quoted from the brief)."]  # fmt: skip
     lines += ["", f"Prompts whose tool is not in the top 5 ({len(q['misses'])} of {q['prompts']}):", ""]
     lines += [f"- \"{m['prompt']}\" -> expected `{m['expected']}`, rank {m['rank'] or '>50'}; top: "

@@ -43,7 +43,8 @@ def substring_ranks(corpus: Corpus) -> list[int | None]:
 
 
 def tokens_per_result(corpus: Corpus) -> float:
-    """Mean o200k tokens per result of the `search` command's answer (footer included), over all prompts."""
+    """Mean o200k tokens per result (row) of the `search` command's answer, over all prompts: the first's usage line,
+    under its row, counts as the results' share."""
     import anyio
 
     from mcp_cli.cli import tokens
@@ -54,7 +55,7 @@ def tokens_per_result(corpus: Corpus) -> float:
     for prompt, _ in corpus.tasks:
         out = anyio.run(runtime.call, ["search", *prompt.split()]).output
         total += tokens.count(out)
-        results += sum(1 for line in out.splitlines() if line.startswith("  "))
+        results += sum(1 for line in out.splitlines() if line.startswith("  ") and not line.startswith("   "))
     return total / max(results, 1)
 
 

@@ -125,13 +125,13 @@ SMALL = [cmd("get", "Gets.", params=[Param("id", flags=["--id"], type="integer",
     ("children", "root", "shown"),
     [
         (SMALL, False, True),
-        (SMALL + [cmd(f"c{i}") for i in range(h.SMALL_GROUP - 2)], False, True),  # at most SMALL_GROUP commands
-        (SMALL + [cmd(f"c{i}") for i in range(h.SMALL_GROUP - 1)], False, False),  # one more: rows only
+        (SMALL + [cmd(f"c{i}") for i in range(3)], False, True),  # commands and usage lines within USAGE_ROOM
+        (SMALL + [cmd(f"c{i}", "x" * 60) for i in range(h.USAGE_ROOM // 80)], False, False),  # past it: rows only
         (SMALL, True, False),  # never at the root: its help stays short
         (SMALL + TOPICS, False, True),
     ],
 )
-def test_a_small_group_shows_each_command_s_usage_line_under_its_row(children, root, shown):
+def test_a_group_shows_its_commands_usage_lines_under_their_rows_while_they_fit_their_room(children, root, shown):
     out = h.group_help("t g", Group("g", children=children), root, 10**6)
     assert ("  get  Gets.\n    t g get --id INT\n  put  Puts.\n    t g put [options]\n" in out) is shown
     assert ("  get  Gets.\n  put  Puts.\n" in out) is not shown

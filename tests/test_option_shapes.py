@@ -62,10 +62,11 @@ SMALL = Corpus(
 
 def test_a_scripted_agent_calls_a_small_group_s_command_from_its_listing_and_fills_what_help_shows():
     found = turns.run(SMALL)
-    # via the root: root help, the group's (with usage lines), the call; a JSON value's fields are not on the usage
-    # line: the first call is refused, and the error, which shows them, teaches the second
-    assert found["root"] == {"done": 2, "median": 3.5, "within3": 1}
-    assert found["search"] == {"done": 2, "median": 3, "within3": 2}  # search, the command's help, the call
+    # via the root: the tool's description names both domains, and the tasks name them: the domain's help (with usage
+    # lines), the call; a JSON value's fields are not on the usage line: the first call is refused, and the error,
+    # which shows them, teaches the second
+    assert found["root"] == {"done": 2, "median": 2.5, "within3": 2}
+    assert found["search"] == {"done": 2, "median": 2.5, "within3": 2}  # search (the usage line under its row), call
     sent = turns._Recorder.calls[-4:]
     assert ("weather", "get_forecast", {"city": "Paris", "units": "imperial"}) in sent  # the choice the task names
     assert ("storage", "upload_files", {"files": [{"path": "x", "mode": 1}]}) in sent  # the fields help showed

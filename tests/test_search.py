@@ -6,7 +6,8 @@ import re
 import anyio
 import pytest
 
-from mcp_cli.search.ranking import stem
+from mcp_cli.handlers.search import SURE, SURE_ROWS
+from mcp_cli.search.ranking import Index, stem
 from mcp_cli.testing import ainvoke, mock_upstream, ok, wrap
 
 from .conftest import served
@@ -184,10 +185,19 @@ async def test_descriptions_in_other_languages_are_found_by_a_query_in_their_lan
     assert (await ranked(tree, words))[0] == first
 
 
-async def test_a_confident_answer_carries_the_usage_of_its_first_match(tree):
+async def test_a_confident_answer_carries_the_usage_of_its_first_match_under_its_row(tree):
     result = await ainvoke(tree, ["search", "close", "an", "issue"])
-    assert result.ok and result.output.splitlines()[0].split()[:2] == ["tracker", "close-issue"]
-    assert re.search(r"^Usage of the first: \S+ tracker close-issue --number INT$", result.output, re.M)
+    lines = result.output.splitlines()
+    assert result.ok and lines[0].split()[:2] == ["tracker", "close-issue"]
+    assert re.fullmatch(r"    \S+ tracker close-issue --number INT", lines[1]) and len(lines) == 2  # no footer
+
+
+@pytest.mark.parametrize(("words", "shown"), [("issues", 2), ("issue", 3)])
+async def test_an_answer_whose_first_is_all_but_sure_lists_two_rows(tree, words, shown):
+    hits = Index(tree).search(words)  # issues: list-issues far ahead; issue: close- and create-issue neck and neck
+    assert len(hits) == 3 and (hits[1][0] < SURE * hits[0][0]) is (shown == SURE_ROWS)
+    result = await ainvoke(tree, ["search", words])
+    assert re.findall(r"^  (\S+ \S+)", result.output, re.M) == [path for _, path, _ in hits][:shown]
 
 
 async def test_when_no_command_fits_the_first_line_says_so_and_the_nearest_domains_are_offered(tree):
@@ -212,4 +222,4 @@ async def test_a_served_session_admits_a_miss_and_finds_a_fit(tmp_path):
         )
         assert missed.splitlines()[1].split()[0] == "gh" and "get-me" not in missed
         found = await ok(client, command="search list the issues")
-        assert "Usage of the first: team gh list-issues [options]" in found
+        assert "\n    team gh list-issues [options]\n" in found

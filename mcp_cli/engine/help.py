@@ -39,7 +39,8 @@ def title(prog: str, about: str) -> str:
     return f"{prog} - {about}" if about else prog
 
 
-SMALL_GROUP = 5  # commands of a group (not the root) whose help shows each one's usage line
+USAGE_ROOM = 1_000  # characters of a group's (not the root's) commands listed with their usage lines, at most: within
+# it, the listing shows them (an agent can call one straight from there); past it, rows only
 
 
 def _listing(heading: str, nodes: Sequence[Node], budget: int, prog: str = "") -> list[str]:
@@ -60,6 +61,11 @@ def _listing(heading: str, nodes: Sequence[Node], budget: int, prog: str = "") -
         row = f"{row}, {name}" if row else f"  {name}"
     out.append(row)
     return out
+
+
+def _size(lines: list[str]) -> int:
+    """Characters of lines, each with its newline."""
+    return sum(len(line) + 1 for line in lines)
 
 
 def group_help(prog: str, group: Group, is_root: bool, budget: int) -> str:
@@ -89,13 +95,14 @@ def group_help(prog: str, group: Group, is_root: bool, budget: int) -> str:
     sections = [(h, n) for h, n in (("Domains" if is_root else "Groups", groups), ("Commands", commands),
                                      ("Topics", topics)) if n]  # fmt: skip
     room = budget - sum(len(x) + 1 for x in lines) - (len(PIPES) + 1) * is_root
-    small = not is_root and 0 < len(commands) <= SMALL_GROUP  # an agent can call one straight from here
-    full = [_listing(h, n, 10**9, prog if small and h == "Commands" else "") for h, n in sections]
-    if sum(len(x) + 1 for part in full for x in part) > room:  # usage lines are given up first
+    calls = "" if is_root else prog  # a group's commands with their usage lines: called straight from its listing
+    full = [_listing(h, n, 10**9, calls if h == "Commands" else "") for h, n in sections]
+    called = sum(_size(part) for (h, _), part in zip(sections, full, strict=True) if h == "Commands" and calls)
+    if called > USAGE_ROOM or sum(map(_size, full)) > room:  # usage lines are given up first
         full = [_listing(h, n, 10**9) for h, n in sections]
     # the largest listings give up their summaries first, until everything fits the budget
-    for i in sorted(range(len(full)), key=lambda k: -sum(len(x) + 1 for x in full[k])):
-        if sum(len(x) + 1 for part in full for x in part) <= room:
+    for i in sorted(range(len(full)), key=lambda k: -_size(full[k])):
+        if sum(map(_size, full)) <= room:
             break
         full[i] = _listing(*sections[i], 0)
     for part in full:

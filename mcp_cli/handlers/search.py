@@ -1,8 +1,9 @@
 """The handler of a tree's `search` command: `{"kind": "search"}` (see `search/ranking.py`).
 
-A confident answer lists the matches and the usage of the first, so that an agent can call it without opening its
-help; when even the best match fits the query weakly (`ranking.WEAK`), the first line says no command fits, naming the
-words of things no command knows, and the nearest domains are offered instead of weak rows."""
+A confident answer lists the matches, the usage line of the first under its row, so that an agent can call it
+without opening its help (only two rows when the first is all but sure); when even the best match fits the query
+weakly (`ranking.WEAK`), the first line says no command fits, naming the words of things no command knows, and the
+nearest domains are offered instead of weak rows."""
 
 from __future__ import annotations
 
@@ -15,6 +16,8 @@ from ..tree import Tree
 from .base import Call
 
 NEAREST = 3  # domains offered when no command fits
+SURE = 0.85  # the second best scoring under this share of the best: the best is all but sure (bench/turns.py)
+SURE_ROWS = 2  # rows of such an answer: the best, and one more in case
 
 
 class SearchHandler:
@@ -38,6 +41,8 @@ class SearchHandler:
         hits = index.search(query, None if limit is None else max(1, int(limit)), prefer)
         if not hits:
             return Result(ok=True, output=f"{index.no_fit(query)} Run `{name} --help` to browse.\n")
+        if limit is None and len(hits) > SURE_ROWS and hits[1][0] < SURE * hits[0][0]:
+            hits = hits[:SURE_ROWS]
         lines = rows([(path, node.summary) for _, path, node in hits], widest=40)
         if index.misses(query, hits):
             head = index.no_fit(query)
@@ -46,11 +51,9 @@ class SearchHandler:
             near = self._nearest(index.search(query, 10, prefer))
             return Result(ok=True, output="\n".join([head + " Nearest domains:", *near, "",
                           f"Run `{name} <domain> --help` to browse, or search with other words."]) + "\n")  # fmt: skip
-        footer = [f"Run `{name} <path> --help` for a command's options."]
-        if call.usage is not None:
-            usage = " ".join(call.usage(f"{name} {hits[0][1]}", hits[0][2]).split())
-            footer.insert(0, f"Usage of the first: {usage}")
-        return Result(ok=True, output="\n".join([*lines, "", *footer]) + "\n")
+        if call.usage is not None:  # under its row, as a group's listing shows its commands': how any path is called
+            lines[1:1] = ["  " + line for line in call.usage(f"{name} {hits[0][1]}", hits[0][2]).splitlines()]
+        return Result(ok=True, output="\n".join(lines) + "\n")
 
     def _nearest(self, hits: list[tuple[float, str, Any]]) -> list[str]:
         """Rows of the root's domains the best matches are in, best first (at most NEAREST)."""
