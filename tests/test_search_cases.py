@@ -299,6 +299,19 @@ def test_a_word_only_a_command_s_description_or_parameters_have_counts_less():
     assert index.fits("address", "get-user") == pytest.approx(ranking.BODY_WEIGHT * full)  # a parameter's name
 
 
+def test_a_query_that_names_a_command_finds_it_first_and_fits_it_fully():
+    me = command("get-me", "Get details of the authenticated user.", aliases=["get_me"])
+    index = Index(tree(Group("hub", children=[me, command("get-label", "Get a label."),
+                                              Group("issues", children=[command("list", "List issues.")])])))  # fmt: skip
+    for query in ("get_me", "getMe", "get me", "hub get-me"):  # stop words aside, its only words are a verb
+        hits = index.search(query)
+        assert hits[0][1] == "hub get-me" and index.fits(query, "hub get-me") == 1.0
+        assert not index.misses(query, hits)
+    assert index.search("issues list")[0][1] == "hub issues list"  # its path without the domain names it too
+    assert index.fits("list", "hub issues list") < 1.0  # a nested command's own name alone names no command
+    assert index.fits("get me a label", "hub get-me") < 1.0  # a query that only contains a name is read by words
+
+
 def test_a_shared_word_counts_by_its_own_rarity_not_the_command_s_rarest():
     index = fitting(command("get-user", "Get a user."), command("list-users", "List users."))
     common = index.rarity("user")  # in both commands

@@ -22,7 +22,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Protocol
 
 from ..entities import acts_in
-from ..text import words
+from ..text import command_name, words
 from ..tree import Command, Tree
 from . import embeddings, lexicon
 from .lexicon import NAME_VERBS
@@ -226,6 +226,7 @@ class Index:
         self.docs: list[tuple[str, Command]] = []
         self.terms: list[set[str]] = []  # each command's terms, for how well it `fits` a query ...
         self.heads: list[set[str]] = []  # ... and those of its name, aliases and summary
+        self.named: dict[str, list[int]] = defaultdict(list)  # a command by the names a query may give it
         self.postings: dict[str, list[tuple[int, float]]] = defaultdict(list)
         lengths: list[float] = []
         for path, node in tree.walk():
@@ -252,6 +253,8 @@ class Index:
             self.docs.append((" ".join(path), node))
             self.terms.append(set(tf))
             self.heads.append(head)
+            for name in {command_name(" ".join(p)) for p in (path, path[1:], *([a] for a in node.aliases)) if p}:
+                self.named[name].append(len(self.docs) - 1)  # its path, with or without its domain, and aliases
             lengths.append(sum(tf.values()))
             for term, count in tf.items():
                 self.postings[term].append((doc, count))
@@ -274,7 +277,10 @@ class Index:
         *failing* service"; two are what it asks for: "send *flowers* to my *mom*"); less UNHEARD_COST for each word
         of a thing the tree has never seen (up to UNHEARD_MOST: "check my *bank* account *balance*"), and NAME_COST
         for each name it has never heard of (`Zendesk`); with an embedding model, plus COSINE_WEIGHT times its cosine
-        above COSINE_FLOOR. Under WEAK, no command fits: what it shares with the query is incidental."""
+        above COSINE_FLOOR. A query that is one of the command's names (`get_me`) fits it fully. Under WEAK, no command
+        fits: what it shares with the query is incidental."""
+        if self.at[path] in self.named.get(command_name(query), ()):
+            return 1.0
         q, terms, head = read(query), self.terms[self.at[path]], self.heads[self.at[path]]
         shared: dict[str, float] = {}
         unheard = things = 0
@@ -335,7 +341,11 @@ class Index:
         for doc in scores:
             if acts_in(self.docs[doc][0], prefer):
                 scores[doc] *= CONTEXT_BOOST
-        ranked = sorted(scores.items(), key=lambda kv: (-kv[1], self.docs[kv[0]][0]))[: limit or SHOWN]
+        named = self.named.get(command_name(query), [])  # commands named outright come first (`get_me`)
+        for doc in named:
+            scores.setdefault(doc, max(scores.values(), default=1.0))  # none of its words counted: stop words
+        ranked = sorted(scores.items(), key=lambda kv: (kv[0] not in named, -kv[1], self.docs[kv[0]][0]))
+        ranked = ranked[: limit or SHOWN]
         if limit is None and ranked:
             ranked = [(doc, score) for doc, score in ranked if score >= STRONG * ranked[0][1]]
         return [(score, self.docs[doc][0], self.docs[doc][1]) for doc, score in ranked]
