@@ -301,8 +301,8 @@ def test_a_word_only_a_command_s_description_or_parameters_have_counts_less():
 
 def test_a_query_that_names_a_command_finds_it_first_and_fits_it_fully():
     me = command("get-me", "Get details of the authenticated user.", aliases=["get_me"])
-    index = Index(tree(Group("hub", children=[me, command("get-label", "Get a label."),
-                                              Group("issues", children=[command("list", "List issues.")])])))  # fmt: skip
+    issues = Group("issues", children=[command("list", "List issues.")])
+    index = Index(tree(Group("hub", children=[me, command("get-label", "Get a label."), issues])))
     for query in ("get_me", "getMe", "get me", "hub get-me"):  # stop words aside, its only words are a verb
         hits = index.search(query)
         assert hits[0][1] == "hub get-me" and index.fits(query, "hub get-me") == 1.0
