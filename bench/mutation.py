@@ -41,6 +41,7 @@ import datetime
 import functools
 import os
 import queue
+import re
 import shutil
 import signal
 import subprocess
@@ -384,11 +385,13 @@ def _attempt(copies: queue.Queue[Path], module: str, source: str, tests: list[st
         copies.put(copy)
 
 
-def run_module(module: str, tests: list[str], copies: queue.Queue[Path], jobs: int, snapshot: Path) -> dict:
-    """Every mutant of `module` (as it was in `snapshot`, a copy of the checkout) against `tests`: the counts, the
-    kill rate, the survivors."""
+def run_module(module: str, tests: list[str], copies: queue.Queue[Path], jobs: int, snapshot: Path,
+               only: set[str] | None = None) -> dict:  # fmt: skip
+    """Every mutant of `module` (as it was in `snapshot`, a copy of the checkout; `only`: those named) against
+    `tests`: the counts (of the mutants run; `mutants` of all), the kill rate, the survivors."""
     source = (snapshot / module).read_text(encoding="utf-8")
-    found, equivalent = mutants(module, source), EQUIVALENT.get(module, {})
+    made, equivalent = mutants(module, source), EQUIVALENT.get(module, {})
+    found = [m for m in made if only is None or m.name in only]
     _, outcome, took = _attempt(copies, module, source, tests, 1800, None)  # as `ast.unparse` writes it
     if outcome != "passed":
         sys.exit(f"{module}: its tests fail without a mutant ({outcome}): {' '.join(tests)}")
@@ -397,9 +400,12 @@ def run_module(module: str, tests: list[str], copies: queue.Queue[Path], jobs: i
     counts = {"killed": 0, "timeout": 0, "survived": 0, "equivalent": 0}
     survivors = []
     attempt = functools.partial(_attempt, copies, module, source, tests, limit)
+    start = time.monotonic()
     with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
-        for m, outcome, _ in pool.map(attempt, found):
+        for done, (m, outcome, _) in enumerate(pool.map(attempt, found), 1):
             assert m is not None
+            if done % 50 == 0:
+                print(f"  {done}/{len(found)} in {time.monotonic() - start:.0f} s", flush=True)
             if m.name in equivalent:
                 counts["equivalent"] += 1
                 if outcome != "passed":
@@ -410,56 +416,109 @@ def run_module(module: str, tests: list[str], copies: queue.Queue[Path], jobs: i
                 print(f"  survived {m.label()}", flush=True)
             else:
                 counts["killed" if outcome == "failed" else "timeout"] += 1
-    for name in sorted(set(equivalent) - {m.name for m in found}):
+    for name in sorted(set(equivalent) - {m.name for m in made}):
         print(f"  listed as equivalent but no longer made (take it off EQUIVALENT): {name}", flush=True)
     live = len(found) - counts["equivalent"]
     rate = (counts["killed"] + counts["timeout"]) / live if live else 1.0
     print(f"{module}: {rate:.1%} killed ({counts})", flush=True)
-    same = [m for m in found if m.name in equivalent]
-    return {"mutants": len(found), **counts, "rate": rate, "tests": tests, "survivors": survivors, "equivalents": same}
+    same = [m for m in made if m.name in equivalent]
+    return {"mutants": len(made), **counts, "rate": rate, "tests": tests, "survivors": survivors, "equivalents": same,
+            "run": str(datetime.date.today())}  # fmt: skip
 
 
-def run(modules: list[str], jobs: int, tests: list[str] | None = None) -> dict[str, dict]:
-    """Each module's mutants against its tests (TESTS, or `tests` for all), `jobs` at once, each job in its own copy
-    of the checkout."""
+def run(modules: list[str], jobs: int, tests: list[str] | None = None,
+        only: dict[str, set[str]] | None = None) -> dict[str, dict]:  # fmt: skip
+    """Each module's mutants (`only`: those named, by module) against its tests (TESTS, or `tests` for all), `jobs` at
+    once, each job in its own copy of the checkout."""
     with tempfile.TemporaryDirectory(prefix="mcp-cli-mutation-") as tmp:
         copies: queue.Queue[Path] = queue.Queue()
         for i in range(jobs):
             _copy(Path(tmp) / str(i))
             copies.put(Path(tmp) / str(i))
         snapshot = Path(tmp) / "0"  # the checkout as the run began: later edits change nothing of it
-        return {module: run_module(module, tests or TESTS[module], copies, jobs, snapshot) for module in modules}
+        return {module: run_module(module, tests or TESTS[module], copies, jobs, snapshot, (only or {}).get(module))
+                for module in modules}  # fmt: skip
 
 
-def report(results: dict[str, dict], argv: list[str]) -> str:
-    total = {k: sum(r[k] for r in results.values()) for k in ("mutants", "killed", "timeout", "survived", "equivalent")}
-    live = total["mutants"] - total["equivalent"]
+COUNTS = ("mutants", "killed", "timeout", "survived", "equivalent")
+
+
+def _row(module: str, r: dict) -> dict:
+    """A module's row of bench/MUTATION.md from its run, with its lines under Survivors and Equivalent mutants."""
+    return {"module": module, "tests": ", ".join(Path(t).name for t in r["tests"]), "run": r["run"],
+            **{k: r[k] for k in COUNTS}, "survivors": [f"- `{m.label()}`" for m in r["survivors"]],
+            "equivalents": [f"- `{m.label()}`: {EQUIVALENT[module][m.name]}" for m in r["equivalents"]]}  # fmt: skip
+
+
+def previous(text: str) -> dict[str, dict]:
+    """The rows of an earlier bench/MUTATION.md by module (as `_row` makes them), each with the date of its run."""
+    date = re.search(r" on (\d{4}-\d\d-\d\d)", text)
+    rows: dict[str, dict] = {}
+    for line in text.split("## History")[0].splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if not line.startswith("| mcp_cli/") or len(cells) not in (8, 9):
+            continue
+        if len(cells) == 8:  # written before rows had the date of their run
+            cells.insert(2, date.group(1) if date else "?")
+        counts = dict(zip(COUNTS, map(int, cells[3:8]), strict=True))
+        rows[cells[0]] = {"module": cells[0], "tests": cells[1], "run": cells[2], **counts, "survivors": [],
+                          "equivalents": []}  # fmt: skip
+    section = ""
+    for line in text.split("## History")[0].splitlines():
+        section = {"## Survivors": "survivors", "## Equivalent mutants": "equivalents"}.get(line, section)
+        for row in rows.values():
+            if section and line.startswith(f"- `{Path(row['module']).name}:"):
+                row[section].append(line)
+    return rows
+
+
+def _survivor_names(row: dict) -> set[str]:
+    """The mutants a row lists as survivors, by name (`- `schema.py:12 NAME``)."""
+    return {line.split(" ", 2)[2].rstrip("`") for line in row["survivors"]}
+
+
+def again(row: dict, module: str, r: dict) -> dict:
+    """`row` (a module's earlier full run) after its survivors were run again (`r`): those now killed count as
+    killed, those now listed in EQUIVALENT as equivalent."""
+    if r["mutants"] != row["mutants"]:
+        sys.exit(f"{module}: {r['mutants']} mutants now, {row['mutants']} in its row: the module changed, run it whole")
+    new = _row(module, r)
+    for k in ("killed", "timeout", "equivalent"):
+        new[k] += row[k]
+    new["run"] = f"{row['run'].split(' ')[0]} (survivors again {r['run']})"
+    return new
+
+
+def _rate(row: dict) -> float:
+    live = row["mutants"] - row["equivalent"]
+    return (row["killed"] + row["timeout"]) / live if live else 1.0
+
+
+def report(rows: list[dict], argv: list[str]) -> str:
+    """bench/MUTATION.md (without its History) for `rows`, in TESTS' order."""
+    total = {k: sum(r[k] for r in rows) for k in COUNTS}
     lines = [
         "# Mutation testing",
         "",
-        f"Produced by `python -m bench.mutation {' '.join(argv)}` on {datetime.date.today()}, Python "
-        f"{sys.version.split()[0]}. A mutant is killed when a test of its module fails (or runs over the time "
-        "limit); the rate is killed / (mutants - equivalent). What a mutant is: bench/mutation.py.",
+        f"Written by `python -m bench.mutation {' '.join(argv)}` on {datetime.date.today()}, Python "
+        f"{sys.version.split()[0]}; each row's date is that of its module's run (`--write` with `--module` rewrites "
+        "those modules' rows only; `--survivors` runs a row's survivors again). A mutant is killed when a test of its "
+        "module fails (or runs over the time limit); the rate is killed / (mutants - equivalent). What a mutant is: "
+        "bench/mutation.py.",
         "",
-        "| module | tests | mutants | killed | timeout | survived | equivalent | kill rate |",
-        "|---|---|---|---|---|---|---|---|",
+        "| module | tests | run on | mutants | killed | timeout | survived | equivalent | kill rate |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
-    for module, r in results.items():
-        tests = ", ".join(Path(t).name for t in r["tests"])
-        lines.append(f"| {module} | {tests} | {r['mutants']} | {r['killed']} | {r['timeout']} | {r['survived']} | "
-                     f"{r['equivalent']} | {r['rate']:.1%} |")  # fmt: skip
-    if len(results) > 1:
-        rate = (total["killed"] + total["timeout"]) / live if live else 1.0
-        lines.append(f"| all | | {total['mutants']} | {total['killed']} | {total['timeout']} | {total['survived']} | "
-                     f"{total['equivalent']} | {rate:.1%} |")  # fmt: skip
+    for r in rows:
+        lines.append(f"| {r['module']} | {r['tests']} | {r['run']} | {r['mutants']} | {r['killed']} | {r['timeout']} | "
+                     f"{r['survived']} | {r['equivalent']} | {_rate(r):.1%} |")  # fmt: skip
+    if len(rows) > 1:
+        lines.append(f"| all | | | {total['mutants']} | {total['killed']} | {total['timeout']} | {total['survived']} | "
+                     f"{total['equivalent']} | {_rate(total):.1%} |")  # fmt: skip
     lines += ["", "## Survivors", ""]
-    for r in results.values():
-        lines += [f"- `{m.label()}`" for m in r["survivors"]]
-    if not any(r["survivors"] for r in results.values()):
-        lines.append("None.")
+    lines += [line for r in rows for line in r["survivors"]] or ["None."]
     lines += ["", "## Equivalent mutants", ""]
-    for module, r in results.items():
-        lines += [f"- `{m.label()}`: {EQUIVALENT[module][m.name]}" for m in r["equivalents"]]
+    lines += [line for r in rows for line in r["equivalents"]]
     return "\n".join(lines) + "\n"
 
 
@@ -469,7 +528,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("-j", "--jobs", type=int, default=2, help="mutants run at once (default 2)")
     parser.add_argument("--tests", action="append", help="run these tests instead of TESTS' (repeatable)")
     parser.add_argument("--list", action="store_true", help="print the mutants, run nothing")
-    parser.add_argument("--write", action="store_true", help="write bench/MUTATION.md (keeping its ## History)")
+    write = "write bench/MUTATION.md: the rows of the modules run (the others' rows and its ## History kept)"
+    parser.add_argument("--write", action="store_true", help=write)
+    rerun = "run only the mutants bench/MUTATION.md lists as survivors; count those now killed or equivalent"
+    parser.add_argument("--survivors", action="store_true", help=rerun)
     args = parser.parse_args(argv)
     modules = list(TESTS)
     if args.module:
@@ -482,12 +544,21 @@ def main(argv: list[str] | None = None) -> None:
             for m in mutants(module, (ROOT / module).read_text(encoding="utf-8")):
                 print(m.label() + ("  [equivalent]" if m.name in EQUIVALENT.get(module, {}) else ""))
         return
-    results = run(modules, max(args.jobs, 1), args.tests)
-    text = report(results, sys.argv[1:] if argv is None else argv)
+    path = ROOT / "bench" / "MUTATION.md"
+    old = path.read_text(encoding="utf-8") if path.exists() else ""
+    rows = previous(old)
+    only = None
+    if args.survivors:
+        missing = [m for m in modules if m not in rows]
+        if missing:
+            parser.error(f"--survivors: bench/MUTATION.md has no row for {', '.join(missing)}")
+        only = {m: _survivor_names(rows[m]) for m in modules}
+    results = run(modules, max(args.jobs, 1), args.tests, only)
+    old = path.read_text(encoding="utf-8") if path.exists() else ""  # as another run may have left it meanwhile
+    rows = previous(old) | {m: again(rows[m], m, r) if args.survivors else _row(m, r) for m, r in results.items()}
+    text = report([rows[m] for m in TESTS if m in rows], sys.argv[1:] if argv is None else argv)
     print("\n" + text)
     if args.write:
-        path = ROOT / "bench" / "MUTATION.md"
-        old = path.read_text(encoding="utf-8") if path.exists() else ""
         history = old[old.index("## History") :] if "## History" in old else "## History\n"
         path.write_text(text + "\n" + history, encoding="utf-8")
         print(f"wrote {path}", file=sys.stderr)
