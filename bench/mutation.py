@@ -61,6 +61,8 @@ TESTS: dict[str, list[str]] = {
     "mcp_cli/search/ranking.py": ["tests/test_search_cases.py"],
     "mcp_cli/engine/schema.py": ["tests/test_schema_cases.py"],
     "mcp_cli/surfaces/http_guard.py": ["tests/test_http_guard_cases.py"],
+    "mcp_cli/engine/answers.py": ["tests/test_answers_cases.py"],
+    "mcp_cli/engine/builtins.py": ["tests/test_builtins_cases.py"],
 }
 # What the same run gave before those tests, with each module's end-to-end tests (bench/MUTATION.md, History):
 # parser: test_runtime, test_tree, test_skill_scripts; scopes: test_scopes; help: test_help; search: test_search,
