@@ -101,9 +101,10 @@ def test_head_and_tail_take_items_of_a_json_array_given_as_text(text, head, tail
 def test_head_reads_only_the_items_it_needs_of_an_array():
     flow = run("head", ["2"], Flow(text="[1, 2, this is not JSON"))
     assert flow.value == [1, 2]
+    assert run("head", ["5"], Flow(text="[1, 2] and then no JSON")).value == [1, 2]  # up to its end
 
 
-@pytest.mark.parametrize("text", ["[1, 2", "[1,X2]"])
+@pytest.mark.parametrize("text", ["[1, 2", "[1,X2]", "[X1]"])
 def test_text_that_only_starts_like_an_array_is_lines(text):
     assert run("head", ["5"], Flow(text=text)).text == text
     assert run("tail", ["1"], Flow(text=text)).text == text
@@ -161,6 +162,8 @@ def test_jq_over_text_says_its_input_is_not_json():
     )
     with pytest.raises(UsageError, match=r"^its input is not JSON \(" + "w" * 57 + r"\.\.\.\); "):
         run("jq", ["."], Flow(text="w" * 100))
+    with pytest.raises(UsageError, match=r"^its input is not JSON \(\(empty\)\); "):
+        run("jq", ["."], Flow(text="\x0c\n"))  # a form feed: space to Python, not to a JSON reader
 
 
 @pytest.mark.parametrize(

@@ -125,8 +125,8 @@ SMALL = [cmd("get", "Gets.", params=[Param("id", flags=["--id"], type="integer",
     ("children", "root", "shown"),
     [
         (SMALL, False, True),
-        (SMALL + [cmd(f"c{i}") for i in range(h.SMALL_GROUP - 2)], False, True),  # at most SMALL_GROUP commands
-        (SMALL + [cmd(f"c{i}") for i in range(h.SMALL_GROUP - 1)], False, False),  # one more: rows only
+        (SMALL + [cmd(f"c{i}") for i in range(3)], False, True),  # at most 5 commands (README: small groups)
+        (SMALL + [cmd(f"c{i}") for i in range(4)], False, False),  # one more: rows only
         (SMALL, True, False),  # never at the root: its help stays short
         (SMALL + TOPICS, False, True),
     ],
