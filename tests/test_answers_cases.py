@@ -237,6 +237,7 @@ def test_a_next_part_from_anywhere_and_the_last_one():
     last = more(TREE, kept, ask("--more", f"{key}:300"), None)
     assert last.output == LINES[-1] + "\n[lines 300-300 of 300: the end.]"
     assert last.part == {"shown": "lines 300-300 of 300", "of": result.part["of"], "next": None, "id": key}
+    assert last.ok and last.path == "t"
     middle = more(TREE, kept, ask("--more", f"{key}:2"), None)
     assert cut(middle)[0].split("\n")[0] == LINES[1]
     with pytest.raises(UsageError) as caught:
@@ -365,6 +366,7 @@ def test_what_the_command_dropped_is_said_in_every_note():
         f"{text}\n[whole answer, about {a.about(text):,} tokens; the command wrote 12,345 more characters, which "
         "were not kept.]"
     )
+    assert result.part == {"shown": "lines 1-5 of 5", "of": a.about(text), "next": None, "id": None}
     kept = Kept()
     result = fit(TREE, kept, Result(ok=True, output="\n".join(LINES), omitted=7), ask("x"), None)
     assert (
@@ -404,14 +406,14 @@ def test_the_size_of_an_answer_far_over_its_budget_is_estimated_from_its_first_p
 def test_passed_through_content_keeps_its_other_items_and_answers_in_one_text_item():
     image = {"type": "image", "data": "AAAA", "mimeType": "image/png"}
     content = [
-        {"type": "text", "text": "\n".join(LINES[:150])},
+        {"type": "text", "text": "one\ntwo"},
         image,
-        {"type": "text", "text": "\n".join(LINES[150:])},
+        {"type": "text", "text": "\n".join(LINES)},
     ]
     result = fit(TREE, Kept(), Result(ok=True, output="ignored", content=content), ask("x"), None)
     text, _ = cut(result)
     assert result.content == [{"type": "text", "text": result.output}, image]
-    assert text.split("\n")[0] == LINES[0]
+    assert text.split("\n")[:3] == ["one", "two", LINES[0]]
     small = [{"type": "text", "text": "hi"}, image]
     result = Result(ok=True, output="x" * 50_000, content=small)
     assert fit(TREE, Kept(), result, ask("x"), None).content == small  # its text items fit: as it came
@@ -432,6 +434,8 @@ def test_a_kept_answer_is_read_by_its_session_only():
         "expired, belongs to another session, or was kept by another replica of a --stateless server. To read on, "
         "run the call again (`t x 'y z'`) and follow its note; narrower calls need no next part."
     )
+    with pytest.raises(NotFound, match=r"run the call again \(`t x \| head 5`\) and follow its note"):
+        more(TREE, kept, ask("--more", f"{key}:5", "x", "|", "head", "5"), other)
     with pytest.raises(NotFound, match=r"To read on, run the call again; narrower"):
         more(TREE, kept, ask("--more", f"{key}:5"), None)
     shared = fit(TREE, kept, Result(ok=True, output="\n".join(LINES)), ask("x"), Context(lasting=False))
@@ -514,3 +518,109 @@ def test_room_and_about():
     assert a.about("abc def") == tokens("abc def")
     assert a.about("x" * 1_000_000) == tokens("x" * 1_000_000)
     assert a.about("ab" * 500_001) == 1_000_002 // 3
+
+
+def rows_of_tokens(n: int) -> list[dict]:
+    """A table whose compact JSON is `n` tokens (987 for 58 rows, then a longer name in the first)."""
+    rows = [{"id": i, "name": "n"} for i in range(58)]
+    rows[0]["name"] = "n" * (5 * (n - 987) + 1)
+    assert tokens(json.dumps(rows)) == n
+    return rows
+
+
+def test_a_table_over_1000_tokens_comes_as_toon():
+    tree = Tree(Group("t"), Settings(budget=20_000))
+    under, over = json.dumps(rows_of_tokens(1_000)), rows_of_tokens(1_001)
+    assert fit(tree, Kept(), Result(ok=True, output=under), ask("x"), None).output == under
+    got = fit(tree, Kept(), Result(ok=True, output=json.dumps(over)), ask("x"), None).output
+    assert got == a.encode(over, "toon") + "\n[TOON form of the JSON answer; `--format json` gives JSON.]"
+
+
+def test_the_size_of_a_json_answer_is_estimated_from_its_items_as_written():
+    items = [{"id": i, "name": "é" * 30 + "ß" * (i % 7)} for i in range(300)]  # not ASCII: written as it is
+    result = fit(TREE, Kept(), Result(ok=True, output=json.dumps(items)), ask("--format", "json", "x"), None)
+    text, _ = cut(result)
+    n = len(json.loads(text))
+    sizes = [len(json.dumps(item, ensure_ascii=False)) + 1 for item in items]
+    assert result.part["of"] == a.about(a.encode(items[:n], "json")) * sum(sizes) // sum(sizes[:n])
+
+
+@pytest.mark.parametrize(("length", "whole_items"), [(499, True), (500, False)])
+def test_json_items_up_to_half_a_part_s_room_stay_whole(length, whole_items):
+    room = a.room(BUDGET)  # 1,000 characters: an item of up to 499 (and its separator) is cut at whole items
+    items = [{"k": "a" * (length - 9)} for _ in range(20)]
+    assert len(json.dumps(items[0])) == length and room == 1_000
+    result = fit(TREE, Kept(), Result(ok=True, output=json.dumps(items)), ask("--format", "json", "x"), None)
+    text, note = cut(result)
+    assert note.startswith("cut to the 600-token budget: " + ("items" if whole_items else "lines"))
+    assert (text == json.dumps(items[: len(json.loads(text))])) if whole_items else text.startswith('[\n {\n  "k": ')
+
+
+@pytest.mark.parametrize(("length", "whole_lines"), [(999, True), (1_000, False)])
+def test_lines_up_to_a_part_s_room_stay_whole(length, whole_lines):
+    lines = ["w" * length] * 6
+    result = fit(TREE, Kept(), Result(ok=True, output="\n".join(lines)), ask("x"), None)
+    text, note = cut(result)
+    if whole_lines:
+        assert text == lines[0] and note.startswith("cut to the 600-token budget: lines 1-1 of 6 shown")
+    else:
+        assert note.startswith("cut to the 600-token budget: characters 1-") and len(text) % 125 == 0
+
+
+def test_a_part_takes_every_line_that_fits_up_to_4_characters_a_token():
+    lines = ["a" * 99] * 40  # 16 lines: 1,599 characters and 399 tokens, the most that fit 400 beside the note
+    kept = Kept()
+    result = fit(TREE, kept, Result(ok=True, output="\n".join(lines)), ask("x"), None)
+    assert cut(result)[0] == "\n".join(lines[:16])
+    assert_most_that_fit([p for p, _ in read_all(result, kept)], lines, "\n")
+
+
+def test_a_part_has_at_least_one_unit_even_over_its_budget():
+    lines = [",".join(["1"] * 450)] * 3  # 899 characters, 899 tokens: no line fits 400
+    kept = Kept()
+    result = fit(TREE, kept, Result(ok=True, output="\n".join(lines)), ask("x"), None)
+    parts = read_all(result, kept)
+    assert [p for p, _ in parts] == lines
+    assert parts[2][1] == "lines 3-3 of 3: the end."
+
+
+def test_a_toon_part_takes_every_row_that_fits():
+    rows = [{"id": i, "name": f"person-{i:03}", "team": f"team-{i % 9}"} for i in range(300)]
+    kept = Kept()
+    result = fit(TREE, kept, Result(ok=True, output=json.dumps(rows)), ask("x"), None)
+    parts, at = read_all(result, kept), 0
+    for text, note in parts:
+        n = len(text.split("\n")) - 1
+        assert text == a.encode(rows[at : at + n], "toon") and fits(text, BUDGET - a.NOTE)
+        if at + n < len(rows):
+            assert not fits(a.encode(rows[at : at + n + 1], "toon"), BUDGET - a.NOTE)
+        assert note.endswith(" TOON form of the JSON answer; `--format json` gives JSON.")
+        at += n
+    assert at == len(rows)
+
+
+@pytest.mark.parametrize("total", [4_800, 5_000])  # 8 times the budget: the whole rendered and counted, or not
+def test_the_size_of_an_answer_up_to_8_times_its_budget_is_counted_whole(total):
+    lines = [" ".join("1" * 20)] * 40 + ["w" * 99] * ((total - 1_700) // 100)  # dense, then sparse: an estimate
+    lines.append("w" * (total - sum(len(x) + 1 for x in lines) - 1))  # from the first part errs
+    sizes = [len(x) + 1 for x in lines]
+    assert sum(sizes) == total
+    result = fit(TREE, Kept(), Result(ok=True, output="\n".join(lines)), ask("x"), None)
+    n = len(cut(result)[0].split("\n"))
+    estimate = a.about("\n".join(lines[:n])) * total // sum(sizes[:n])
+    assert estimate != a.about("\n".join(lines))
+    assert result.part["of"] == (a.about("\n".join(lines)) if total == 4_800 else estimate)
+
+
+def test_ids_are_eight_letters_or_digits():
+    kept = Kept()
+    keys = {kept.put(entry(2)) for _ in range(300)}
+    assert len(keys) == 300 and all(re.fullmatch(r"[A-Za-z0-9]{8}", k) for k in keys)
+
+
+def test_a_folder_is_made_where_none_is(tmp_path):
+    kept = Kept(tmp_path / "a" / "b")
+    key = kept.put(entry(10))
+    assert (tmp_path / "a" / "b" / f"{key}.json").exists()
+    kept.put(entry(10))  # into the folder made before
+    assert len(list((tmp_path / "a" / "b").iterdir())) == 2
