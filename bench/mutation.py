@@ -2,7 +2,9 @@
 
 `python -m bench.mutation` runs every module of TESTS; `--module help` one (repeatable); `--tests FILE` other
 tests than TESTS' (repeatable); `-j 2` workers; `--list` prints the mutants without running them; `--write`
-updates bench/MUTATION.md (its `## History` section is kept).
+rewrites the rows of the modules run in bench/MUTATION.md (the other rows, each dated by its run, and its `## History`
+section are kept); `--survivors` runs only the mutants a module's row lists as survivors (after tests were added)
+and counts those now killed, or now listed in EQUIVALENT, into its row.
 
 A mutant is one change at one place of a module's syntax tree (`ast`), the module then written back with
 `ast.unparse`:
@@ -18,9 +20,10 @@ A mutant is one change at one place of a module's syntax tree (`ast`), the modul
 - a statement dropped: a call on its own line, a `raise`, an `x += ...`, an `x = f(x)` that rewrites a name;
   `break`/`continue` swapped.
 
-Each mutant runs `python -m pytest -x -q` over its module's tests (TESTS) in a private copy of the checkout (the
-working tree is never written; a copy per worker, so subprocesses started by a test import the mutant too). A
-failing test or a run over the time limit kills it. EQUIVALENT lists mutants that change nothing a caller can
+Each mutant runs `python -m pytest -x -q` over its module's tests (TESTS; without tests/conftest.py when they pass
+without it, as in-process case tests do) in a private copy of the checkout (the working tree is never written; a copy
+per worker, so subprocesses started by a test import the mutant too). A failing test or a run over the time limit
+kills it. EQUIVALENT lists mutants that change nothing a caller can
 observe, each with the reason; they are counted apart, and the kill rate is killed / (mutants - equivalent).
 
 Why not mutmut or cosmic-ray (neither was tried on this tree; these are what their designs imply): mutmut 3 chooses
