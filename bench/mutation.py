@@ -90,10 +90,13 @@ EQUIVALENT: dict[str, dict[str, str]] = {
         "group_help: 10 -> 11": "10**9 or 11**9 characters: no budget for listings at all either way",
         "group_help: 9 -> 10": "10**9 or 10**10 characters: no budget for listings at all either way",
         "group_help: break -> continue": "once the listings fit, every later turn of the loop finds them fitting",
-        "group_help: 0 -> 1 #2": "a listing with a budget of 0 or 1 character: no listing fits either",
+        "group_help: 0 -> 1 #3": "a listing with a budget of 0 or 1 character: no listing fits either",
+        "group_help: 0 < len(commands) <= SMALL_GROUP -> 0 <= len(commands) <= SMALL_GROUP": "a group without "
+        "commands has no Commands listing to carry usage lines",
         "_invocation: ', ' -> ', X' #2": "long_only: one flag, so nothing is joined",
         "command_help: 10 -> 11": "10**9 or 11**9 characters: no budget either way",
         "command_help: 9 -> 10": "10**9 or 10**10 characters: no budget either way",
+        "_listing: True -> False": "zip(strict=...) of the nodes and the rows made from them, one each",
     },
     "mcp_cli/search/ranking.py": {
         "_phrases: ' ' -> ' X'": "every phrase of the lexicon reads as one word: nothing is joined",
@@ -117,6 +120,13 @@ EQUIVALENT: dict[str, dict[str, str]] = {
         "validate: '' -> 'X'": "a required property's name is always quoted in the message: never taken",
         "validate: 'an option' -> 'an optionX'": "a required property's name is always quoted in the message: never "
         "taken",
+    },
+    "mcp_cli/engine/answers.py": {
+        "asked: 0 -> 1 #3": "the first token after those taken in front is never a reserved option: the scan may start "
+        "after it",
+    },
+    "mcp_cli/engine/builtins.py": {
+        "Flow.is_json: True -> False": "a text flow not marked parsed is parsed again when asked again: the same value",
     },
     "mcp_cli/surfaces/http_guard.py": {
         "<module>: 'mcp_cli.access' -> 'mcp_cli.accessX'": "a key every reader takes from ACCESS, never spelled out",
