@@ -89,6 +89,8 @@ EQUIVALENT: dict[str, dict[str, str]] = {
         "lead: 0 -> 1 #2": "the pattern always matches: the first sentence's words are the text's first words",
         "group_help: 10 -> 11": "10**9 or 11**9 characters: no budget for listings at all either way",
         "group_help: 9 -> 10": "10**9 or 10**10 characters: no budget for listings at all either way",
+        "group_help: 10 -> 11 #2": "10**9 or 11**9 characters: no budget for listings at all either way",
+        "group_help: 9 -> 10 #2": "10**9 or 10**10 characters: no budget for listings at all either way",
         "group_help: break -> continue": "once the listings fit, every later turn of the loop finds them fitting",
         "group_help: 0 -> 1 #3": "a listing with a budget of 0 or 1 character: no listing fits either",
         "group_help: 0 < len(commands) <= SMALL_GROUP -> 0 <= len(commands) <= SMALL_GROUP": "a group without "
