@@ -171,6 +171,7 @@ def test_jq_over_text_says_its_input_is_not_json():
     [
         (".a.b", 'jq: Cannot index number with string ("b")'),
         ('error("boom:")', "jq: boom"),
+        ('error("boom X")', "jq: boom X"),
         ('error("a\\nb")', "jq: a"),
     ],
 )
