@@ -127,7 +127,7 @@ EQUIVALENT: dict[str, dict[str, str]] = {
         "asked: 0 -> 1 #3": "the first token after those taken in front is never a reserved option: the scan may start "
         "after it",
         "tabular: 0 -> 1": "every row must have the keys of the first; then every row has those of the second too",
-        "table: 0 -> 1": "the header from the second row's keys: a table's rows all have the same keys in the same order",
+        "table: 0 -> 1": "the header from the second row's keys: a table's rows have the same keys in one order",
     },
     "mcp_cli/engine/builtins.py": {
         "Flow.is_json: True -> False": "a text flow not marked parsed is parsed again when asked again: the same value",
