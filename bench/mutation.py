@@ -128,6 +128,16 @@ EQUIVALENT: dict[str, dict[str, str]] = {
         "after it",
         "tabular: 0 -> 1": "every row must have the keys of the first; then every row has those of the second too",
         "table: 0 -> 1": "the header from the second row's keys: a table's rows have the same keys in one order",
+        "_indent: '' -> 'X'": "the indentation of no line: '' and 'X' start with no space alike",
+        "_indent: ' ' -> ' X'": "no line of JSON starts with spaces and then an X",
+        "finer: 0 -> 1": "the largest of no units: a body always has one (a text's lines, an array's items)",
+        "finer: 0 -> 1 #3": "the largest of no units: a body always has one (a text's lines, an array's items)",
+        "end_of: 4 -> 5": "how far the scan for a part's end goes: a rendering over 4 characters a token never fits, "
+        "so looking further finds no more",
+        "end_of: 2 -> 3": "how far the scan goes for JSON: its compact forms are not a third of it, so no more is found",
+        "end_of: 1 -> 2": "how far the scan goes for lines: over 4 characters a token, no more is found",
+        "end_of: total + sizes[hi] -> total - sizes[hi]": "the scan then goes to the end: the search over all the "
+        "units finds the same end, with more renderings",
     },
     "mcp_cli/engine/builtins.py": {
         "Flow.is_json: True -> False": "a text flow not marked parsed is parsed again when asked again: the same value",

@@ -565,6 +565,7 @@ def test_lines_up_to_a_part_s_room_stay_whole(length, whole_lines):
         assert text == lines[0] and note.startswith("cut to the 600-token budget: lines 1-1 of 6 shown")
     else:
         assert note.startswith("cut to the 600-token budget: characters 1-") and len(text) % 125 == 0
+        assert "\n".join(lines).startswith(text)
 
 
 def test_a_part_takes_every_line_that_fits_up_to_4_characters_a_token():
@@ -624,3 +625,40 @@ def test_a_folder_is_made_where_none_is(tmp_path):
     assert (tmp_path / "a" / "b" / f"{key}.json").exists()
     kept.put(entry(10))  # into the folder made before
     assert len(list((tmp_path / "a" / "b").iterdir())) == 2
+
+
+def test_an_object_s_arrays_of_any_items_are_cut_as_json_with_its_size_estimated_from_them():
+    value = {"results": [{"id": i, "tags": ["é", str(i)]} for i in range(400)], "more": [[i] for i in range(50)]}
+    result = fit(TREE, Kept(), Result(ok=True, output=json.dumps(value)), ask("x"), None)  # no table: JSON
+    text, note = cut(result)
+    n = len(json.loads(text)["results"])
+    assert note.endswith(f"of 400; more none of 50) shown, about {result.part['of']:,} tokens in all. Next part: "
+                         f"`t --more {result.part['id']}:{n + 1} x`. Or ask for less: a narrower call, `| jq FILTER`, "
+                         "`| head N`, or a bigger `--budget N`.")  # fmt: skip
+    sizes = [len(json.dumps(item, ensure_ascii=False)) + 1 for k in value for item in value[k]]
+    assert result.part["of"] == a.about(text) * sum(sizes) // sum(sizes[:n])
+
+
+MEMBERS = {f"key-{i}": f"value {i} " + "v" * 40 for i in range(80)}  # an object without arrays
+
+
+def test_json_without_arrays_is_cut_at_the_lines_it_was_written_in():
+    out = json.dumps(MEMBERS, indent=2)
+    kept = Kept()
+    result = fit(TREE, kept, Result(ok=True, output=out), ask("x"), None)
+    assert_most_that_fit([p for p, _ in read_all(result, kept)], out.split("\n"), "\n")
+
+
+def test_json_without_arrays_in_a_form_asked_for_is_cut_at_the_lines_of_that_form():
+    result = fit(TREE, Kept(), Result(ok=True, output=json.dumps(MEMBERS)), ask("--format", "json", "x"), None)
+    text, _ = cut(result)
+    assert text.split("\n")[:2] == ["{", f' "key-0": "{MEMBERS["key-0"]}",']  # indented by one
+    result = fit(TREE, Kept(), Result(ok=True, output=json.dumps(MEMBERS)), ask("--format", "toon", "x"), None)
+    assert cut(result)[0].split("\n")[0] == a.encode(MEMBERS, "toon").split("\n")[0] == f'"key-0": {MEMBERS["key-0"]}'
+
+
+def test_text_that_is_no_json_stays_text_in_any_form():
+    out = "\n".join(LINES)
+    for form in ("toon", "table", "json"):
+        result = fit(TREE, Kept(), Result(ok=True, output=out), ask("--format", form, "x"), None)
+        assert out.startswith(cut(result)[0] + "\n")
