@@ -134,7 +134,7 @@ EQUIVALENT: dict[str, dict[str, str]] = {
         "finer: 0 -> 1 #3": "the largest of no units: a body always has one (a text's lines, an array's items)",
         "end_of: 4 -> 5": "how far the scan for a part's end goes: a rendering over 4 characters a token never fits, "
         "so looking further finds no more",
-        "end_of: 2 -> 3": "how far the scan goes for JSON: its compact forms are not a third of it, so no more is found",
+        "end_of: 2 -> 3": "how far the scan goes for JSON: its compact forms are not a third of it; no more is found",
         "end_of: 1 -> 2": "how far the scan goes for lines: over 4 characters a token, no more is found",
         "end_of: total + sizes[hi] -> total - sizes[hi]": "the scan then goes to the end: the search over all the "
         "units finds the same end, with more renderings",
