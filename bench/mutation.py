@@ -99,6 +99,7 @@ EQUIVALENT: dict[str, dict[str, str]] = {
         "command_help: 10 -> 11": "10**9 or 11**9 characters: no budget either way",
         "command_help: 9 -> 10": "10**9 or 10**10 characters: no budget either way",
         "_listing: True -> False": "zip(strict=...) of the nodes and the rows made from them, one each",
+        "_command_help: True -> False": "zip(strict=...) of the params and the rows made from them, one each",
     },
     "mcp_cli/search/ranking.py": {
         "_phrases: ' ' -> ' X'": "every phrase of the lexicon reads as one word: nothing is joined",
@@ -138,6 +139,12 @@ EQUIVALENT: dict[str, dict[str, str]] = {
         "end_of: 1 -> 2": "how far the scan goes for lines: over 4 characters a token, no more is found",
         "end_of: total + sizes[hi] -> total - sizes[hi]": "the scan then goes to the end: the search over all the "
         "units finds the same end, with more renderings",
+        "Kept.get: time.time() - entry.at > self.seconds -> time.time() - entry.at >= self.seconds": "an answer read "
+        "at the very instant it expires: time moves on between keeping and reading",
+        "Kept._save: now - old.stat().st_mtime > self.seconds -> now - old.stat().st_mtime >= self.seconds": "a file "
+        "at the very instant it expires: time moves on between writing and cleaning",
+        "Kept._save: True -> False #3": "unlink(missing_ok=...) of a file listed a moment before: only another "
+        "process removing it meanwhile could tell, and the OSError is then caught",
     },
     "mcp_cli/engine/builtins.py": {
         "Flow.is_json: True -> False": "a text flow not marked parsed is parsed again when asked again: the same value",
