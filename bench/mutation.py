@@ -139,6 +139,7 @@ EQUIVALENT: dict[str, dict[str, str]] = {
         "end_of: 1 -> 2": "how far the scan goes for lines: over 4 characters a token, no more is found",
         "end_of: total + sizes[hi] -> total - sizes[hi]": "the scan then goes to the end: the search over all the "
         "units finds the same end, with more renderings",
+        "fit: 1 -> 2": "a first part of at most 1 character is an empty line: 0 tokens, whatever they are divided by",
         "Kept.get: time.time() - entry.at > self.seconds -> time.time() - entry.at >= self.seconds": "an answer read "
         "at the very instant it expires: time moves on between keeping and reading",
         "Kept._save: now - old.stat().st_mtime > self.seconds -> now - old.stat().st_mtime >= self.seconds": "a file "
