@@ -106,6 +106,8 @@ EQUIVALENT: dict[str, dict[str, str]] = {
         "Index._mixed: 1.0 -> 2.0": "the best of no scores: then there is no score to divide by it",
         "Index._mixed: 1.0 -> 2.0 #2": "the closest cosine when all are 0: then no command is mixed in",
         "Index.fits: '' -> 'X'": "the rarity of a term no command has: '' and 'X' alike (a term is lower-case)",
+        "Index.misses: self.fits(query, hits[0][1]) < WEAK -> self.fits(query, hits[0][1]) <= WEAK": "a fit is a "
+        "ratio of logarithms, less whole NAME_COSTs: never exactly 0.55",
     },
     "mcp_cli/engine/schema.py": {
         "_Schema.__init__: 'urn:mcp-cli:schema' -> 'urn:mcp-cli:schemaX'": "the name of a schema without $id: "
