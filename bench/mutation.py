@@ -141,6 +141,13 @@ EQUIVALENT: dict[str, dict[str, str]] = {
         "end_of: 1 -> 2": "how far the scan goes for lines: over 4 characters a token, no more is found",
         "end_of: total + sizes[hi] -> total - sizes[hi]": "the scan then goes to the end: the search over all the "
         "units finds the same end, with more renderings",
+        "end_of: total + sizes[hi] -> total - sizes[hi] #2": "the scan then goes to the end: the search over all "
+        "the units finds the same end, with more renderings",
+        "end_of: start + 1 -> start - 1 #2": "every unit is within the scan's reach (finer made each smaller than "
+        "the room), so the scan always takes one",
+        "end_of: 1 -> 2 #5": "the middle rounded up once more stays between the bounds: the search ends at the same "
+        "place",
+        "Kept._save: False -> True": "a kept file is read back as JSON: escaped or not, the same text",
         "fit: 1 -> 2": "a first part of at most 1 character is an empty line: 0 tokens, whatever they are divided by",
         "Kept.get: time.time() - entry.at > self.seconds -> time.time() - entry.at >= self.seconds": "an answer read "
         "at the very instant it expires: time moves on between keeping and reading",

@@ -662,3 +662,37 @@ def test_text_that_is_no_json_stays_text_in_any_form():
     for form in ("toon", "table", "json"):
         result = fit(TREE, Kept(), Result(ok=True, output=out), ask("--format", form, "x"), None)
         assert out.startswith(cut(result)[0] + "\n")
+
+
+def test_a_toon_part_takes_more_rows_than_compact_json_could_hold():
+    rows = [{"identifier": i, "name": f"p{i}"} for i in range(300)]  # TOON about a fourth of JSON's characters
+    kept = Kept()
+    result = fit(TREE, kept, Result(ok=True, output=json.dumps(rows)), ask("x"), None)
+    text, _ = cut(result)
+    n = len(text.split("\n")) - 1
+    assert len(json.dumps(rows[:n])) > 4 * (BUDGET - a.NOTE)  # more rows than compact JSON could hold
+    assert text == a.encode(rows[:n], "toon") and not fits(a.encode(rows[: n + 1], "toon"), BUDGET - a.NOTE)
+
+
+def test_reading_on_past_the_end_names_the_units_there_are():
+    items = [{"id": i, "v": "y" * 30} for i in range(200)]
+    kept = Kept()
+    result = fit(TREE, kept, Result(ok=True, output=json.dumps(items)), ask("--format", "json", "x"), None)
+    key = result.part["id"]
+    with pytest.raises(UsageError) as caught:
+        more(TREE, kept, ask("--more", f"{key}:201"), None)
+    assert str(caught.value) == f"kept answer `{key}` has 200 items; --more takes {key}:1 to {key}:200."
+
+
+def test_reading_a_kept_answer_from_its_start_to_its_end_says_the_end():
+    lines = [f"row {i} ends in X" for i in range(400)]
+    kept = Kept()
+    result = fit(TREE, kept, Result(ok=True, output="\n".join(lines)), ask("x"), None)
+    assert cut(result)[0].endswith(" ends in X")  # a part keeps its last line whole
+    whole = more(TREE, kept, ask("--budget", "50000", "--more", f"{result.part['id']}:1"), None)
+    assert whole.output == "\n".join(lines) + "\n[lines 1-400 of 400: the end.]"
+
+
+def test_the_size_of_over_a_million_characters_is_estimated_at_3_a_token():
+    assert a.about("x" * 1_000_000) == tokens("x" * 1_000_000) == 250_000
+    assert a.about("x" * 1_000_001) == 333_333
