@@ -450,7 +450,7 @@ def run_module(module: str, tests: list[str], copies: queue.Queue[Path], jobs: i
     limit = max(20.0, 4 * took)
     print(f"{module}: {len(found)} mutants, tests {' '.join(tests)} ({took:.1f} s unmutated)", flush=True)
     counts = {"killed": 0, "timeout": 0, "survived": 0, "equivalent": 0}
-    survivors = []
+    survivors, told = [], set()  # told: listed as equivalent, yet a test told them apart
     attempt = functools.partial(_attempt, copies, module, source, tests, limit)
     start = time.monotonic()
     with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
@@ -458,22 +458,23 @@ def run_module(module: str, tests: list[str], copies: queue.Queue[Path], jobs: i
             assert m is not None
             if done % 50 == 0:
                 print(f"  {done}/{len(found)} in {time.monotonic() - start:.0f} s", flush=True)
-            if m.name in equivalent:
+            if m.name in equivalent and outcome == "passed":
                 counts["equivalent"] += 1
-                if outcome != "passed":
-                    print(f"  listed as equivalent but killed (take it off EQUIVALENT): {m.label()}", flush=True)
             elif outcome == "passed":
                 counts["survived"] += 1
                 survivors.append(m)
                 print(f"  survived {m.label()}", flush=True)
-            else:
+            else:  # counted as killed even where EQUIVALENT lists it: a test tells it apart
                 counts["killed" if outcome == "failed" else "timeout"] += 1
+                if m.name in equivalent:
+                    told.add(m.name)
+                    print(f"  listed as equivalent but killed (take it off EQUIVALENT): {m.label()}", flush=True)
     for name in sorted(set(equivalent) - {m.name for m in made}):
         print(f"  listed as equivalent but no longer made (take it off EQUIVALENT): {name}", flush=True)
     live = len(found) - counts["equivalent"]
     rate = (counts["killed"] + counts["timeout"]) / live if live else 1.0
     print(f"{module}: {rate:.1%} killed ({counts})", flush=True)
-    same = [m for m in made if m.name in equivalent]
+    same = [m for m in made if m.name in equivalent and m.name not in told]
     return {"mutants": len(made), **counts, "rate": rate, "tests": tests, "survivors": survivors, "equivalents": same,
             "run": str(datetime.date.today())}  # fmt: skip
 
