@@ -2,7 +2,9 @@
 
 `python -m bench.mutation` runs every module of TESTS; `--module help` one (repeatable); `--tests FILE` other
 tests than TESTS' (repeatable); `-j 2` workers; `--list` prints the mutants without running them; `--write`
-updates bench/MUTATION.md (its `## History` section is kept).
+rewrites the rows of the modules run in bench/MUTATION.md (the other rows, each dated by its run, and its `## History`
+section are kept); `--survivors` runs only the mutants a module's row lists as survivors (after tests were added)
+and counts those now killed, or now listed in EQUIVALENT, into its row.
 
 A mutant is one change at one place of a module's syntax tree (`ast`), the module then written back with
 `ast.unparse`:
@@ -18,9 +20,10 @@ A mutant is one change at one place of a module's syntax tree (`ast`), the modul
 - a statement dropped: a call on its own line, a `raise`, an `x += ...`, an `x = f(x)` that rewrites a name;
   `break`/`continue` swapped.
 
-Each mutant runs `python -m pytest -x -q` over its module's tests (TESTS) in a private copy of the checkout (the
-working tree is never written; a copy per worker, so subprocesses started by a test import the mutant too). A
-failing test or a run over the time limit kills it. EQUIVALENT lists mutants that change nothing a caller can
+Each mutant runs `python -m pytest -x -q` over its module's tests (TESTS; without tests/conftest.py when they pass
+without it, as in-process case tests do) in a private copy of the checkout (the working tree is never written; a copy
+per worker, so subprocesses started by a test import the mutant too). A failing test or a run over the time limit
+kills it. EQUIVALENT lists mutants that change nothing a caller can
 observe, each with the reason; they are counted apart, and the kill rate is killed / (mutants - equivalent).
 
 Why not mutmut or cosmic-ray (neither was tried on this tree; these are what their designs imply): mutmut 3 chooses
@@ -41,6 +44,7 @@ import datetime
 import functools
 import os
 import queue
+import re
 import shutil
 import signal
 import subprocess
@@ -60,6 +64,8 @@ TESTS: dict[str, list[str]] = {
     "mcp_cli/search/ranking.py": ["tests/test_search_cases.py"],
     "mcp_cli/engine/schema.py": ["tests/test_schema_cases.py"],
     "mcp_cli/surfaces/http_guard.py": ["tests/test_http_guard_cases.py"],
+    "mcp_cli/engine/answers.py": ["tests/test_answers_cases.py"],
+    "mcp_cli/engine/builtins.py": ["tests/test_builtins_cases.py"],
 }
 # What the same run gave before those tests, with each module's end-to-end tests (bench/MUTATION.md, History):
 # parser: test_runtime, test_tree, test_skill_scripts; scopes: test_scopes; help: test_help; search: test_search,
@@ -83,17 +89,25 @@ EQUIVALENT: dict[str, dict[str, str]] = {
         "lead: 0 -> 1 #2": "the pattern always matches: the first sentence's words are the text's first words",
         "group_help: 10 -> 11": "10**9 or 11**9 characters: no budget for listings at all either way",
         "group_help: 9 -> 10": "10**9 or 10**10 characters: no budget for listings at all either way",
+        "group_help: 10 -> 11 #2": "10**9 or 11**9 characters: no budget for listings at all either way",
+        "group_help: 9 -> 10 #2": "10**9 or 10**10 characters: no budget for listings at all either way",
         "group_help: break -> continue": "once the listings fit, every later turn of the loop finds them fitting",
-        "group_help: 0 -> 1 #2": "a listing with a budget of 0 or 1 character: no listing fits either",
+        "group_help: 0 -> 1 #3": "a listing with a budget of 0 or 1 character: no listing fits either",
+        "group_help: 0 < len(commands) <= SMALL_GROUP -> 0 <= len(commands) <= SMALL_GROUP": "a group without "
+        "commands has no Commands listing to carry usage lines",
         "_invocation: ', ' -> ', X' #2": "long_only: one flag, so nothing is joined",
         "command_help: 10 -> 11": "10**9 or 11**9 characters: no budget either way",
         "command_help: 9 -> 10": "10**9 or 10**10 characters: no budget either way",
+        "_listing: True -> False": "zip(strict=...) of the nodes and the rows made from them, one each",
+        "_command_help: True -> False": "zip(strict=...) of the params and the rows made from them, one each",
     },
     "mcp_cli/search/ranking.py": {
         "_phrases: ' ' -> ' X'": "every phrase of the lexicon reads as one word: nothing is joined",
         "Index._mixed: 1.0 -> 2.0": "the best of no scores: then there is no score to divide by it",
         "Index._mixed: 1.0 -> 2.0 #2": "the closest cosine when all are 0: then no command is mixed in",
         "Index.fits: '' -> 'X'": "the rarity of a term no command has: '' and 'X' alike (a term is lower-case)",
+        "Index.misses: self.fits(query, hits[0][1]) < WEAK -> self.fits(query, hits[0][1]) <= WEAK": "a fit is a "
+        "ratio of logarithms, less whole NAME_COSTs: never exactly 0.55",
     },
     "mcp_cli/engine/schema.py": {
         "_Schema.__init__: 'urn:mcp-cli:schema' -> 'urn:mcp-cli:schemaX'": "the name of a schema without $id: "
@@ -111,6 +125,39 @@ EQUIVALENT: dict[str, dict[str, str]] = {
         "validate: '' -> 'X'": "a required property's name is always quoted in the message: never taken",
         "validate: 'an option' -> 'an optionX'": "a required property's name is always quoted in the message: never "
         "taken",
+    },
+    "mcp_cli/engine/answers.py": {
+        "asked: 0 -> 1 #3": "the first token after those taken in front is never a reserved option: the scan may start "
+        "after it",
+        "tabular: 0 -> 1": "every row must have the keys of the first; then every row has those of the second too",
+        "table: 0 -> 1": "the header from the second row's keys: a table's rows have the same keys in one order",
+        "_indent: '' -> 'X'": "the indentation of no line: '' and 'X' start with no space alike",
+        "_indent: ' ' -> ' X'": "no line of JSON starts with spaces and then an X",
+        "finer: 0 -> 1": "the largest of no units: a body always has one (a text's lines, an array's items)",
+        "finer: 0 -> 1 #3": "the largest of no units: a body always has one (a text's lines, an array's items)",
+        "end_of: 4 -> 5": "how far the scan for a part's end goes: a rendering over 4 characters a token never fits, "
+        "so looking further finds no more",
+        "end_of: 2 -> 3": "how far the scan goes for JSON: its compact forms are not a third of it; no more is found",
+        "end_of: 1 -> 2": "how far the scan goes for lines: over 4 characters a token, no more is found",
+        "end_of: total + sizes[hi] -> total - sizes[hi]": "the scan then goes to the end: the search over all the "
+        "units finds the same end, with more renderings",
+        "end_of: total + sizes[hi] -> total - sizes[hi] #2": "the scan then goes to the end: the search over all "
+        "the units finds the same end, with more renderings",
+        "end_of: start + 1 -> start - 1 #2": "every unit is within the scan's reach (finer made each smaller than "
+        "the room), so the scan always takes one",
+        "end_of: 1 -> 2 #5": "the middle rounded up once more stays between the bounds: the search ends at the same "
+        "place",
+        "Kept._save: False -> True": "a kept file is read back as JSON: escaped or not, the same text",
+        "fit: 1 -> 2": "a first part of at most 1 character is an empty line: 0 tokens, whatever they are divided by",
+        "Kept.get: time.time() - entry.at > self.seconds -> time.time() - entry.at >= self.seconds": "an answer read "
+        "at the very instant it expires: time moves on between keeping and reading",
+        "Kept._save: now - old.stat().st_mtime > self.seconds -> now - old.stat().st_mtime >= self.seconds": "a file "
+        "at the very instant it expires: time moves on between writing and cleaning",
+        "Kept._save: True -> False #3": "unlink(missing_ok=...) of a file listed a moment before: only another "
+        "process removing it meanwhile could tell, and the OSError is then caught",
+    },
+    "mcp_cli/engine/builtins.py": {
+        "Flow.is_json: True -> False": "a text flow not marked parsed is parsed again when asked again: the same value",
     },
     "mcp_cli/surfaces/http_guard.py": {
         "<module>: 'mcp_cli.access' -> 'mcp_cli.accessX'": "a key every reader takes from ACCESS, never spelled out",
@@ -357,7 +404,7 @@ def _copy(destination: Path) -> None:
 
 
 def _pytest(copy: Path, tests: list[str], timeout: float) -> tuple[str, float]:
-    """('passed' | 'failed' | 'timeout', seconds) of the tests in `copy`."""
+    """('passed' | 'failed' | 'timeout', seconds) of the tests in `copy` (`tests` may lead with pytest options)."""
     env = {**os.environ, "PYTHONPATH": str(copy), "PYTHONDONTWRITEBYTECODE": "1"}
     argv = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "--no-header", *tests]
     start = time.monotonic()
@@ -384,82 +431,147 @@ def _attempt(copies: queue.Queue[Path], module: str, source: str, tests: list[st
         copies.put(copy)
 
 
-def run_module(module: str, tests: list[str], copies: queue.Queue[Path], jobs: int, snapshot: Path) -> dict:
-    """Every mutant of `module` (as it was in `snapshot`, a copy of the checkout) against `tests`: the counts, the
-    kill rate, the survivors."""
+def run_module(module: str, tests: list[str], copies: queue.Queue[Path], jobs: int, snapshot: Path,
+               only: set[str] | None = None) -> dict:  # fmt: skip
+    """Every mutant of `module` (as it was in `snapshot`, a copy of the checkout; `only`: those named) against
+    `tests`: the counts (of the mutants run; `mutants` of all), the kill rate, the survivors."""
     source = (snapshot / module).read_text(encoding="utf-8")
-    found, equivalent = mutants(module, source), EQUIVALENT.get(module, {})
-    _, outcome, took = _attempt(copies, module, source, tests, 1800, None)  # as `ast.unparse` writes it
+    made, equivalent = mutants(module, source), EQUIVALENT.get(module, {})
+    found = [m for m in made if only is None or m.name in only]
+    # as `ast.unparse` writes it; without tests/conftest.py where they pass without it (in-process case tests): its
+    # imports (the MCP SDK, bench) and its end-of-session daemon stop are most of a run's time
+    _, outcome, took = _attempt(copies, module, source, ["--noconftest", *tests], 1800, None)
+    if outcome == "passed":
+        tests = ["--noconftest", *tests]
+    else:
+        _, outcome, took = _attempt(copies, module, source, tests, 1800, None)
     if outcome != "passed":
         sys.exit(f"{module}: its tests fail without a mutant ({outcome}): {' '.join(tests)}")
     limit = max(20.0, 4 * took)
     print(f"{module}: {len(found)} mutants, tests {' '.join(tests)} ({took:.1f} s unmutated)", flush=True)
     counts = {"killed": 0, "timeout": 0, "survived": 0, "equivalent": 0}
-    survivors = []
+    survivors, told = [], set()  # told: listed as equivalent, yet a test told them apart
     attempt = functools.partial(_attempt, copies, module, source, tests, limit)
+    start = time.monotonic()
     with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
-        for m, outcome, _ in pool.map(attempt, found):
+        for done, (m, outcome, _) in enumerate(pool.map(attempt, found), 1):
             assert m is not None
-            if m.name in equivalent:
+            if done % 50 == 0:
+                print(f"  {done}/{len(found)} in {time.monotonic() - start:.0f} s", flush=True)
+            if m.name in equivalent and outcome == "passed":
                 counts["equivalent"] += 1
-                if outcome != "passed":
-                    print(f"  listed as equivalent but killed (take it off EQUIVALENT): {m.label()}", flush=True)
             elif outcome == "passed":
                 counts["survived"] += 1
                 survivors.append(m)
                 print(f"  survived {m.label()}", flush=True)
-            else:
+            else:  # counted as killed even where EQUIVALENT lists it: a test tells it apart
                 counts["killed" if outcome == "failed" else "timeout"] += 1
-    for name in sorted(set(equivalent) - {m.name for m in found}):
+                if m.name in equivalent:
+                    told.add(m.name)
+                    print(f"  listed as equivalent but killed (take it off EQUIVALENT): {m.label()}", flush=True)
+    for name in sorted(set(equivalent) - {m.name for m in made}):
         print(f"  listed as equivalent but no longer made (take it off EQUIVALENT): {name}", flush=True)
     live = len(found) - counts["equivalent"]
     rate = (counts["killed"] + counts["timeout"]) / live if live else 1.0
     print(f"{module}: {rate:.1%} killed ({counts})", flush=True)
-    same = [m for m in found if m.name in equivalent]
-    return {"mutants": len(found), **counts, "rate": rate, "tests": tests, "survivors": survivors, "equivalents": same}
+    same = [m for m in made if m.name in equivalent and m.name not in told]
+    return {"mutants": len(made), **counts, "rate": rate, "tests": tests, "survivors": survivors, "equivalents": same,
+            "run": str(datetime.date.today())}  # fmt: skip
 
 
-def run(modules: list[str], jobs: int, tests: list[str] | None = None) -> dict[str, dict]:
-    """Each module's mutants against its tests (TESTS, or `tests` for all), `jobs` at once, each job in its own copy
-    of the checkout."""
+def run(modules: list[str], jobs: int, tests: list[str] | None = None,
+        only: dict[str, set[str]] | None = None) -> dict[str, dict]:  # fmt: skip
+    """Each module's mutants (`only`: those named, by module) against its tests (TESTS, or `tests` for all), `jobs` at
+    once, each job in its own copy of the checkout."""
     with tempfile.TemporaryDirectory(prefix="mcp-cli-mutation-") as tmp:
         copies: queue.Queue[Path] = queue.Queue()
         for i in range(jobs):
             _copy(Path(tmp) / str(i))
             copies.put(Path(tmp) / str(i))
         snapshot = Path(tmp) / "0"  # the checkout as the run began: later edits change nothing of it
-        return {module: run_module(module, tests or TESTS[module], copies, jobs, snapshot) for module in modules}
+        return {module: run_module(module, tests or TESTS[module], copies, jobs, snapshot, (only or {}).get(module))
+                for module in modules}  # fmt: skip
 
 
-def report(results: dict[str, dict], argv: list[str]) -> str:
-    total = {k: sum(r[k] for r in results.values()) for k in ("mutants", "killed", "timeout", "survived", "equivalent")}
-    live = total["mutants"] - total["equivalent"]
+COUNTS = ("mutants", "killed", "timeout", "survived", "equivalent")
+
+
+def _row(module: str, r: dict) -> dict:
+    """A module's row of bench/MUTATION.md from its run, with its lines under Survivors and Equivalent mutants."""
+    return {"module": module, "tests": ", ".join(Path(t).name for t in r["tests"] if t[:1] != "-"), "run": r["run"],
+            **{k: r[k] for k in COUNTS}, "survivors": [f"- `{m.label()}`" for m in r["survivors"]],
+            "equivalents": [f"- `{m.label()}`: {EQUIVALENT[module][m.name]}" for m in r["equivalents"]]}  # fmt: skip
+
+
+def previous(text: str) -> dict[str, dict]:
+    """The rows of an earlier bench/MUTATION.md by module (as `_row` makes them), each with the date of its run."""
+    date = re.search(r" on (\d{4}-\d\d-\d\d)", text)
+    rows: dict[str, dict] = {}
+    for line in text.split("## History")[0].splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if not line.startswith("| mcp_cli/") or len(cells) not in (8, 9):
+            continue
+        if len(cells) == 8:  # written before rows had the date of their run
+            cells.insert(2, date.group(1) if date else "?")
+        counts = dict(zip(COUNTS, map(int, cells[3:8]), strict=True))
+        rows[cells[0]] = {"module": cells[0], "tests": cells[1], "run": cells[2], **counts, "survivors": [],
+                          "equivalents": []}  # fmt: skip
+    section = ""
+    for line in text.split("## History")[0].splitlines():
+        section = {"## Survivors": "survivors", "## Equivalent mutants": "equivalents"}.get(line, section)
+        for row in rows.values():
+            if section and line.startswith(f"- `{Path(row['module']).name}:"):
+                row[section].append(line)
+    return rows
+
+
+def _survivor_names(row: dict) -> set[str]:
+    """The mutants a row lists as survivors, by name (`- `schema.py:12 NAME``)."""
+    return {line.split(" ", 2)[2].rstrip("`") for line in row["survivors"]}
+
+
+def again(row: dict, module: str, r: dict) -> dict:
+    """`row` (a module's earlier full run) after its survivors were run again (`r`): those now killed count as
+    killed, those now listed in EQUIVALENT as equivalent."""
+    if r["mutants"] != row["mutants"]:
+        sys.exit(f"{module}: {r['mutants']} mutants now, {row['mutants']} in its row: the module changed, run it whole")
+    new = _row(module, r)
+    for k in ("killed", "timeout", "equivalent"):
+        new[k] += row[k]
+    new["run"] = f"{row['run'].split(' ')[0]} (survivors again {r['run']})"
+    return new
+
+
+def _rate(row: dict) -> float:
+    live = row["mutants"] - row["equivalent"]
+    return (row["killed"] + row["timeout"]) / live if live else 1.0
+
+
+def report(rows: list[dict], argv: list[str]) -> str:
+    """bench/MUTATION.md (without its History) for `rows`, in TESTS' order."""
+    total = {k: sum(r[k] for r in rows) for k in COUNTS}
     lines = [
         "# Mutation testing",
         "",
-        f"Produced by `python -m bench.mutation {' '.join(argv)}` on {datetime.date.today()}, Python "
-        f"{sys.version.split()[0]}. A mutant is killed when a test of its module fails (or runs over the time "
-        "limit); the rate is killed / (mutants - equivalent). What a mutant is: bench/mutation.py.",
+        f"Written by `python -m bench.mutation {' '.join(argv)}` on {datetime.date.today()}, Python "
+        f"{sys.version.split()[0]}; each row's date is that of its module's run (`--write` with `--module` rewrites "
+        "those modules' rows only; `--survivors` runs a row's survivors again). A mutant is killed when a test of its "
+        "module fails (or runs over the time limit); the rate is killed / (mutants - equivalent). What a mutant is: "
+        "bench/mutation.py.",
         "",
-        "| module | tests | mutants | killed | timeout | survived | equivalent | kill rate |",
-        "|---|---|---|---|---|---|---|---|",
+        "| module | tests | run on | mutants | killed | timeout | survived | equivalent | kill rate |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
-    for module, r in results.items():
-        tests = ", ".join(Path(t).name for t in r["tests"])
-        lines.append(f"| {module} | {tests} | {r['mutants']} | {r['killed']} | {r['timeout']} | {r['survived']} | "
-                     f"{r['equivalent']} | {r['rate']:.1%} |")  # fmt: skip
-    if len(results) > 1:
-        rate = (total["killed"] + total["timeout"]) / live if live else 1.0
-        lines.append(f"| all | | {total['mutants']} | {total['killed']} | {total['timeout']} | {total['survived']} | "
-                     f"{total['equivalent']} | {rate:.1%} |")  # fmt: skip
+    for r in rows:
+        lines.append(f"| {r['module']} | {r['tests']} | {r['run']} | {r['mutants']} | {r['killed']} | {r['timeout']} | "
+                     f"{r['survived']} | {r['equivalent']} | {_rate(r):.1%} |")  # fmt: skip
+    if len(rows) > 1:
+        lines.append(f"| all | | | {total['mutants']} | {total['killed']} | {total['timeout']} | {total['survived']} | "
+                     f"{total['equivalent']} | {_rate(total):.1%} |")  # fmt: skip
     lines += ["", "## Survivors", ""]
-    for r in results.values():
-        lines += [f"- `{m.label()}`" for m in r["survivors"]]
-    if not any(r["survivors"] for r in results.values()):
-        lines.append("None.")
+    lines += [line for r in rows for line in r["survivors"]] or ["None."]
     lines += ["", "## Equivalent mutants", ""]
-    for module, r in results.items():
-        lines += [f"- `{m.label()}`: {EQUIVALENT[module][m.name]}" for m in r["equivalents"]]
+    lines += [line for r in rows for line in r["equivalents"]]
     return "\n".join(lines) + "\n"
 
 
@@ -469,7 +581,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("-j", "--jobs", type=int, default=2, help="mutants run at once (default 2)")
     parser.add_argument("--tests", action="append", help="run these tests instead of TESTS' (repeatable)")
     parser.add_argument("--list", action="store_true", help="print the mutants, run nothing")
-    parser.add_argument("--write", action="store_true", help="write bench/MUTATION.md (keeping its ## History)")
+    write = "write bench/MUTATION.md: the rows of the modules run (the others' rows and its ## History kept)"
+    parser.add_argument("--write", action="store_true", help=write)
+    rerun = "run only the mutants bench/MUTATION.md lists as survivors; count those now killed or equivalent"
+    parser.add_argument("--survivors", action="store_true", help=rerun)
     args = parser.parse_args(argv)
     modules = list(TESTS)
     if args.module:
@@ -482,12 +597,21 @@ def main(argv: list[str] | None = None) -> None:
             for m in mutants(module, (ROOT / module).read_text(encoding="utf-8")):
                 print(m.label() + ("  [equivalent]" if m.name in EQUIVALENT.get(module, {}) else ""))
         return
-    results = run(modules, max(args.jobs, 1), args.tests)
-    text = report(results, sys.argv[1:] if argv is None else argv)
+    path = ROOT / "bench" / "MUTATION.md"
+    old = path.read_text(encoding="utf-8") if path.exists() else ""
+    rows = previous(old)
+    only = None
+    if args.survivors:
+        missing = [m for m in modules if m not in rows]
+        if missing:
+            parser.error(f"--survivors: bench/MUTATION.md has no row for {', '.join(missing)}")
+        only = {m: _survivor_names(rows[m]) for m in modules}
+    results = run(modules, max(args.jobs, 1), args.tests, only)
+    old = path.read_text(encoding="utf-8") if path.exists() else ""  # as another run may have left it meanwhile
+    rows = previous(old) | {m: again(rows[m], m, r) if args.survivors else _row(m, r) for m, r in results.items()}
+    text = report([rows[m] for m in TESTS if m in rows], sys.argv[1:] if argv is None else argv)
     print("\n" + text)
     if args.write:
-        path = ROOT / "bench" / "MUTATION.md"
-        old = path.read_text(encoding="utf-8") if path.exists() else ""
         history = old[old.index("## History") :] if "## History" in old else "## History\n"
         path.write_text(text + "\n" + history, encoding="utf-8")
         print(f"wrote {path}", file=sys.stderr)

@@ -139,8 +139,16 @@ def test_a_group_shows_its_commands_usage_lines_under_their_rows_while_they_fit_
 
 def test_a_small_group_over_its_budget_gives_up_usage_lines_before_summaries():
     whole = h.group_help("t", Group("t", children=SMALL), False, 10**6)
+    assert h.group_help("t", Group("t", children=SMALL), False, len(whole)) == whole  # just fits: usage lines kept
     out = h.group_help("t", Group("t", children=SMALL), False, len(whole) - 1)
     assert "  get  Gets.\n  put  Puts.\n" in out and "--id" not in out
+
+
+def test_a_group_s_help_ends_with_its_last_line_whole():
+    out = h.group_help("t", Group("t", children=[cmd("a", "Runs on OS X")]), False, 10**6)
+    assert out.endswith("  a  Runs on OS X\n    t a\n")
+    out = h.group_help("t", Group("t", children=[Topic("b", summary="About OS X")]), False, 10**6)
+    assert out.endswith("Topics:\n  b  About OS X\n")
 
 
 def listing_lines(out: str) -> list[str]:

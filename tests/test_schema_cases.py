@@ -598,11 +598,11 @@ def test_choice_lines_take_descriptions_as_given_and_field_lines_any_schema():
 
 @pytest.mark.parametrize("extra", [0, 1])
 def test_field_lines_stop_at_fields_shown_saying_how_many_more(extra):
-    fields = {f"f{i}": {"type": "string"} for i in range(s.FIELDS_SHOWN + extra)}
+    fields = {f"f{i}": {"type": "string"} for i in range(20 + extra)}  # 20 field lines at most
     fields["f0"]["description"] = "aa " + " ".join(["bcd"] * 30)
     lines = options(obj(rows={"type": "array", "items": obj(**fields)}))["rows"].details
     assert lines[0].startswith("f0: string ") and lines[0].endswith(" aa" + " bcd" * 13 + "...")  # 60 characters
-    assert lines[s.FIELDS_SHOWN :] == (["... and 1 more (see the tool's schema)"] if extra else [])
+    assert lines[20:] == (["... and 1 more (see the tool's schema)"] if extra else [])
 
 
 def test_placeholders_of_json_values_and_lists_of_anything():
@@ -618,3 +618,17 @@ def test_the_one_value_of_a_list_or_value_reads_as_an_option_of_its_type():
     flags = obj(f={"anyOf": [{"type": "array", "items": {"type": "boolean"}}, {"type": "boolean"}]})
     assert run(flags, ["--f", "true"]) == {"f": True}
     assert refused(flags, ["--f", "5"]) == "--f: got [5]; expected [boolean]|boolean."  # not a boolean: a list of one
+
+
+WIDE = {f"f{i:02}": {"type": "string"} for i in range(40)}
+NULLABLE = obj(
+    x={"anyOf": [obj(required=["f00"], **WIDE), {"type": "null"}]}, y={"anyOf": [{"not": {}}, {"type": "null"}]}
+)
+
+
+def test_a_value_no_member_of_a_union_takes_is_told_with_what_it_takes_cut_to_fit():
+    given = {"f00": 5, "pad": "p" * 200}
+    inner = ", ".join(["f00*: string"] + [f"f{i:02}: string" for i in range(1, 40)])
+    expected = ("{" + inner + "}")[:296] + "...}"  # the shape cut at 300 characters, the value at 100
+    assert refused(NULLABLE, ["--x", json.dumps(given)]) == f"--x: got {json.dumps(given)[:100]}; expected {expected}."
+    assert refused(NULLABLE, ["--y", "5"]) == "--y: 5 is not valid under any of the given schemas."  # no shape to tell
