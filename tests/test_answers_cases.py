@@ -725,3 +725,13 @@ def test_reading_a_kept_answer_from_its_start_to_its_end_says_the_end():
 def test_the_size_of_over_a_million_characters_is_estimated_at_3_a_token():
     assert a.about("x" * 1_000_000) == tokens("x" * 1_000_000) == 250_000
     assert a.about("x" * 1_000_001) == 333_333
+
+
+@pytest.mark.parametrize("form", [None, "json"])
+def test_json_written_wide_over_its_budget_comes_compact_when_that_fits(form):
+    wide = "[" + ",   ".join(str(i) for i in range(200)) + "]"  # 2,396 characters: 799 tokens, over 600
+    compact = json.dumps(list(range(200)))
+    assert not fits(wide, BUDGET) and fits(compact, BUDGET)
+    asked_ = ask("--format", form, "x") if form else ask("x")
+    result = fit(TREE, Memory(), Result(ok=True, output=wide, data=list(range(200))), asked_, None)
+    assert (result.output, result.part, result.data) == (compact, None, None)  # whole, so no note
