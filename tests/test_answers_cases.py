@@ -126,6 +126,21 @@ def test_a_bad_reserved_option_is_a_usage_error(tokens, message):
     assert str(caught.value) == message
 
 
+@pytest.mark.parametrize(
+    ("tokens", "taken"),
+    [
+        (["--budget", "900", "a", "b"], 2),
+        (["--budget=900", "--format", "toon", "a"], 3),
+        (["--more=k:1", "--budget=900"], 2),
+        (["a", "--budget", "900"], 0),
+        (["--budget"], 1),  # a value missing: no more than there are
+        ([], 0),
+    ],
+)
+def test_leading_counts_the_tokens_the_reserved_options_in_front_take(tokens, taken):
+    assert a.leading(tokens) == taken
+
+
 def test_the_options_given_are_written_again_for_a_next_part():
     assert ask("--format", "toon", "--budget", "900", "a").options() == ["--budget", "900", "--format", "toon"]
     assert ask("--format", "toon", "a").options() == ["--format", "toon"]
