@@ -367,7 +367,8 @@ async def fit(tree: Tree, kept: Store, result: Result, ask: Asked, context: Cont
     if sum(body.sizes) <= 8 * budget:  # it may fit whole in its form (TOON can be half of compact JSON)
         whole = body.render(0, len(body.units))
         if fits(whole, budget) and not result.omitted:
-            return _answer(result, whole + ("" if ask.form else f"\n[{_formed(body.form)}]"), None, formed)
+            note = f"\n[{_formed(body.form)}]" if formed and not ask.form else ""  # compact JSON: no note
+            return _answer(result, whole + note, None, True)
         size = about(whole)
     body = finer(body, room(budget))
     n, end = len(body.units), end_of(body, 0, budget)
