@@ -107,7 +107,12 @@ EQUIVALENT: dict[str, dict[str, str]] = {
         "Index._mixed: 1.0 -> 2.0 #2": "the closest cosine when all are 0: then no command is mixed in",
         "Index.fits: '' -> 'X'": "the rarity of a term no command has: '' and 'X' alike (a term is lower-case)",
         "Index.misses: self.fits(query, hits[0][1]) < WEAK -> self.fits(query, hits[0][1]) <= WEAK": "a fit is a "
-        "ratio of logarithms, less whole NAME_COSTs: never exactly 0.55",
+        "ratio of logarithms, less whole costs: never exactly WEAK",
+        "Index.fits: True -> False": "zip(strict=...) of a query's words and which of them are things: read() makes "
+        "both from the same words, one each",
+        "Index.no_fit: True -> False": "the same zip of a query's words and things, in the miss sentence",
+        "Index.search: 1.0 -> 2.0": "the score of a command named outright when no word scored: then only named commands "
+        "are ranked, all at that score, and callers read scores only against each other",
     },
     "mcp_cli/engine/schema.py": {
         "_Schema.__init__: 'urn:mcp-cli:schema' -> 'urn:mcp-cli:schemaX'": "the name of a schema without $id: "

@@ -312,6 +312,20 @@ def test_a_query_that_names_a_command_finds_it_first_and_fits_it_fully():
     assert index.fits("get me a label", "hub get-me") < 1.0  # a query that only contains a name is read by words
 
 
+def test_a_detail_or_a_name_the_tree_never_heard_of_leaves_a_good_match_fitting():
+    index = fitting(
+        command("create-ticket", "Create a support ticket."),
+        command("get-address", "Get a postal address."),
+        command("get-forecast", "Get the weather forecast.", description="Forecast for a city's address."),
+        command("list-widgets", "Show all of them."),
+        command("get-user", "Get a user."),
+    )
+    assert index.fits("create a ticket in Zendesk", "create-ticket") >= ranking.WEAK  # a service named in passing
+    assert index.fits("address of the warehouse", "get-address") >= ranking.WEAK  # one detail unheard of
+    assert index.fits("address", "get-forecast") < index.fits("address", "get-address")  # in passing: less
+    assert index.fits("widgets", "list-widgets") == pytest.approx(index.rarity("widget") / index.rarity(""))  # its name
+
+
 def test_a_shared_word_counts_by_its_own_rarity_not_the_command_s_rarest():
     index = fitting(command("get-user", "Get a user."), command("list-users", "List users."))
     common = index.rarity("user")  # in both commands
@@ -360,6 +374,7 @@ def test_an_embedding_model_judges_the_fit_too_by_its_cosine_above_a_floor():
     judged.fits("book a plane seat", "get-weather")
     assert len(model.calls) == calls  # the same query again: its cosines are kept
     assert judged.fits("a ground stop", "get-weather") < words.fits("a ground stop", "get-weather")  # opposite
+    assert judged.fits("book a plane seat", "book-flight") > words.fits("book a plane seat", "book-flight")  # alike
     assert judged.misses("will it be sunny", judged.search("will it be sunny"))  # no word: no hit, words rank
     ranking_too = Index(tree(*tools), semantic=(FakeModel(), 0.5))  # finds what shares no word: judges no miss
     hits = ranking_too.search("will it be sunny")
