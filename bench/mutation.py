@@ -111,8 +111,8 @@ EQUIVALENT: dict[str, dict[str, str]] = {
         "Index.fits: True -> False": "zip(strict=...) of a query's words and which of them are things: read() makes "
         "both from the same words, one each",
         "Index.no_fit: True -> False": "the same zip of a query's words and things, in the miss sentence",
-        "Index.search: 1.0 -> 2.0": "the score of a command named outright when no word scored: then only named commands "
-        "are ranked, all at that score, and callers read scores only against each other",
+        "Index.search: 1.0 -> 2.0": "the score of a command named outright when no word scored: then only named "
+        "commands are ranked, all at that score, and callers read scores only against each other",
     },
     "mcp_cli/engine/schema.py": {
         "_Schema.__init__: 'urn:mcp-cli:schema' -> 'urn:mcp-cli:schemaX'": "the name of a schema without $id: "
