@@ -8,6 +8,7 @@ scope's answers only through that scope (`part`)."""
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import logging
 import os
@@ -23,13 +24,6 @@ from urllib.parse import urlsplit, urlunsplit
 import anyio
 
 from ..result import KEEP
-
-try:
-    import redis
-    from redis.backoff import NoBackoff
-    from redis.retry import Retry
-except ImportError:  # the `redis` extra: only a server given a Redis store needs it
-    redis = None  # type: ignore[assignment]
 
 log = logging.getLogger("mcp_cli")
 SECONDS = 900.0  # how long an answer's next parts are kept
@@ -176,6 +170,11 @@ class Redis:
     def __init__(self, url: str, namespace: str, seconds: float = SECONDS, client: Any = None) -> None:
         self.url, self.namespace, self.seconds = url, namespace, seconds
         self.prefix = f"mcp-cli:answers:{namespace}:"
+        import redis  # the `redis` extra, imported only here: it costs a server's start about 0.1 s
+        from redis.backoff import NoBackoff
+        from redis.retry import Retry
+
+        self._failed = redis.RedisError
         if client is None:
             parts = urlsplit(url)
             scheme = {"valkey": "redis", "valkeys": "rediss"}.get(parts.scheme, parts.scheme)
@@ -191,7 +190,7 @@ class Redis:
     async def _run(self, method: str, *args: Any, **options: Any) -> Any:
         try:
             done = await anyio.to_thread.run_sync(partial(getattr(self.client, method), *args, **options))
-        except redis.RedisError as exc:
+        except self._failed as exc:
             if not self._down:
                 log.warning("the answers store %s cannot be reached: %s", self.where, exc)
             self._down = True
@@ -235,7 +234,7 @@ def store(url: str | None, namespace: str) -> Store:
     if scheme not in SCHEMES:
         raise ValueError(f"--answers-store takes a Redis or Valkey URL (redis://HOST:PORT/DB, rediss://, valkey://, "
                          f"unix:///PATH), not {redacted(url)!r}")  # fmt: skip
-    if redis is None:
+    if importlib.util.find_spec("redis") is None:
         raise ValueError(f"--answers-store {scheme}://... needs the redis package: {INSTALL}")
     try:
         return Redis(url, namespace)
