@@ -52,3 +52,9 @@ def test_importing_mcp_cli_imports_nothing_else_until_a_name_is_used():
     code = "import sys, mcp_cli; print(sorted(m for m in sys.modules if m.startswith('mcp')))"
     shown = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert shown.stdout.split() == ["['mcp_cli']"]
+
+
+def test_a_runtime_imports_the_redis_extra_only_for_a_redis_store():
+    code = "import sys, mcp_cli.engine.runtime, mcp_cli.engine.kept as k; print('redis' in sys.modules)"
+    shown = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert shown.stdout.split() == ["False"]  # importing redis costs every server's start about 0.1 s
