@@ -170,9 +170,12 @@ class Redis:
     def __init__(self, url: str, namespace: str, seconds: float = SECONDS, client: Any = None) -> None:
         self.url, self.namespace, self.seconds = url, namespace, seconds
         self.prefix = f"mcp-cli:answers:{namespace}:"
-        import redis  # the `redis` extra, imported only here: it costs a server's start about 0.1 s
-        from redis.backoff import NoBackoff
-        from redis.retry import Retry
+        try:  # the `redis` extra, imported only here: it costs a server's start about 0.1 s
+            import redis
+            from redis.backoff import NoBackoff
+            from redis.retry import Retry
+        except ImportError:
+            raise ValueError(f"--answers-store needs the redis package: {INSTALL}") from None
 
         self._failed = redis.RedisError
         if client is None:
