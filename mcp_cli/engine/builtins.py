@@ -12,7 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import HandlerError, UsageError
+from ..handlers.base import in_thread
 from ..text import clip
+from .jq_pool import POOL, JqError
 
 USAGE = {
     "jq": "jq [-r] FILTER: the jq language over JSON (-r: strings as raw text)",
@@ -122,14 +124,25 @@ def _count(name: str, args: list[str]) -> int:
     return int(args[0])
 
 
+class _InThread:
+    """A built-in that runs in this process, in a worker thread (the event loop serves other calls meanwhile),
+    abandoned with a `timeout` answer at the call's time limit."""
+
+    def apply(self, flow: Flow) -> Flow:
+        raise NotImplementedError
+
+    async def run(self, flow: Flow, timeout: float) -> Flow:
+        return await in_thread(lambda: self.apply(flow), timeout, "it")
+
+
 @dataclass
-class Slice:
+class Slice(_InThread):
     """`head N` / `tail N`: items of a JSON array, else lines of text."""
 
     name: str
     count: int
 
-    def run(self, flow: Flow) -> Flow:
+    def apply(self, flow: Flow) -> Flow:
         n = self.count
         first = flow.first(n) if self.name == "head" else None
         if first is not None:
@@ -149,15 +162,18 @@ class Jq:
         args = args[1:] if self.raw else args
         if len(args) != 1:
             raise UsageError("`jq` takes one filter (quote it): jq '.items[] | .name'.")
+        self.source = args[0]
         try:
-            self.program = _compiled(args[0])
+            _compiled(self.source)  # checked here, before any stage runs; run in a worker (`run`)
         except ValueError as exc:
             raise UsageError(f"bad jq filter: {_first(exc)}") from None
 
-    def run(self, flow: Flow) -> Flow:
+    async def run(self, flow: Flow, timeout: float) -> Flow:
+        """The filter's outputs over the flow, run in a jq worker process (`jq_pool.py`): no more than its input
+        reaches it, and a runaway is stopped at `timeout` seconds."""
         try:
-            outputs = self.program.input_text(flow.text).all()
-        except ValueError as exc:
+            outputs = await POOL.run(self.source, flow.text, timeout, "jq")
+        except JqError as exc:
             if not flow.is_json:
                 start = clip(flow.text.strip(), 60) or "(empty)"
                 raise UsageError(f"its input is not JSON ({start}); jq reads JSON: put it after a stage that gives "
@@ -172,7 +188,8 @@ class Jq:
 
 @functools.lru_cache(maxsize=256)
 def _compiled(source: str) -> Any:
-    """A jq program, compiled once for every call that gives the same filter (ValueError for a bad one)."""
+    """A jq program, compiled (never run) to check it, once for every call that gives the same filter (ValueError
+    for a bad one)."""
     import jq
 
     return jq.compile(source)
@@ -182,7 +199,7 @@ def _first(exc: Exception) -> str:
     return str(exc).split("\n")[0].removeprefix("jq: error: ").rstrip(":")
 
 
-class Save:
+class Save(_InThread):
     """`save FILE`: the whole output written to FILE in the caller's folder (never outside it)."""
 
     def __init__(self, args: list[str], cwd: str | None, local_files: bool) -> None:
@@ -199,7 +216,7 @@ class Save:
         if not self.path.parent.is_dir():
             raise UsageError(f"`save {self.name}`: its folder does not exist; save into an existing folder.")
 
-    def run(self, flow: Flow) -> Flow:
+    def apply(self, flow: Flow) -> Flow:
         text = flow.text
         data = text.encode("utf-8")
         try:

@@ -254,7 +254,7 @@ async def _step(runtime: Runtime, stage: _Stage, flow: Flow | None, cwd: str | N
     if stage.each is not None:
         return await _each(runtime, stage.each, flow, cwd, context)
     assert stage.builtin is not None
-    out = stage.builtin.run(flow)
+    out = await stage.builtin.run(flow, runtime.tree.settings.timeout)
     return Result(ok=True, path=stage.words[0], output=out.text, value=out.written_value)
 
 

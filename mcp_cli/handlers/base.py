@@ -5,9 +5,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
+
+import anyio
+import anyio.to_thread
 
 from ..entities import Context
+from ..errors import HandlerTimeout
 from ..result import Result
 from ..tree import Command, Tree
 
@@ -15,6 +19,19 @@ from ..tree import Command, Tree
 # pipeline's answer is capped), up to WHOLE_MAX characters.
 WHOLE: ContextVar[bool] = ContextVar("mcp_cli_whole", default=False)
 WHOLE_MAX = 64 * 2**20
+
+
+T = TypeVar("T")
+
+
+async def in_thread(work: Callable[[], T], timeout: float, what: str) -> T:
+    """`work()` in a worker thread, so that the event loop serves other calls meanwhile; abandoned with
+    HandlerTimeout (naming `what`) after `timeout` seconds."""
+    try:
+        with anyio.fail_after(timeout):
+            return await anyio.to_thread.run_sync(work, abandon_on_cancel=True)
+    except TimeoutError:
+        raise HandlerTimeout(f"{what} did not finish within {timeout:g} s; give it a smaller input.") from None
 
 
 @dataclass

@@ -17,6 +17,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Mapping
 from typing import NoReturn
 
 
@@ -40,6 +41,23 @@ def guarded(argv: list[str]) -> list[str]:
     if not setpriv or not argv or shutil.which(argv[0]) is None:
         return list(argv)
     return [setpriv, "--pdeathsig", "KILL", "--", *argv]
+
+
+OWN_PREFIX = "MCP_CLI_"  # the server's own settings and token: never handed to a child
+_withheld: set[str] = set()  # and the variables holding the tokens it checks (`withhold`)
+
+
+def withhold(name: str) -> None:
+    """Keep the variable `name` (a token the server checks: its own, a scope's) from every child it starts."""
+    _withheld.add(name)
+
+
+def handed(environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """This process's environment (or `environ`) as a child may have it: without the server's own variables
+    (OWN_PREFIX) and the tokens it checks (`withhold`), which a client could otherwise read through any child
+    that shows its environment."""
+    return {k: v for k, v in (os.environ if environ is None else environ).items()
+            if k not in _withheld and not k.startswith(OWN_PREFIX)}  # fmt: skip
 
 
 _running: set[int] = set()  # process groups of running children started here

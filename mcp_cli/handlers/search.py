@@ -7,13 +7,14 @@ nearest domains are offered instead of weak rows."""
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from ..result import Result
-from ..search.ranking import Index
+from ..search.ranking import Index, bounded
 from ..text import rows
 from ..tree import Tree
-from .base import Call
+from .base import Call, in_thread
 
 NEAREST = 3  # domains offered when no command fits
 SURE = 0.85  # the second best scoring under this share of the best: the best is all but sure (bench/turns.py)
@@ -32,12 +33,15 @@ class SearchHandler:
         """Nothing to check: the command searches its own tree."""
 
     async def run(self, call: Call) -> Result:
+        query = bounded(" ".join(call.values.get("words", [])))
+        prefer = call.context.domains() if call.context is not None else []
+        limit = call.values.get("limit")
+        return await in_thread(partial(self._answer, query, limit, prefer, call), self.tree.settings.timeout, "search")
+
+    def _answer(self, query: str, limit: int | None, prefer: list[str], call: Call) -> Result:
         if self._index is None:
             self._index = Index(self.tree)
         index, name = self._index, self.tree.name
-        query = " ".join(call.values.get("words", []))
-        prefer = call.context.domains() if call.context is not None else []
-        limit = call.values.get("limit")
         hits = index.search(query, None if limit is None else max(1, int(limit)), prefer)
         if not hits:
             return Result(ok=True, output=f"{index.no_fit(query)} Run `{name} --help` to browse.\n")

@@ -48,7 +48,7 @@ from ..result import KEEP, Result, blob, sniff
 from ..tree import Tree
 from ..types import at_file
 from .base import WHOLE, WHOLE_MAX, Call, check_timeout, may, need, timeout_of
-from .processes import ended, guarded, kill_group, started
+from .processes import ended, guarded, handed, kill_group, started
 
 log = logging.getLogger("mcp_cli")
 _STDERR_TAIL = 2_000
@@ -200,7 +200,7 @@ def _environment(ref: dict[str, Any], base: str) -> dict[str, str]:
     """The safe part of this process's environment and the variables `inherit` names (patterns allowed), with the
     reference's `env` on top; a PYTHONPATH there goes before the inherited one."""
     patterns = [*SAFE_ENV, *ref.get("inherit", [])]
-    inherited = {k: v for k, v in os.environ.items() if any(fnmatch.fnmatchcase(k, p) for p in patterns)}
+    inherited = {k: v for k, v in handed().items() if any(fnmatch.fnmatchcase(k, p) for p in patterns)}
     own = {k: str(v).replace("{python}", sys.executable).replace("{base}", base) for k, v in ref.get("env", {}).items()}
     if "PYTHONPATH" in own and inherited.get("PYTHONPATH"):
         own["PYTHONPATH"] += os.pathsep + inherited["PYTHONPATH"]

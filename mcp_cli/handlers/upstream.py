@@ -27,7 +27,7 @@ import anyio
 from anyio.abc import TaskGroup
 
 from ..errors import HandlerError, HandlerTimeout
-from .processes import guarded
+from .processes import guarded, handed
 from .relay import CURRENT, Calls
 from .streams import ReadStream
 
@@ -101,7 +101,7 @@ def transport(config: dict[str, Any], errlog: TextIO, auth: Any = None) -> Any:
 
     command, *args = guarded([config["command"], *config.get("args", [])])
     inherit = config.get("inherit")
-    env = {k: v for k, v in os.environ.items() if inherit is None or k in inherit} | (config.get("env") or {})
+    env = {k: v for k, v in handed().items() if inherit is None or k in inherit} | (config.get("env") or {})
     cwd = os.path.expanduser(config["cwd"]) if config.get("cwd") else None
     params = StdioServerParameters(command=command, args=args, env=env, cwd=cwd)
     return stdio_client(params, errlog=errlog)

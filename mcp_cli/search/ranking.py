@@ -194,13 +194,24 @@ def query_weights(query: str) -> dict[str, float]:
     return read(query).weights
 
 
-_VALUE = re.compile(r"""(?<!\w)(['"`]).+?\1(?!\w)|\S*(?:\d|\w[/.:@_#]\w)\S*""")
+_QUOTED = re.compile(r"""(?<!\w)(['"`]).+?\1(?!\w)""")
+_VALUE_WORD = re.compile(r"\d|\w[/.:@_#]\w")
+MAX_QUERY = 1_000  # characters of a query that are read (`bounded`) ...
+MAX_WORD = 64  # ... and of each of its words
+
+
+def bounded(query: str) -> str:
+    """The query as search reads it: its first MAX_QUERY characters, each word cut at MAX_WORD (no request needs
+    more, and every step of reading it stays linear in what is kept)."""
+    return " ".join(word[:MAX_WORD] for word in query[:MAX_QUERY].split(" "))
 
 
 def _values(query: str) -> set[str]:
     """The tokens of a query's values: quoted texts and words with a digit or inner `/.:@_#` (`INC-4521`, `7am`,
     `sixdegree-ai/platform`, `jane.doe@company.com`), which name no kind of thing."""
-    return {t for match in _VALUE.finditer(query.lower()) for t in tokens(match.group())}
+    lower = query.lower()
+    quoted = [match.group() for match in _QUOTED.finditer(lower)]
+    return {t for text in [*quoted, *(w for w in lower.split() if _VALUE_WORD.search(w))] for t in tokens(text)}
 
 
 def _names(query: str) -> list[str]:

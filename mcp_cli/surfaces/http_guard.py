@@ -13,6 +13,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ..handlers.processes import withhold
+
 if TYPE_CHECKING:
     from mcp.server.transport_security import TransportSecuritySettings
     from starlette.types import ASGIApp, Receive, Scope, Send
@@ -160,6 +162,7 @@ def _token(token_env: str | None, no_auth: bool, environ: Mapping[str, str]) -> 
     if no_auth and token_env:
         raise Unsafe("--no-auth and --token-env contradict each other: keep one")
     name = token_env or TOKEN_ENV
+    withhold(name)  # the server's token: no child it starts may read it
     token = environ.get(name, "").strip() or None
     if token_env and token is None:
         raise Unsafe(f"--token-env {name}: the environment variable {name} is not set (or empty)")

@@ -7,6 +7,7 @@ argv through `Runtime.call`, so that parsing, errors, caps, timeouts and the res
 from __future__ import annotations
 
 import json
+from functools import partial
 from typing import Any
 
 from mcp import types
@@ -16,8 +17,9 @@ from ..engine.runtime import Runtime
 from ..engine.schema import input_schema
 from ..entities import Context
 from ..errors import BadRequest, CallError, NotFound, close_to
+from ..handlers.base import in_thread
 from ..result import Result
-from ..search.ranking import SHOWN, Index
+from ..search.ranking import SHOWN, Index, bounded
 from ..text import one_line, rows
 from ..tree import Command, Param, Tree
 
@@ -95,7 +97,8 @@ class Meta:
             check(TOOLS[name][1], arguments, f"arguments of {name}")
             if name == "search_tools":
                 prefer = context.domains() if context is not None else []
-                return await self._answer(self._search(arguments["query"], arguments.get("limit"), prefer))
+                search = partial(self._search, bounded(arguments["query"]), arguments.get("limit"), prefer)
+                return await self._answer(await in_thread(search, self.runtime.tree.settings.timeout, "search_tools"))
             if name == "describe_tools":
                 return await self._answer(self._describe(arguments["names"]))
             if "--more" in arguments["name"].split():  # the next part of a cut answer, as its note gives it

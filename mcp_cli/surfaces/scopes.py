@@ -32,6 +32,7 @@ from typing import Any
 from ..engine.kept import Store
 from ..engine.runtime import Runtime
 from ..errors import close_to
+from ..handlers.processes import withhold
 from ..text import named
 from ..tree import Command, Group, Node, Tree, server_depth
 from .http_guard import ACCESS, Unsafe
@@ -97,6 +98,8 @@ def _scope(where: str, name: str, table: object, environ: Mapping[str, str]) -> 
     if "token_env" in table:
         variable = table["token_env"]
         token = environ.get(variable, "").strip() if isinstance(variable, str) else ""
+        if token:
+            withhold(variable)  # a scope's token: no child the server starts may read it
         if not token:
             raise Unsafe(f"{where}: token_env {variable!r}: the environment variable is not set (or empty)")
         digest = hashlib.sha256(token.encode()).digest()
