@@ -3,14 +3,25 @@
 
 import json
 
+import anyio
 import pytest
 
 from mcp_cli.engine.builtins import USAGE, Flow, make
+from mcp_cli.engine.jq_pool import POOL
 from mcp_cli.errors import HandlerError, UsageError
 
 
 def run(name: str, args: list[str], flow: Flow, cwd: str | None = None) -> Flow:
-    return make(name, args, cwd, True).run(flow)
+    """The stage run as a pipeline runs it (jq in a worker process, the others in a thread), within 60 s."""
+    stage = make(name, args, cwd, True)
+
+    async def run_it() -> Flow:
+        try:
+            return await stage.run(flow, 60.0)
+        finally:
+            await POOL.aclose()
+
+    return anyio.run(run_it)
 
 
 def test_usage_names_every_stage_by_its_word():

@@ -124,11 +124,19 @@ class JqPool:
             worker.kill()
 
     def close(self) -> None:
-        """Stop the idle workers."""
+        """Stop the idle workers (from any event loop: their pipes are left to the collector)."""
         for worker in self._idle:
             with suppress(Exception):
                 worker.kill()
         self._idle.clear()
+
+    async def aclose(self) -> None:
+        """Stop the idle workers and close their pipes (in the event loop that started them)."""
+        idle, self._idle = self._idle, []
+        for worker in idle:
+            worker.kill()
+            with suppress(Exception):
+                await worker.process.aclose()
 
 
 POOL = JqPool()

@@ -18,7 +18,7 @@ from ..handlers.processes import kill_all
 from ..result import Result, has_surrogate, wire_text
 from ..tree import Command, Group, Node, Topic, Tree
 from ..types import LOCAL_FILES
-from . import answers, pipeline, schema, topics
+from . import answers, jq_pool, pipeline, schema, topics
 from . import help as helptext
 from . import parser as argparser
 from .builtins import Flow
@@ -114,6 +114,7 @@ class Runtime:
     async def __aexit__(self, *exc: object) -> None:
         self._background.cancel_scope.cancel()
         await self._stack.aclose()
+        await jq_pool.POOL.aclose()
 
     async def _rediscover(self) -> None:
         delay = RETRY_DELAY
