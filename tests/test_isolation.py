@@ -235,3 +235,12 @@ def _ended(pid: int) -> bool:
             return True
         time.sleep(0.05)
     return False
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads every process's /proc entries")
+def test_an_http_server_s_environment_is_not_readable_from_proc(scoped, world):
+    """A wrapped server (any process of the same user) cannot read the tokens from /proc/PID/environ."""
+    pids = subprocess.run(["pgrep", "-f", str(world["root"] / "team.json")], capture_output=True, text=True).stdout
+    [pid] = [int(p) for p in pids.split() if int(p) != os.getpid()][:1]
+    with pytest.raises(PermissionError):
+        open(f"/proc/{pid}/environ", "rb").read()

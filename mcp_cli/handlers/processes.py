@@ -60,6 +60,20 @@ def handed(environ: Mapping[str, str] | None = None) -> dict[str, str]:
             if k not in _withheld and not k.startswith(OWN_PREFIX)}  # fmt: skip
 
 
+def private() -> None:
+    """Keep this process's memory and /proc entries (`/proc/PID/environ`, where its tokens are) from the other
+    processes of its user, the servers and scripts it starts among them (Linux: not dumpable; a no-op elsewhere).
+    Its children are dumpable again once they exec."""
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE, 0
+    except (OSError, AttributeError):
+        pass
+
+
 _running: set[int] = set()  # process groups of running children started here
 
 

@@ -120,6 +120,7 @@ def http_checks(
     parser: argparse.ArgumentParser, args: argparse.Namespace
 ) -> tuple[tuple[str, int] | None, Guard | None]:
     """The HTTP address (None: stdio) and its guard; a bad address or a refused one exits with status 2."""
+    from ..handlers.processes import private
     from . import scopes
     from .http_guard import Unsafe, guard
 
@@ -143,6 +144,8 @@ def http_checks(
                        token_env=args.token_env, no_auth=args.no_auth, scopes=loaded)  # fmt: skip
     except Unsafe as exc:
         parser.exit(2, f"{parser.prog}: {exc}\n")
+    if address is not None:
+        private()  # the tokens in its environment: not for the servers and scripts it starts to read from /proc
     return address, checks
 
 
