@@ -46,7 +46,7 @@ FILTERS = [
     "env.A_TOKEN",
     "$ENV.MCP_CLI_TOKEN",
     '"\\(env)"',
-    "env | getpath([\"A_TOKEN\"])",
+    'env | getpath(["A_TOKEN"])',
     "$ENV | to_entries",
     "env | tostream",
     "[env[]]",
