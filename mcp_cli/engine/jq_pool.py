@@ -98,7 +98,7 @@ class JqPool:
         """The outputs of the jq filter `source` over `text`, within `timeout` seconds (HandlerTimeout naming
         `what` after that); JqError for what jq refuses."""
         loop = anyio.lowlevel.current_token()
-        if loop is not self._loop:  # a new event loop (tests run several): the old one's workers cannot be used
+        if loop != self._loop:  # a new event loop (tests run several): the old one's workers cannot be used
             self.close()
             self._limiter, self._loop = anyio.CapacityLimiter(AT_ONCE), loop
         worker: _Worker | None = None
