@@ -1,6 +1,7 @@
-"""How upstream tools are arranged, through a served tree of real upstream servers: a server with many tools
-split into subgroups by the things its tools act on (or by toolset, or by preset groups), many servers
-clustered at the root by the things their tools act on, and tool filters applied before any of it."""
+"""How upstream tools are arranged, through a served tree of real upstream servers: each server a level of the path
+named by its config key, however many; a server's tools flat under their own names while their usage lines fit its
+listing, else split into subgroups by the things they act on (or by toolset, or by preset groups), a tool's own name
+still reaching it from the server's level; and tool filters applied before any of it."""
 
 import json
 import re
@@ -40,6 +41,9 @@ def called(out: str) -> tuple[str, dict]:
 async def test_a_server_with_many_tools_is_split_into_subgroups_by_what_they_act_on(tmp_path, cache):
     team = config(tmp_path / "team.json", {"gh": entry(*GITHUB)})
     async with served("serve", str(team), env=cache) as client:
+        gh = await ok(client, "gh", "--help")  # 16 tools whose usage lines fit the listing: flat, each callable
+        assert "Groups:" not in gh and "  list-issues" in gh and "    team gh list-issues [1 option]" in gh
+    async with served("serve", str(team), "--threshold", "10", env=cache) as client:
         root = await ok(client, "--help")
         assert listed(root)["gh"] == "Pull-requests, issues, branches, tags."
         gh = listed(await ok(client, "gh", "--help"))
@@ -56,6 +60,8 @@ async def test_a_server_with_many_tools_is_split_into_subgroups_by_what_they_act
         )
         assert called(await ok(client, "gh", "pull-requests", "merge"))[0] == "merge_pull_request"
         assert called(await ok(client, "gh", "search-code"))[0] == "search_code"
+        for name in ("list_issues", "list-issues", "merge_pull_request"):  # a tool's own name finds it in its group
+            assert called(await ok(client, "gh", name))[0] == name.replace("-", "_")
     async with served("serve", str(team), "--threshold", str(len(GITHUB)), env=cache) as client:
         gh = listed(await ok(client, "gh", "--help"))  # no more tools than the threshold: one flat group
         assert "list-issues" in gh and "issues" not in gh
@@ -66,7 +72,7 @@ async def test_preset_groups_and_toolsets_name_the_subgroups(tmp_path, cache):
     toolsets = [f"{name}@{'work' if 'issue' in name or 'pull' in name else 'code'}" for name in GITHUB]
     preset = entry(*GITHUB, **{"mcp-cli": {"groups": {"tickets": ["*issue*"], "reviews": ["*pull_request*"]}}})
     team = config(tmp_path / "team.json", {"gh": entry(*toolsets), "preset": preset})
-    async with served("serve", str(team), env=cache) as client:
+    async with served("serve", str(team), "--threshold", "10", env=cache) as client:
         gh = listed(await ok(client, "gh", "--help"))
         assert {"work", "code"} <= gh.keys() and "issues" not in gh
         assert called(await ok(client, "gh", "work", "list-issues"))[0] == "list_issues"
@@ -77,29 +83,22 @@ async def test_preset_groups_and_toolsets_name_the_subgroups(tmp_path, cache):
         assert called(await ok(client, "preset", "reviews", "merge-pull-request"))[0] == "merge_pull_request"
 
 
-async def test_many_servers_are_clustered_at_the_root_by_what_their_tools_do(tmp_path, cache):
+async def test_every_server_is_a_row_of_the_root_named_by_its_key_however_many(tmp_path, cache):
     start = budget(10)  # 31 servers starting at once
     servers = {name: entry("ping", startup_timeout_sec=start) for name in NATO}
     servers |= {name: entry("list_issues", "get_issue", startup_timeout_sec=start)
                 for name in ("github", "jira-work", "tracker")}  # fmt: skip
     servers |= {name: entry("list_events", startup_timeout_sec=start) for name in ("google-calendar", "tools-prod")}
-    team = config(tmp_path / "team.json", servers)  # 31 servers: more than the root shows one by one
+    team = config(tmp_path / "team.json", servers)  # 31 servers
     async with served("serve", str(team), env=cache) as client:
         root = listed(await ok(client, "--help"))
-        # servers are grouped by the things their tools act on, whatever their keys, and a group names its servers
-        # when they fit a row; a key that says nothing (`tools-prod`) keeps its key rather than its group's name
-        assert root["issues"] == "github, jira-work, tracker."
-        assert root["events"] == "google-calendar, tools-prod."
-        assert root["ping"] == "Ping (26 servers)." and "alfa" not in root and "github" not in root
-        cluster = listed(await ok(client, "issues", "--help"))
-        assert cluster["github"] == "list-issues, get-issue."  # a small server's row names its commands
-        assert called(await ok(client, "issues", "jira-work", "get-issue"))[0] == "get_issue"
-        assert called(await ok(client, "events", "tools-prod", "list-events"))[0] == "list_events"
-    async with served("serve", str(team), "--exclude-server", "zulu", env=cache) as client:
-        root = listed(await ok(client, "--help"))  # 30 servers fit the root: no cluster, the poor key still renamed
-        assert {"github", "jira-work", "alfa", "events"} <= root.keys() and "issues" not in root
-        (tool,) = (await client.list_tools()).tools  # the description names 12 domains and says where the rest are
-        named = re.search(r"Domains: (.*) and 18 more\. Run `DOMAIN --help` \(`--help` for all\)", tool.description)
+        assert [*root][:-1] == [*servers] and root["search"]  # in the config's order, then search
+        assert root["github"] == "list-issues, get-issue."  # a small server's row names its commands
+        assert root["tools-prod"] == "list-events."  # a key that says nothing is kept: its row says what it does
+        assert called(await ok(client, "jira-work", "get-issue"))[0] == "get_issue"
+        assert called(await ok(client, "tools-prod", "list_events"))[0] == "list_events"
+        (tool,) = (await client.list_tools()).tools  # the description names 12 servers and says where the rest are
+        named = re.search(r"Domains: (.*) and 19 more\. Run `DOMAIN --help` \(`--help` for all\)", tool.description)
         assert named and named[1].split(", ") == [*root][:12]
 
 
@@ -119,11 +118,3 @@ async def test_tool_filters_apply_before_the_tree_is_built(tmp_path, cache):
         for excluded in ("update-issue", "delete-branch", "get-me"):
             reply = await call(client, "gh", excluded)
             assert not reply.ok and f"`team gh` has no command `{excluded}`" in reply.text, reply.text
-
-
-@pytest.mark.parametrize(("key", "nothing"), [("server1", True), ("my-mcp", True), ("tools-prod", True),
-                                              ("remote-2", True), ("github", False), ("pd", False)])  # fmt: skip
-def test_a_config_key_says_nothing_when_it_is_only_generic_words_and_digits(key, nothing):
-    from mcp_cli.sources.clusters import says_nothing
-
-    assert says_nothing(key) is nothing

@@ -53,7 +53,7 @@ def test_a_full_listing_has_a_row_per_child_and_a_blank_line_between_sections():
     out = h.group_help("t", Group("t", summary="Tools.", children=GROUPS + COMMANDS + TOPICS), True, 10**6)
     assert out == (
         "t - Tools.\n\nUsage:\n  t <domain> <command> [options]\n\nDomains:\n  a  A things.\n  b  B things.\n\n"
-        "Commands:\n  x  Does x.\n  y  Does y.\n\nTopics:\n  guide  A guide.\n\n"
+        "Commands:\n  x  Does x.\n    t x\n  y  Does y.\n    t y\n\nTopics:\n  guide  A guide.\n\n"
         "Pipe with |: jq, head, tail, each, save.\n"
         "Run `t <name> --help` for more.\n"
     )
@@ -108,13 +108,20 @@ def test_what_a_help_says_first_and_what_it_says_after(summary, text, expected):
     assert h.lead(cmd(summary=summary), text) == expected
 
 
-def test_a_listing_gives_up_its_summaries_past_its_budget():
-    full = h._listing("Commands", COMMANDS, 10**6)
-    size = sum(len(line) + 1 for line in full)  # each line and its newline
-    assert h._listing("Commands", COMMANDS, size) == full == ["Commands:", "  x  Does x.", "  y  Does y."]
-    assert h._listing("Commands", COMMANDS, size - 1) == ["Commands (2, summaries left out to fit):", "  x, y"]
-    last = h.group_help("t", Group("t", children=[cmd("x", "Uses X")]), False, 10**6)
-    assert last.endswith("\n  x  Uses X\n    t x\n")  # only blank lines are trimmed at the end
+def test_a_listing_gives_up_what_tells_least_first():
+    """Usage lines under rows; then each command's usage line as its row (summaries go first); then rows whose
+    summaries are cut shorter and shorter; last, names only."""
+    ways = [way() for way in h._listings("Commands", SMALL, "t")]
+    assert ways[0] == ["Commands:", "  get  Gets.", "    t get --id INT", "  put  Puts.", "    t put [1 option]"]
+    assert ways[1] == ["Commands:", "  t get --id INT", "  t put [1 option]"]
+    assert ways[2] == ["Commands:", "  get  Gets.", "  put  Puts."]
+    assert ways[-1] == ["Commands (2, summaries left out to fit):", "  get, put"]
+    assert [len(w) for w in ways] == [5, 3, 3, 3, 3, 3, 2]
+    long = [cmd("x", "A summary that goes on and on about what the command does, well past forty characters.")]
+    cut = [way()[1] for way in h._listings("Commands", long)]
+    assert [len(row) for row in cut[:4]] == sorted((len(row) for row in cut[:4]), reverse=True)
+    assert cut[3].endswith("...") and len(cut[3]) <= len("  x  ") + h.SHORTEST
+    assert [way() for way in h._listings("Topics", TOPICS)][0] == ["Topics:", "  guide  A guide."]  # no usage lines
 
 
 SMALL = [cmd("get", "Gets.", params=[Param("id", flags=["--id"], type="integer", required=True)]),
@@ -122,26 +129,21 @@ SMALL = [cmd("get", "Gets.", params=[Param("id", flags=["--id"], type="integer",
 
 
 @pytest.mark.parametrize(
-    ("children", "root", "shown"),
-    [
-        (SMALL, False, True),
-        (SMALL + [cmd(f"c{i}") for i in range(3)], False, True),  # commands and usage lines within USAGE_ROOM
-        (SMALL + [cmd(f"c{i}", "x" * 60) for i in range(h.USAGE_ROOM // 80)], False, False),  # past it: rows only
-        (SMALL, True, False),  # never at the root: its help stays short
-        (SMALL + TOPICS, False, True),
-    ],
-)
-def test_a_group_shows_its_commands_usage_lines_under_their_rows_while_they_fit_their_room(children, root, shown):
+    ("children", "root"),
+    [(SMALL, False), (SMALL + [cmd(f"c{i}", "x" * 60) for i in range(20)], False), (SMALL, True),
+     (SMALL + TOPICS, False)],
+)  # fmt: skip
+def test_every_listing_shows_its_commands_usage_lines_under_their_rows_while_they_fit(children, root):
     out = h.group_help("t g", Group("g", children=children), root, 10**6)
-    assert ("  get  Gets.\n    t g get --id INT\n  put  Puts.\n    t g put [options]\n" in out) is shown
-    assert ("  get  Gets.\n  put  Puts.\n" in out) is not shown
+    assert "  get  Gets.\n    t g get --id INT\n  put  Puts.\n    t g put [1 option]\n" in out
 
 
-def test_a_small_group_over_its_budget_gives_up_usage_lines_before_summaries():
+def test_a_group_over_its_budget_gives_up_summaries_before_usage_lines():
     whole = h.group_help("t", Group("t", children=SMALL), False, 10**6)
-    assert h.group_help("t", Group("t", children=SMALL), False, len(whole)) == whole  # just fits: usage lines kept
+    assert h.group_help("t", Group("t", children=SMALL), False, len(whole)) == whole  # just fits: all kept
     out = h.group_help("t", Group("t", children=SMALL), False, len(whole) - 1)
-    assert "  get  Gets.\n  put  Puts.\n" in out and "--id" not in out
+    assert "Commands:\n  t get --id INT\n  t put [1 option]\n" in out and "Gets." not in out
+    assert "--id" not in h.group_help("t", Group("t", children=SMALL), False, 60)  # then summaries, shorter, names
 
 
 def test_a_group_s_help_ends_with_its_last_line_whole():
@@ -151,9 +153,17 @@ def test_a_group_s_help_ends_with_its_last_line_whole():
     assert out.endswith("Topics:\n  b  About OS X\n")
 
 
+def test_a_group_is_split_when_its_usage_lines_overflow_its_listing():
+    many = [cmd(f"command-{i}", params=[opt("name", required=True)]) for i in range(40)]
+    assert h.callable_within("t g", many[:10], 1_000)
+    assert not h.callable_within("t g", many, 1_000)
+
+
 def listing_lines(out: str) -> list[str]:
     """The lines of a group help's listings (headings and rows; not the blank lines between them)."""
-    start = next(i for i, line in enumerate(out.splitlines()) if line in ("Domains:", "Commands:", "Topics:"))
+    start = next(
+        i for i, line in enumerate(out.splitlines()) if line in ("Domains:", "Groups:", "Commands:", "Topics:")
+    )
     return [line for line in out.splitlines()[start:] if line and not line.startswith("Run `")]
 
 
@@ -164,7 +174,7 @@ def test_the_budget_keeps_summaries_while_the_listings_fit_it_and_the_largest_gi
     fits = len(header) + sum(len(line) + 1 for line in listing_lines(full))  # the listings' rows count, not gaps
     assert h.group_help("t", group, True, fits) == full
     tight = h.group_help("t", group, True, fits - 1)
-    assert "Commands (12, summaries left out to fit):" in tight and "Does thing" not in tight
+    assert "Commands:\n  t command-0\n  t command-1\n" in tight and "Does thing" not in tight  # usage lines kept
     assert "Topics:\n  guide  A guide.\n" in tight  # the smaller listing kept its summaries
     bare = h.group_help("t", group, True, 0)
     assert "Topics (1, summaries left out to fit):\n  guide\n" in bare and "A guide" not in bare
@@ -176,17 +186,23 @@ SHORTER = [(f"c{i}cccccc", "S" * k) for i, k in enumerate([4, 8, 5])]
 
 
 @pytest.mark.parametrize(
-    ("commands", "topics", "budget", "cut"),
+    ("groups", "topics", "cut"),
     [
-        ([("aa", "S" * 29), ("b", "S" * 5)], FEWER_ROWS, 130, "Commands"),  # 58 characters with newlines, 55
-        (SHORTER, [("t0", "S" * 5), ("t1", "S" * 5), ("t2ttttt", "S"), ("t3tt", "S")], 155, "Topics"),  # 66, 68
+        ([("aa", "S" * 29), ("b", "S" * 5)], FEWER_ROWS, "Groups"),  # 56 characters with newlines, 55
+        (SHORTER, [("t0", "S" * 5), ("t1", "S" * 5), ("t2ttttt", "S"), ("t3tt", "S")], "Topics"),  # 64, 68
     ],
 )
-def test_the_listing_of_more_characters_gives_up_its_summaries_first(commands, topics, budget, cut):
-    children = [cmd(n, summary) for n, summary in commands] + [Topic(n, summary=summary) for n, summary in topics]
-    out = h.group_help("t", Group("t", children=children), False, budget)
-    kept = "Topics" if cut == "Commands" else "Commands"
-    assert f"\n{cut} (" in out and f"\n{kept}:\n" in out and out.count("summaries left out") == 1
+def test_the_listing_of_more_characters_gives_up_its_summaries_first(groups, topics, cut):
+    children = [Group(n, summary=summary) for n, summary in groups] + [
+        Topic(n, summary=summary) for n, summary in topics
+    ]
+    full = h.group_help("t", Group("t", children=children), False, 10**6)
+    parts = {p.split(":", 1)[0]: p for p in full.split("\n\n") if p.startswith(("Groups:", "Topics:"))}
+    header = full[: full.index("Groups:")]
+    fits = len(header) + sum(len(line) + 1 for line in listing_lines(full))  # the listings' rows count, not gaps
+    out = h.group_help("t", Group("t", children=children), False, fits - 1)
+    kept = "Topics" if cut == "Groups" else "Groups"
+    assert parts[kept] in out and parts[cut] not in out and len(out) < len(full)
 
 
 @pytest.mark.parametrize("size", [6, 8, 9])

@@ -30,8 +30,9 @@ CONFIG_OPTIONS: list[tuple[str, str, str, type, object, str, str]] = [
      "Only tools matching this pattern, e.g. 'git_*' or 'github/*issue*' (repeatable).", "tools"),
     ("exclude_tool", "--exclude-tool", "PATTERN", list, None, "Leave out tools matching this pattern (repeatable).",
      "exclude_tools"),
-    ("threshold", "--threshold", "N", int, 15, "Split a server with more tools than this into subgroups.",
-     "threshold"),
+    ("threshold", "--threshold", "N", int, None,
+     "Split a server with more tools than this into subgroups (default: when its commands' usage lines overflow "
+     "its listing).", "threshold"),
     ("startup_timeout", "--startup-timeout", "SECONDS", float, None,
      "How long a server without a startup_timeout of its own may take to list its tools (default "
      "$MCP_CLI_STARTUP_TIMEOUT, else 5 s for serve, 60 s for one-shot commands); slower ones are shown as "

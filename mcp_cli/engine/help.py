@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import cache, partial
 from typing import TYPE_CHECKING
 
 from ..text import WIDTH, clip, columns, first_sentence, one_line, rows, sentence, spellings
@@ -39,28 +40,46 @@ def title(prog: str, about: str) -> str:
     return f"{prog} - {about}" if about else prog
 
 
-USAGE_ROOM = 1_000  # characters of a group's (not the root's) commands listed with their usage lines, at most: within
-# it, the listing shows them (an agent can call one straight from there); past it, rows only
+SHORTEST = 24  # characters a row's summary is cut to, at the least, before a listing shows names only
 
 
-def _listing(heading: str, nodes: Sequence[Node], budget: int, prog: str = "") -> list[str]:
-    """A heading and one row per node, each command's usage line under its row when `prog` is given; over `budget`
-    characters, names only, wrapped, with a pointer."""
-    lines = [f"{heading}:"]
-    for node, row in zip(nodes, rows([(n.name, n.summary) for n in nodes]), strict=True):
-        lines.append(row)
-        if prog and isinstance(node, Command):
-            lines += ["  " + line for line in usage(f"{prog} {node.name}", node).splitlines()]
-    if sum(len(line) + 1 for line in lines) <= budget:
+def _listings(heading: str, nodes: Sequence[Node], prog: str = "") -> list[Callable[[], list[str]]]:
+    """A heading and one row per node, from the richest rendering to the leanest, each giving up what tells least:
+    with `prog`, each command's usage line (its required options, how many others) under its row (an agent can call
+    one straight from the listing); then summaries go before usage lines (a command's row is its usage line); then,
+    without usage lines, summaries are cut shorter and shorter; last, names only, wrapped, with a pointer. Each is
+    rendered when first asked for, once."""
+    calls = bool(prog) and any(isinstance(n, Command) for n in nodes)
+
+    def rendered(width: int | None, usages: bool) -> list[str]:
+        lines = [f"{heading}:"]
+        named = [(n.name, n.summary if width is None else clip(n.summary, width) if width else "") for n in nodes]
+        for node, row in zip(nodes, rows(named), strict=True):
+            call = usage(f"{prog} {node.name}", node, counted=True) if usages and isinstance(node, Command) else ""
+            if width == 0 and call:
+                lines += call.splitlines()
+            else:
+                lines += [row, *("  " + line for line in call.splitlines())]
         return lines
-    names, row, out = [n.name for n in nodes], "", [f"{heading} ({len(nodes)}, summaries left out to fit):"]
-    for name in names:
-        if row and len(row) + len(name) + 2 > WIDTH:
-            out.append(row)
-            row = ""
-        row = f"{row}, {name}" if row else f"  {name}"
-    out.append(row)
-    return out
+
+    def names() -> list[str]:
+        row, out = "", [f"{heading} ({len(nodes)}, summaries left out to fit):"]
+        for name in (n.name for n in nodes):
+            if row and len(row) + len(name) + 2 > WIDTH:
+                out.append(row)
+                row = ""
+            row = f"{row}, {name}" if row else f"  {name}"
+        return [*out, row]
+
+    ways = [(None, True), (0, True)] if calls else []
+    ways += [(width, False) for width in (None, 60, 40, SHORTEST)]
+    return [*(cache(partial(rendered, width, usages)) for width, usages in ways), cache(names)]
+
+
+def callable_within(prog: str, commands: Sequence[Command], budget: int) -> bool:
+    """Whether a group's commands fit `budget` characters of its listing as usage lines at least (no summaries):
+    a group that does not is split (sources)."""
+    return _size(_listings("Commands", commands, prog)[1]()) <= budget
 
 
 def _size(lines: list[str]) -> int:
@@ -95,16 +114,15 @@ def group_help(prog: str, group: Group, is_root: bool, budget: int) -> str:
     sections = [(h, n) for h, n in (("Domains" if is_root else "Groups", groups), ("Commands", commands),
                                      ("Topics", topics)) if n]  # fmt: skip
     room = budget - sum(len(x) + 1 for x in lines) - (len(PIPES) + 1) * is_root
-    calls = "" if is_root else prog  # a group's commands with their usage lines: called straight from its listing
-    full = [_listing(h, n, 10**9, calls if h == "Commands" else "") for h, n in sections]
-    called = sum(_size(part) for (h, _), part in zip(sections, full, strict=True) if h == "Commands" and calls)
-    if called > USAGE_ROOM or sum(map(_size, full)) > room:  # usage lines are given up first
-        full = [_listing(h, n, 10**9) for h, n in sections]
-    # the largest listings give up their summaries first, until everything fits the budget
-    for i in sorted(range(len(full)), key=lambda k: -_size(full[k])):
-        if sum(map(_size, full)) <= room:
+    ways = [_listings(h, n, prog if h == "Commands" else "") for h, n in sections]
+    at = [0] * len(ways)  # the rendering each section shows: the largest gives up the most telling part first
+    while sum(_size(w[i]()) for w, i in zip(ways, at, strict=True)) > room:
+        leaner = [k for k in range(len(ways)) if at[k] + 1 < len(ways[k])]
+        if not leaner:
             break
-        full[i] = _listing(*sections[i], 0)
+        k = max(leaner, key=lambda j: _size(ways[j][at[j]]()))
+        at[k] += 1
+    full = [w[i]() for w, i in zip(ways, at, strict=True)]
     for part in full:
         lines += part + [""]
     if not group.children:
@@ -173,9 +191,9 @@ def _options(cmd: Command) -> list[Param]:
     return [p for p in cmd.params if not p.positional and p.name != JSON_ALL]
 
 
-def usage(prog: str, cmd: Command) -> str:
+def usage(prog: str, cmd: Command, counted: bool = False) -> str:
     """argparse-style usage: the required options, exclusive ones joined with `|`, then `[options]` for the others
-    (the Options list shows each), then positionals; wrapped."""
+    (the Options list shows each; `counted`: `[3 options]`, as a listing says), then positionals; wrapped."""
     if cmd.passthrough:
         return f"  {prog} [ARGS ...]"
     pieces: list[str] = []
@@ -194,8 +212,9 @@ def usage(prog: str, cmd: Command) -> str:
         elif p.required:
             seen.add(p.name)
             pieces.append(_invocation(p))
-    if any(p.name not in seen for p in options):
-        pieces.append("[options]")
+    others = sum(p.name not in seen for p in options)
+    if others:
+        pieces.append(f"[{others} option{'s' * (others > 1)}]" if counted else "[options]")
     pieces += [_invocation(p) for p in cmd.params if p.positional]
     lines, line = [], f"  {prog}"
     for piece in pieces:

@@ -204,13 +204,20 @@ class Runtime:
     def invocation(
         self, tokens: list[str], cwd: str | None = None, context: Context | None = None, local_files: bool = False
     ) -> Invocation:
-        """Walk groups by name as far as the tokens go."""
+        """Walk groups by name as far as the tokens go. A name a group lacks that names exactly one node of one of
+        its subgroups reaches it there (`everything trigger-elicitation-request`, the tool filed under `everything
+        request`): a tool's own name finds it at its server's level."""
         walked: list[Node] = [self.tree.root]
         i = 0
         while isinstance(walked[-1], Group) and i < len(tokens):
-            child = walked[-1].child(tokens[i])
+            group, token = walked[-1], tokens[i]
+            child = group.child(token)
             if child is None:
-                break
+                below = [(g, c) for g in group.children if isinstance(g, Group) and (c := g.child(token)) is not None]
+                if len(below) != 1 or token in HELP:
+                    break
+                walked.append(below[0][0])
+                child = below[0][1]
             walked.append(child)
             i += 1
         return Invocation(self.tree, walked, tokens[i:], cwd, context, local_files)

@@ -1,10 +1,13 @@
 """The MCP source: upstream servers' tool lists become one tree, one group per server.
 
-The lists come from `discovery.py` (asked for within a start-up budget, or recalled from the cache). Each tool
-becomes a command whose options come from its input schema. A server with more tools than `threshold` is split
-into subgroups (`grouping.py`, or by toolset). A server whose config key says nothing is named by what its tools
-do, and with more than ROOT_LIMIT servers, servers whose tools act on the same things share a group (`clusters.py`).
-A server that could not list its tools is an empty group that says why.
+The lists come from `discovery.py` (asked for within a start-up budget, or recalled from the cache). Each server is
+a group at the root named by its config key, however many there are, so that an agent that knows a server by name
+goes straight to it; the root's listing says what each does. Each tool becomes a command whose options come from its
+input schema, named by the tool's own name kebab-cased (less the server's name where the tool's name starts with
+it: `git_status` of `git` is `git status`), the tool's name an alias. A server is split into subgroups
+(`grouping.py`, or by toolset) only when its commands' usage lines would not fit its listing (or it has more tools
+than a `threshold` given); a tool's name then still reaches it from the server's level (`engine/runtime.py`). A
+server that could not list its tools is an empty group that says why.
 """
 
 from __future__ import annotations
@@ -15,16 +18,17 @@ from pathlib import Path
 from typing import Any
 
 from .. import entities
-from ..engine import schema
+from ..engine import help, schema
 from ..errors import SourceError
 from ..search.ranking import SHOWN
 from ..text import command_name, first_sentence, kebab, one_line
 from ..tree import Command, Group, Node, Param, Tree
-from . import clusters, discovery, grouping, mcp_extras, summaries, tool_names
+from . import discovery, grouping, mcp_extras, summaries, tool_names
 from .mcp_config import Server, read
 
-THRESHOLD = 15  # tools in a server's group before it is split into subgroups
-ROOT_LIMIT = 30  # servers at the root before they are clustered
+THRESHOLD: int | None = None  # tools in a server's group before it is split (None: when its listing overflows)
+SMALL = 2  # tools of a server whose summary names its commands (about what naming its things costs)
+LISTING = 3_600  # characters of a server's listing of usage lines, at most, before it is split (help's budget)
 SEARCH_HANDLER = {"kind": "search"}
 
 
@@ -51,7 +55,7 @@ def command(server: str, tool: dict[str, Any], name: str = "", declared: dict[st
         description=description,
         params=schema.params(input_schema),
         handler={"kind": "mcp", "server": server, "tool": tool["name"], **_task(tool)},
-        aliases=[tool["name"]] if tool["name"] != cmd_name else [],
+        aliases=list(dict.fromkeys(n for n in (tool["name"], command_name(tool["name"])) if n != cmd_name)),
         schema=input_schema,
         annotations={k: v for k, v in annotations.items() if k != "title"},
         entities=entities.infer(list(properties), declared),
@@ -72,18 +76,24 @@ def _toolset(tool: dict[str, Any]) -> str:
     return str(tool.get("_toolset") or meta.get("toolset") or "")
 
 
-def server_group(server: Server, listing: discovery.Listing, tools: list[dict[str, Any]], threshold: int) -> Group:
-    """One server's group: its tools as commands, split into subgroups when there are more than `threshold`."""
+def server_group(
+    server: Server, listing: discovery.Listing, tools: list[dict[str, Any]], threshold: int | None, prog: str = ""
+) -> Group:
+    """One server's group: its tools as commands, split into subgroups when their usage lines would overflow its
+    listing (`prog`: the path of the server, as the listing writes them), or when there are more than `threshold`."""
     info = listing.get("server", {})
     own = summaries.of_server(info, server.name)
     group = _domain(server, description=own or first_sentence(info.get("instructions") or "", 300))
-    limit = int(server.options.get("threshold") or threshold)
+    limit = server.options.get("threshold") or threshold
     by_name = {t["name"]: t for t in tools}
     declared = server.options.get("entities")
-    if len(tools) <= limit:
-        prefix = grouping.shared_prefix([t["name"] for t in tools])
-        group.children = [command(server.name, t, _short(t["name"], prefix), declared) for t in tools]
-        tool_names.distinct(group.children)
+    prefix = grouping.shared_prefix([t["name"] for t in tools])
+    prefix = prefix if command_name(prefix.rstrip("-")) == group.name else ""
+    flat: list[Node] = [command(server.name, t, _short(t["name"], prefix), declared) for t in tools]
+    tool_names.distinct(flat)
+    commands = [c for c in flat if isinstance(c, Command)]
+    if len(tools) <= int(limit) if limit else help.callable_within(prog or group.name, commands, LISTING):
+        group.children = flat
         return _summarised(group, own)
     preset: dict[str, list[str]] = {}
     for sub, patterns in (server.options.get("groups") or {}).items():
@@ -126,10 +136,10 @@ def _names(nodes: Sequence[Node], shown: int = 4) -> str:
 
 
 def _about(group: Group, shown: int = 4) -> str:
-    """A server of `clusters.SMALL` tools or fewer: its commands by name (`get-forecast, list-alerts.`, so an agent
-    can go straight to one); else what its tools act on (`Issues, pull-requests, repositories, branches.`)."""
+    """A server of SMALL tools or fewer: its commands by name (`get-forecast, list-alerts.`, so an agent can go
+    straight to one); else what its tools act on (`Issues, pull-requests, repositories, branches.`)."""
     commands = [n for _, n in Tree(group).walk() if isinstance(n, Command)]
-    if len(commands) <= clusters.SMALL:
+    if len(commands) <= SMALL:
         return _names(commands)
     nouns = grouping.topics([c.handler.get("tool", c.name) for c in commands], shown)
     what = ", ".join(nouns) if nouns else ", ".join(c.name for c in commands[:shown])
@@ -179,7 +189,7 @@ def build(
     name: str,
     servers: list[Server],
     found: dict[str, discovery.Listing],
-    threshold: int = THRESHOLD,
+    threshold: int | None = THRESHOLD,
     tools: list[str] | None = None,
     exclude_tools: list[str] | None = None,
     failed: dict[str, str] | None = None,
@@ -194,7 +204,7 @@ def build(
         if server.name in found:
             listing = found[server.name]
             kept = [t for t in listing.get("tools", []) if server.wants(t["name"], tools or [], exclude_tools or [])]
-            group = server_group(server, listing, kept, threshold)
+            group = server_group(server, listing, kept, threshold, f"{kebab(name)} {command_name(server.name)}")
             group.children += mcp_extras.extras(server.name, dict(listing), group.children)
             root.children.append(group)
             upstreams[server.name] = server.config
@@ -207,10 +217,6 @@ def build(
     servers_shown = [g.name for g in root.children]
     root.children.insert(0, search_command(root.name))
     tool_names.distinct(root.children, lambda n: keys.get(id(n)), "server")
-    if len(servers_shown) > ROOT_LIMIT:
-        root.children = clusters.cluster(root.children)
-    else:
-        clusters.rename([g for g in root.children if isinstance(g, Group)])
     unavailable = f" ({len(failed)} unavailable)" if failed else ""
     answered = len(servers_shown) - len(failed or {})
     root.summary = f"{count} tool{'s' * (count != 1)} from {answered} MCP server{'s' * (answered != 1)}{unavailable}."
