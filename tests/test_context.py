@@ -175,15 +175,15 @@ def walk_to(tree: Tree, path: list[str]) -> list:
     return walked
 
 
-def test_in_a_crowded_tree_the_domain_is_the_servers_group_within_its_cluster():
-    """Look-alike servers share a group (`issues`); what acts on an entity is still the server, so the context names
-    `issues tracker` and search prefers the tracker's commands, not the whole group's."""
+def test_in_a_crowded_tree_the_domain_is_the_server():
+    """Look-alike servers each keep their level (`tracker`, `jira-work`); what acts on an entity is the server, so
+    the context names `tracker` and search prefers the tracker's commands."""
     from mcp_cli.entities import domain
     from mcp_cli.search.ranking import Index
 
     tree = crowded_tree()
     path = next(p for p, n in tree.walk() if "tracker" in p and p[-1] == "add-issue-comment")
-    assert len(path) == 3 and path[1] == "tracker"  # in a group of look-alike servers
-    assert domain(walk_to(tree, path)) == f"{path[0]} tracker"
+    assert len(path) == 2 and path[0] == "tracker"  # a level of its own, at the root
+    assert domain(walk_to(tree, path)) == "tracker"
     hits = Index(tree).search("add a comment", 2, prefer=[domain(walk_to(tree, path))])
     assert [h[1] for h in hits][0] == " ".join(path)

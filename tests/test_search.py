@@ -200,14 +200,15 @@ async def test_an_answer_whose_first_is_all_but_sure_lists_two_rows(tree, words,
     assert re.findall(r"^  (\S+ \S+)", result.output, re.M) == [path for _, path, _ in hits][:shown]
 
 
-async def test_when_no_command_fits_the_first_line_says_so_and_the_nearest_domains_are_offered(tree):
+async def test_when_no_command_fits_the_first_line_says_so_and_the_closest_commands_follow_with_usage(tree):
     result = await ainvoke(tree, "search Read a recipe for Italian lasagna")  # `read` alone meets read-news
     assert (await ranked(tree, "Read a recipe for Italian lasagna"))[0] == "misc read-news"
     lines = result.output.splitlines()
     assert result.ok and lines[0] == (  # the words of things no command knows: look elsewhere rather than reword
-        "No command fits 'Read a recipe for Italian lasagna'; none knows recipe, italian, lasagna. Nearest domains:"
+        "No command fits 'Read a recipe for Italian lasagna'; none knows recipe, italian, lasagna. The closest:"
     )
-    assert lines[1].split()[0] == "misc" and "Usage" not in result.output and "read-news" not in result.output
+    assert lines[1].split()[0] == "misc" and lines[2].strip().startswith(f"{tree.name} misc read-news")  # usage
+    assert len(re.findall(r"^  \S+ \S+", result.output, re.M)) <= 3
     asked = await ainvoke(tree, "search -n 2 Read a recipe for Italian lasagna")  # rows asked for: shown, after it
     assert asked.output.startswith("No command fits") and len(re.findall(r"^  \S+ \S+", asked.output, re.M)) == 2
 
@@ -218,8 +219,8 @@ async def test_a_served_session_admits_a_miss_and_finds_a_fit(tmp_path):
         missed = await ok(client, command="search get the weather in Paris")  # `get` alone meets get-me
         assert (
             missed.splitlines()[0]
-            == "No command fits 'get the weather in Paris'; none knows weather, paris. Nearest domains:"
+            == "No command fits 'get the weather in Paris'; none knows weather, paris. The closest:"
         )
-        assert missed.splitlines()[1].split()[0] == "gh" and "get-me" not in missed
+        assert missed.splitlines()[1].split()[:2] == ["gh", "get-me"] and "    team gh get-me [1 option]\n" in missed
         found = await ok(client, command="search list the issues")
-        assert "\n    team gh list-issues [options]\n" in found
+        assert "\n    team gh list-issues [1 option]\n" in found

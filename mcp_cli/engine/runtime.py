@@ -6,6 +6,7 @@ import contextlib
 import logging
 import shlex
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -349,7 +350,9 @@ class Runtime:
         if inv.context is not None and cmd.entities:  # named by a call that reached its command, whatever it gives
             inv.context.record(domain(inv.walked), entities.found(cmd.entities, values))
         handler = self._compile(cmd, inv.prog).handler
-        call = Call(inv.prog, values, rest, inv.cwd, inv.context, stdin=stdin, usage=helptext.usage)
+        call = Call(
+            inv.prog, values, rest, inv.cwd, inv.context, stdin=stdin, usage=partial(helptext.usage, counted=True)
+        )
         result = await handler.run(call)
         if inv.context is not None and cmd.entities and result.ok and isinstance(result.data, dict):
             inv.context.record(domain(inv.walked), entities.found(cmd.entities, result.data))

@@ -1,9 +1,9 @@
 """The handler of a tree's `search` command: `{"kind": "search"}` (see `search/ranking.py`).
 
-A confident answer lists the matches, the usage line of the first under its row, so that an agent can call it
-without opening its help (only two rows when the first is all but sure); when even the best match fits the query
-weakly (`ranking.WEAK`), the first line says no command fits, naming the words of things no command knows, and the
-nearest domains are offered instead of weak rows."""
+A confident answer lists the matches, the usage line of each of the first three under its row, so that an agent can
+call one without opening its help (only two rows when the first is all but sure); when even the best match fits the
+query weakly (`ranking.WEAK`), the first line says no command fits, naming the words of things no command knows, and
+the closest three commands follow all the same, with their usage lines."""
 
 from __future__ import annotations
 
@@ -16,7 +16,8 @@ from ..text import rows
 from ..tree import Tree
 from .base import Call, in_thread
 
-NEAREST = 3  # domains offered when no command fits
+NEAREST = 3  # commands offered when no command fits
+USAGES = 3  # hits shown with their usage lines
 SURE = 0.85  # the second best scoring under this share of the best: the best is all but sure (bench/turns.py)
 SURE_ROWS = 2  # rows of such an answer: the best, and one more in case
 
@@ -47,20 +48,20 @@ class SearchHandler:
             return Result(ok=True, output=f"{index.no_fit(query)} Run `{name} --help` to browse.\n")
         if limit is None and len(hits) > SURE_ROWS and hits[1][0] < SURE * hits[0][0]:
             hits = hits[:SURE_ROWS]
-        lines = rows([(path, node.summary) for _, path, node in hits], widest=40)
         if index.misses(query, hits):
             head = index.no_fit(query)
-            if limit is not None:  # asked for a number of rows: they are shown, after the warning
-                return Result(ok=True, output="\n".join([head + " The closest:", *lines]) + "\n")
-            near = self._nearest(index.search(query, 10, prefer))
-            return Result(ok=True, output="\n".join([head + " Nearest domains:", *near, "",
-                          f"Run `{name} <domain> --help` to browse, or search with other words."]) + "\n")  # fmt: skip
-        if call.usage is not None:  # under its row, as a group's listing shows its commands': how any path is called
-            lines[1:1] = ["  " + line for line in call.usage(f"{name} {hits[0][1]}", hits[0][2]).splitlines()]
-        return Result(ok=True, output="\n".join(lines) + "\n")
+            closest = hits if limit is not None else index.search(query, NEAREST, prefer)
+            return Result(ok=True, output="\n".join([head + " The closest:", *self._rows(closest, call), "",
+                          f"Run `{name} --help` to browse, or search with other words."]) + "\n")  # fmt: skip
+        return Result(ok=True, output="\n".join(self._rows(hits, call)) + "\n")
 
-    def _nearest(self, hits: list[tuple[float, str, Any]]) -> list[str]:
-        """Rows of the root's domains the best matches are in, best first (at most NEAREST)."""
-        domains = list(dict.fromkeys(path.split()[0] for _, path, _ in hits))[:NEAREST]
-        found = [self.tree.root.child(d) for d in domains]
-        return rows([(node.name, node.summary) for node in found if node is not None], widest=40)
+    def _rows(self, hits: list[tuple[float, str, Any]], call: Call) -> list[str]:
+        """A row per hit, the usage line of each of the first USAGES under it (as a group's listing shows its
+        commands'), so that an agent can call one straight from the answer."""
+        lines: list[str] = []
+        for i, (row, (_, path, node)) in enumerate(zip(rows([(p, n.summary) for _, p, n in hits], widest=40), hits,
+                                                       strict=True)):  # fmt: skip
+            lines.append(row)
+            if i < USAGES and call.usage is not None:
+                lines += ["  " + line for line in call.usage(f"{self.tree.name} {path}", node).splitlines()]
+        return lines
