@@ -84,6 +84,7 @@ class Command(_Named):
     With a JSON `schema` (an MCP tool's input schema), parsed options are assembled into the arguments object
     and validated against it before the handler runs (see `schema.py`); `annotations` are the tool's hints.
     `entities` are the entity types it acts on, each with the parameters whose values make one (see `entities.py`).
+    `returns` says what it gives back, in a line, where its source says so (an MCP tool's output schema).
     """
 
     description: str = ""
@@ -97,6 +98,7 @@ class Command(_Named):
     schema: dict[str, Any] | None = None
     annotations: dict[str, Any] = field(default_factory=dict)
     entities: dict[str, list[str]] = field(default_factory=dict)
+    returns: str = ""
     kind: str = field(default="command", init=False, repr=False)
 
     def __post_init__(self) -> None:

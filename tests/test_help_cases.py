@@ -514,3 +514,25 @@ def test_in_context_names_the_five_latest_entities_with_three_domains_each():
     assert line == f"\nIn context: {'x' * 37}... (a, b, c).\n"
     domains = ["a" * 20, "b" * 20, "c" * 17]  # 61 characters joined: cut at 60
     assert h.in_context([("x", domains)]) == f"\nIn context: x ({'a' * 20}, {'b' * 20}...).\n"
+
+
+@pytest.mark.parametrize(
+    ("tool", "line"),
+    [
+        ({"outputSchema": {"type": "object", "properties": {"url": {}, "id": {}}}}, "Returns: a JSON object: url, id"),
+        ({"outputSchema": {"type": "array", "items": {"type": "object", "properties": {"name": {}}}}},
+         "Returns: a JSON array of objects: name"),
+        ({"outputSchema": {"type": "object", "description": "The created issue. Then more."}},
+         "Returns: The created issue."),
+        ({"description": "Render a chart. " + "Long words about it. " * 30 + "Returns the URL of the PNG."},
+         "Returns: The URL of the PNG."),
+        ({"description": "Render a chart and store it somewhere."}, None),  # nothing says it: no line, no guess
+        ({"description": "Render a chart. Returns the URL of the PNG."}, None),  # shown already: said once
+    ],
+)  # fmt: skip
+def test_a_command_s_help_says_what_it_returns_where_anything_says_so(tool, line):
+    from mcp_cli.sources.mcp_tools import command
+
+    out = h.command_help("t s x", command("s", {"name": "x", **tool}), 400)
+    said = [row for row in out.splitlines() if row.startswith("Returns:")]
+    assert said == ([line] if line else [])

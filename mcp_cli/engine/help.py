@@ -257,6 +257,23 @@ def command_help(prog: str, cmd: Command, budget: int = 10**9, full: bool = Fals
     )
 
 
+_RETURNS = re.compile(r"(?:^|(?<=[.!?]\s))((?:returns?|outputs?|prints?|responds? with|yields?|gives back)\b[^.!?\n]*)",
+                      re.IGNORECASE)  # fmt: skip
+
+
+def returns(cmd: Command) -> str:
+    """What a command gives back, in a line, where anything says so: its source's word (`Command.returns`: an MCP
+    tool's output schema), else a sentence of its description or usage text that starts with "Returns", "Outputs",
+    "Prints" and the like (a tool's description, a script's docstring); '' when nothing does: never guessed."""
+    if cmd.returns:
+        return clip(cmd.returns, 200)
+    found = _RETURNS.search(f"{cmd.description}\n{cmd.usage}")
+    if not found:
+        return ""
+    said = re.sub(r"^returns?\s+", "", found.group(1).strip(), flags=re.IGNORECASE)
+    return clip(said[:1].upper() + said[1:] + ".", 200)
+
+
 def _command_help(prog: str, cmd: Command, short: bool) -> str:
     head, about = lead(cmd, cmd.usage if cmd.passthrough else "")
     if not about:
@@ -264,6 +281,9 @@ def _command_help(prog: str, cmd: Command, short: bool) -> str:
     if short and not cmd.passthrough:
         head, about = clip(head, 200), about and first_sentence(about, 200)
     lines = ["Usage:", usage(prog, cmd), ""] + [line for x in (head, about) if x for line in (x, "")]
+    said = returns(cmd)
+    if said and said.rstrip(".").lower() not in f"{head} {about}".lower():  # said once: not where the text says it
+        lines += [f"Returns: {said}", ""]
     if cmd.passthrough:
         return "\n".join([*lines, "Arguments are passed to the command unchanged."]) + "\n"
     for heading, params in (

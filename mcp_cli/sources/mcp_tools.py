@@ -59,6 +59,7 @@ def command(server: str, tool: dict[str, Any], name: str = "", declared: dict[st
         schema=input_schema,
         annotations={k: v for k, v in annotations.items() if k != "title"},
         entities=entities.infer(list(properties), declared),
+        returns=summaries.of_output(tool.get("outputSchema")),
     )
 
 

@@ -73,3 +73,25 @@ def gist(text: str, most: int = 5) -> str:
 def _line(text: str) -> str:
     text = text.strip()
     return f"{text[:1].upper()}{text[1:]}" + ("" if not text or text.endswith((".", "...")) else ".")
+
+
+FIELDS = 6  # fields of an output schema a `Returns:` line names
+
+
+def of_output(schema: object) -> str:
+    """What a tool's output schema says it returns, in a line: its own description's first sentence, else its shape
+    (`a JSON object: id, url, created_at`, `a JSON array of objects: name, size, ...`); '' when it says nothing."""
+    if not isinstance(schema, dict):
+        return ""
+    said = schema.get("description") or schema.get("title")
+    if isinstance(said, str) and said.strip():
+        return first_sentence(said, 200)
+    kind, items = schema.get("type"), schema.get("items")
+    if kind == "array" and isinstance(items, dict):
+        inner = of_output({k: v for k, v in items.items() if k not in ("description", "title")})
+        return f"a JSON array of {inner.removeprefix('a JSON ').replace('object:', 'objects:', 1)}" if inner else ""
+    properties = schema.get("properties")
+    if isinstance(properties, dict) and properties:
+        names = list(properties)
+        return "a JSON object: " + ", ".join(names[:FIELDS]) + (", ..." if len(names) > FIELDS else "")
+    return f"a JSON {kind}" if isinstance(kind, str) and kind not in ("object", "null") else ""
