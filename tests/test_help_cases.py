@@ -54,7 +54,7 @@ def test_a_full_listing_has_a_row_per_child_and_a_blank_line_between_sections():
     assert out == (
         "t - Tools.\n\nUsage:\n  t <domain> <command> [options]\n\nDomains:\n  a  A things.\n  b  B things.\n\n"
         "Commands:\n  x  Does x.\n    t x\n  y  Does y.\n    t y\n\nTopics:\n  guide  A guide.\n\n"
-        "Pipe with |: jq, head, tail, each, save.\n"
+        "Pipe with |: jq, head, tail, each, save (`each --help`); run several with ; or &&.\n"
         "Run `t <name> --help` for more.\n"
     )
 

@@ -287,7 +287,7 @@ def test_openapi_run_takes_a_pipeline(http):
 
 async def test_the_root_help_names_the_grammar():
     root = await ainvoke(ROOT / "examples" / "demo" / "demo.json", "--help")
-    assert "\nPipe with |: jq, head, tail, each, save.\n" in root.output
+    assert "\nPipe with |: jq, head, tail, each, save (`each --help`); run several with ; or &&.\n" in root.output
 
 
 @pytest.mark.parametrize(

@@ -23,6 +23,35 @@ USAGE = {
     "each": "each COMMAND ...: the command once per item of a JSON array; {} is the item, {.field} a field of it",
     "save": "save FILE: the whole output to FILE in the caller's folder; answers with its size, shape, first items",
 }
+# What `BUILTIN --help` says: what it does, what it answers, an example (`{tool}` is the tool's name).
+HELP = {
+    "jq": "The jq language over the JSON the stage before gives (the jq library, in a process that sees nothing "
+          "but its input). Several outputs come one per line (and as an array for the next stage); -r prints "
+          "strings raw.\n\n"
+          "Examples:\n  {tool} CMD | jq '.items[] | {{id, name}}'\n  {tool} CMD | jq -r '.[].name' | head 5",
+    "head": "The first N items (10 without N) of the JSON array the stage before gives; of its lines, for text.\n\n"
+            "Example:\n  {tool} CMD | head 3",
+    "tail": "The last N items (10 without N) of the JSON array the stage before gives; of its lines, for text.\n\n"
+            "Example:\n  {tool} CMD | tail 3",
+    "each": "Runs COMMAND once per item of the JSON array the stage before gives (at most 100 items, 4 at a time). In "
+            "its words `{{}}` is the item (a string as it is, anything else as JSON) and `{{.field}}` or `{{.a.b}}` a "
+            "field of it. Answers a JSON array of {{\"item\", \"ok\", \"output\"}} (or \"error\") in the items' "
+            "order: one item failing does not stop the others.\n\n"
+            "Example:\n  {tool} CMD | jq '[.[] | {{id, title}}]' | each DOMAIN COMMAND --id {{.id}} "
+            "--title {{.title}}\n\n"
+            "To run several different commands in one call, join them with `;` (each runs) or `&&` (each runs only "
+            "if those before succeeded): {tool} A ... ; B ... ; C ...",
+    "save": "Writes the whole output of the stage before to FILE in the caller's folder (stdio and `mcp-cli run` "
+            "only) and answers with its size, its shape and its first items.\n\nExample:\n  {tool} CMD | save out.json",
+}  # fmt: skip
+SEQUENCES = "`A ; B` runs A, then B; `A && B` runs B only if A succeeded; each answers under its own header."
+
+
+def help_of(name: str, tool: str) -> str:
+    """The help of the built-in `name`, its examples written with the tool's name."""
+    return f"Usage: CMD | {USAGE[name]}\n\n{HELP[name].format(tool=tool)}\n"
+
+
 _NOT_JSON = object()
 _DECODER = json.JSONDecoder()
 

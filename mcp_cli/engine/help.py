@@ -16,7 +16,8 @@ if TYPE_CHECKING:  # markdown-it is imported on the first document read, not at 
     from . import markdown
 
 
-PIPES = "Pipe with |: jq, head, tail, each, save."  # the grammar, in as few tokens as root help allows: README
+PIPES = "Pipe with |: jq, head, tail, each, save (`each --help`); run several with ; or &&."  # the grammar, in as few
+# tokens as root help allows (README)
 _HINTS = (
     ("readOnlyHint", "read-only"),
     ("destructiveHint", "destructive"),

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from ..entities import Context
-from ..errors import CallError, UsageError
+from ..errors import CallError, NotFound, UsageError
 from ..handlers.base import WHOLE
 from ..result import Result
 from ..text import clip, spellings
@@ -41,10 +41,11 @@ EACH_AT_ONCE = 4  # of them at a time
 _FIELD = re.compile(r"\{((?:\.[A-Za-z_][\w-]*)*)\}")  # {} or {.a.b}
 
 
-def split_command(command: str) -> list[str] | None:
-    """`command` cut at each `|` that is neither quoted nor escaped; None when it has none (or a quote is left
-    open: then it is not split here)."""
-    pieces, start, quote, i = [], 0, "", 0
+def cut(command: str) -> list[tuple[str, str]] | None:
+    """`command` cut at each `|`, `;` and `&&` that is neither quoted nor escaped, each piece with the separator
+    before it ('' for the first); None when it has none (or a quote is left open: then it is not cut here)."""
+    pieces: list[tuple[str, str]] = []
+    start, quote, i, before = 0, "", 0, ""
     while i < len(command):
         ch = command[i]
         if quote == "'":
@@ -55,11 +56,22 @@ def split_command(command: str) -> list[str] | None:
             quote = "" if ch == quote else quote
         elif ch in "'\"":
             quote = ch
-        elif ch == SEP:
-            pieces.append(command[start:i])
-            start = i + 1
+        elif ch in (SEP, ";") or command.startswith("&&", i):
+            sep = "&&" if ch == "&" else ch
+            pieces.append((before, command[start:i]))
+            before, start = sep, i + len(sep)
+            i += len(sep) - 1
         i += 1
-    return None if quote or not pieces else [*pieces, command[start:]]
+    return None if quote or not pieces else [*pieces, (before, command[start:])]
+
+
+def split_command(command: str) -> list[str] | None:
+    """`command` cut at each `|` that is neither quoted nor escaped; None when it has none (or a quote is left
+    open: then it is not split here)."""
+    pieces = cut(command)
+    if pieces is None or any(sep not in ("", SEP) for sep, _ in pieces):
+        return None if pieces is None else [command]
+    return [piece for _, piece in pieces]
 
 
 def split_argv(tokens: list[str]) -> list[list[str]]:
@@ -147,6 +159,20 @@ async def run(runtime: Runtime, stages: list[list[str]], cwd: str | None, contex
     return result
 
 
+def check(runtime: Runtime, stages: list[list[str]], cwd: str | None, context: Context | None,
+          local_files: bool) -> None:  # fmt: skip
+    """Check every stage of a pipeline (or a `--dry-run` of one call) without running any: raise what the first that
+    cannot run fails with (a wrong name or bad usage with the help of where it got to)."""
+    if stages[0][:1] == [DRY_RUN]:
+        stages = [stages[0][1:], *stages[1:]]
+    try:
+        _plan(runtime, stages, cwd, context, local_files)
+    except _Refused as exc:
+        if exc.inv is not None and not exc.error.usage and isinstance(exc.error, (NotFound, UsageError)):
+            exc.error.usage = exc.inv.usage
+        raise exc.error from None
+
+
 def _plan(runtime: Runtime, stages: list[list[str]], cwd: str | None, context: Context | None,
           local_files: bool) -> list[_Stage]:  # fmt: skip
     """Every stage checked, none run; _Refused naming the first that cannot run."""
@@ -177,7 +203,7 @@ def _check(runtime: Runtime, stage: _Stage, count: int, cwd: str | None, context
                          "(jq, head, tail, each, save) on each side of every `|`.")  # fmt: skip
     first, name = number == 1, runtime.tree.name
     if not first and words[0] in builtins.USAGE:
-        usage = "Usage: " + builtins.USAGE[words[0]]
+        usage = builtins.help_of(words[0], name)
         try:
             if words[0] == "each":
                 stage.each = _template(runtime, words[1:], cwd, context, local_files)
@@ -191,7 +217,8 @@ def _check(runtime: Runtime, stage: _Stage, count: int, cwd: str | None, context
         return
     if first and words[0] in builtins.USAGE and runtime.tree.root.child(words[0]) is None:
         raise UsageError(f"`{words[0]}` is a built-in, which takes the output of a stage before it; start with a "
-                         f"command of {name} (`{name} --help` lists them).")  # fmt: skip
+                         f"command of {name} (`{name} --help` lists them).", (),
+                         builtins.help_of(words[0], name))  # fmt: skip
     if not first and words[0] == name and runtime.tree.root.child(name) is None:
         words = words[1:]  # the tool's name first: the tree's command, even one named like a built-in
     stage.inv = inv = runtime.invocation(words, cwd, context, local_files)

@@ -19,11 +19,12 @@ from ..handlers.processes import kill_all
 from ..result import Result, has_surrogate, wire_text
 from ..tree import Command, Group, Node, Topic, Tree
 from ..types import LOCAL_FILES
-from . import answers, jq_pool, pipeline, schema, topics
+from . import answers, builtins, jq_pool, pipeline, schema, sequence, topics
 from . import help as helptext
 from . import parser as argparser
 from .builtins import Flow
 from .kept import Memory, Store
+from .sequence import Step
 
 if TYPE_CHECKING:
     from argparse import ArgumentParser
@@ -155,20 +156,47 @@ class Runtime:
         context, which a call that reaches a command adds the entities it names to; `local_files`: the caller is on
         this machine, so `@FILE` arguments are read (never for an HTTP client)."""
         try:
-            stages = self.stages_of(arguments or {})
+            steps = self.steps_of(arguments or {})
         except CallError as exc:
             return self.failure(exc, None)
-        return await self.run_stages(stages, cwd, context, local_files)
+        return await self.run_steps(steps, cwd, context, local_files)
 
-    def stages_of(self, arguments: dict[str, Any]) -> list[list[str]]:
-        """The stages of a call: its tokens split at each unquoted `|` of `command`, each `|` token of `argv`."""
+    def steps_of(self, arguments: dict[str, Any]) -> list[Step]:
+        """The steps of a call (`sequence.py`), each its stages: its tokens cut at each unquoted `;`, `&&` and `|` of
+        `command`, each `;`, `&&` and `|` token of `argv`; the tool's own name dropped in front of each step."""
         command = arguments.get("command")
         if not isinstance(command, str) or arguments.get("argv") is not None:
-            return pipeline.split_argv(self.tokens_of(arguments))
-        pieces = pipeline.split_command(command)
-        if pieces is None:  # a `|` in it is quoted: data
-            return [self.tokens_of(arguments)]
-        return [self.tokens_of({"command": piece}, i == 0) if piece.strip() else [] for i, piece in enumerate(pieces)]
+            steps = sequence.split_argv(self.tokens_of(arguments))
+        elif (pieces := pipeline.cut(command)) is None:  # none, or a quote left open: one command, its words
+            steps = [Step([self.tokens_of(arguments)])]
+        else:
+            steps = []
+            for sep, piece in pieces:
+                first = sep != pipeline.SEP
+                tokens = self.tokens_of({"command": piece}, first) if piece.strip() else []
+                if first:
+                    steps.append(Step([tokens], sep))
+                else:
+                    steps[-1].stages.append(tokens)
+            steps = sequence.trimmed(steps)
+        for step in steps[1:]:
+            step.stages[0] = self.unnamed(step.stages[0])
+        return steps
+
+    async def run_steps(
+        self, steps: list[Step], cwd: str | None = None, context: Context | None = None, local_files: bool = False
+    ) -> Result:
+        """The answer to a call's steps: one command or pipeline as it always was, several as a sequence."""
+        if len(steps) == 1:
+            return await self.run_stages(steps[0].stages, cwd, context, local_files)
+        return await sequence.run(self, steps, cwd, context, local_files)
+
+    def unnamed(self, tokens: list[str]) -> list[str]:
+        """Tokens without the tool's own name in front (agents often repeat it: "pdf text extract"), unless it names
+        a child."""
+        if tokens and tokens[0] == self.tree.name and self.tree.root.child(self.tree.name) is None:
+            return tokens[1:]
+        return tokens
 
     def tokens_of(self, arguments: dict[str, Any], first: bool = True) -> list[str]:
         """The tokens of a call (`first`: of its first stage, where the tool's own name is dropped)."""
@@ -193,9 +221,8 @@ class Runtime:
                 raise BadRequest(f"argv[{i}] holds a NUL character, which no command line can carry; remove it.")
             if has_surrogate(token):
                 raise BadRequest(f"argv[{i}] holds a lone surrogate, which is not text; send the text as UTF-8.")
-        # Agents often repeat the tool's own name ("pdf text extract"); drop it unless it names a child.
-        if first and tokens and tokens[0] == name and self.tree.root.child(name) is None:
-            tokens = tokens[1:]
+        if first:
+            tokens = self.unnamed(tokens)
         if unsplit is not None:
             node = self.invocation(tokens).node
             if not (isinstance(node, Command) and node.handler.get("kind") == "search"):
@@ -226,15 +253,22 @@ class Runtime:
     async def call(
         self, tokens: list[str], cwd: str | None = None, context: Context | None = None, local_files: bool = False
     ) -> Result:
-        """The answer to one call (see `call_tool`), a pipeline when a token is `|`; never raises for what a caller
-        sent."""
-        return await self.run_stages(pipeline.split_argv(tokens), cwd, context, local_files)
+        """The answer to one call (see `call_tool`), a pipeline when a token is `|`, a sequence when one is `;` or
+        `&&`; never raises for what a caller sent."""
+        steps = sequence.split_argv(tokens)
+        for step in steps[1:]:
+            step.stages[0] = self.unnamed(step.stages[0])
+        return await self.run_steps(steps, cwd, context, local_files)
 
     async def run_stages(
         self, stages: list[list[str]], cwd: str | None = None, context: Context | None = None, local_files: bool = False
     ) -> Result:
         """The answer to a call split into stages, one command or a pipeline (`pipeline.py`), within its token
         budget (`answers.py`: the options it reserves count at the front of the first stage)."""
+        words = stages[0]
+        if len(stages) == 1 and words[:1] and words[0] in builtins.USAGE and words[1:] in (["--help"], ["-h"]):
+            if self.tree.root.child(words[0]) is None:  # `each --help`: the built-in explains itself
+                return Result(ok=True, path=words[0], output=builtins.help_of(words[0], self.tree.name))
         try:
             asked = answers.asked(stages[0], self.flags_of if len(stages) == 1 else lambda tokens: None)
             if asked.more is not None:
@@ -287,6 +321,21 @@ class Runtime:
             pages = answers.room(settings.budget)  # a document's parts each fit an answer's budget
             return Result(ok=True, output=topics.read(inv.prog, node, inv.rest, settings.help_budget, pages))
         return await self._run(node, inv)
+
+    def check_stages(
+        self, stages: list[list[str]], cwd: str | None = None, context: Context | None = None, local_files: bool = False
+    ) -> None:
+        """Check a call's stages without running any: raise what it would fail with first (a wrong name or bad usage
+        with the help of where it got to)."""
+        if len(stages) > 1 or stages[0][:1] == [pipeline.DRY_RUN]:
+            pipeline.check(self, stages, cwd, context, local_files)
+            return
+        inv = self.invocation(stages[0], cwd, context, local_files)
+        try:
+            self.check(inv)
+        except (NotFound, UsageError) as exc:
+            exc.usage = exc.usage or inv.usage
+            raise
 
     def check(self, inv: Invocation) -> dict[str, Any] | None:
         """Check a call without running it: raise what it would fail with before its handler runs; the values its

@@ -15,6 +15,7 @@ from mcp import types
 from ..engine import answers
 from ..engine.runtime import Runtime
 from ..engine.schema import input_schema
+from ..engine.sequence import Step
 from ..entities import Context
 from ..errors import BadRequest, CallError, NotFound, close_to
 from ..handlers.base import in_thread
@@ -102,18 +103,21 @@ class Meta:
             if name == "describe_tools":
                 return await self._answer(self._describe(arguments["names"]))
             if "--more" in arguments["name"].split():  # the next part of a cut answer, as its note gives it
-                stages = self.runtime.stages_of({"command": arguments["name"]})
+                steps = self.runtime.steps_of({"command": arguments["name"]})
             else:
                 path, cmd = self.command(arguments["name"])
                 values = arguments.get("arguments", {})
                 check(input_schema(cmd), values, f"arguments of `{path}`")
-                stages = [self.runtime.tokens_of({"argv": [*path.split(), *argv(cmd, values)]})]  # checks tokens
-                if arguments.get("then") is not None:
-                    stages += self.runtime.stages_of({"command": arguments["then"]})
+                steps = [Step([self.runtime.tokens_of({"argv": [*path.split(), *argv(cmd, values)]})])]  # checked
+                if arguments.get("then") is not None:  # its stages, and the commands after it (`;`, `&&`)
+                    then = self.runtime.steps_of({"command": arguments["then"]})
+                    steps[0].stages += then[0].stages
+                    steps += then[1:]
+            first = steps[0].stages[0]
             reserved = [[f"--{k}", str(arguments[k])] for k in ("budget", "format") if arguments.get(k) is not None]
-            at = answers.leading(stages[0])  # after those of a note's call (answers.py): these win
-            stages[0][at:at] = [t for option in reserved for t in option]
-            return await self.runtime.run_stages(stages, cwd, context, self.local_files)
+            at = answers.leading(first)  # after those of a note's call (answers.py): these win
+            first[at:at] = [t for option in reserved for t in option]
+            return await self.runtime.run_steps(steps, cwd, context, self.local_files)
         except CallError as exc:
             return self.runtime.failure(exc, None)
 
