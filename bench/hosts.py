@@ -5,7 +5,9 @@ first `tools/list` next to a bare SDK server.
 
 The model is scripted (tests/scripted_model.py) and the hosts run offline (tests/host_runs.py). Directly, the
 model loads the three tools it needs where the host defers them (Claude Code's ToolSearch `select:`), then calls
-them; behind mcp-cli it walks the help (root, each domain, each command) and calls each command: 10 calls. Counts
+them; behind mcp-cli, as an agent takes it now, one call reads the three servers' listings (a sequence of helps: the
+tool's description names the servers, and a listing shows each command's usage line) and one call runs the three
+commands (a sequence): 2 calls. Counts
 are o200k_base tokens of what the host sends: `total` is every request body of the task summed (each request
 repeats the host's system prompt and its own tools, so more turns cost more); `MCP` is the part the servers
 decide: their tool definitions and deferred-list names in each request, and the results the model is shown.
@@ -14,6 +16,7 @@ decide: their tool definitions and deferred-list names in each request, and the 
 from __future__ import annotations
 
 import json
+import shlex
 import statistics
 import subprocess
 import sys
@@ -62,13 +65,15 @@ def direct_script(host: str, repo: Path) -> list[Step]:
 
 
 def mcp_cli_script(tool: str, repo: Path) -> list[Step]:
-    """The help walk: the root, then for each command its domain's help, its own help, and the call."""
-    steps = [call(tool, argv=["--help"])]
+    """As an agent takes it now: the tool's description names the five servers, so one call reads the listings of
+    the three it needs (a sequence of helps, each command with its usage line), and one call runs the three commands
+    (a sequence)."""
+    helps = " ; ".join(f"{server} --help" for server, _, _, _ in TASK)
+    runs = []
     for server, _, command, arguments in TASK:
         options = [t for k, v in _filled(arguments, repo).items() for t in (f"--{k.replace('_', '-')}", v)]
-        steps += [call(tool, argv=[server, "--help"]), call(tool, argv=[server, command, "--help"]),
-                  call(tool, argv=[server, command, *options])]  # fmt: skip
-    return steps
+        runs.append(shlex.join([server, command, *options]))
+    return [call(tool, command=helps), call(tool, command=" ; ".join(runs))]
 
 
 def _count(value: Any) -> int:

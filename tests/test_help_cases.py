@@ -112,8 +112,8 @@ def test_a_listing_gives_up_what_tells_least_first():
     """Usage lines under rows; then each command's usage line as its row (summaries go first); then rows whose
     summaries are cut shorter and shorter; last, names only."""
     ways = [way() for way in h._listings("Commands", SMALL, "t")]
-    assert ways[0] == ["Commands:", "  get  Gets.", "    t get --id INT", "  put  Puts.", "    t put [1 option]"]
-    assert ways[1] == ["Commands:", "  t get --id INT", "  t put [1 option]"]
+    assert ways[0] == ["Commands:", "  get  Gets.", "    t get --id INT", "  put  Puts.", "    t put [--v TEXT]"]
+    assert ways[1] == ["Commands:", "  t get --id INT", "  t put [--v TEXT]"]
     assert ways[2] == ["Commands:", "  get  Gets.", "  put  Puts."]
     assert ways[-1] == ["Commands (2, summaries left out to fit):", "  get, put"]
     assert [len(w) for w in ways] == [5, 3, 3, 3, 3, 3, 2]
@@ -135,14 +135,14 @@ SMALL = [cmd("get", "Gets.", params=[Param("id", flags=["--id"], type="integer",
 )  # fmt: skip
 def test_every_listing_shows_its_commands_usage_lines_under_their_rows_while_they_fit(children, root):
     out = h.group_help("t g", Group("g", children=children), root, 10**6)
-    assert "  get  Gets.\n    t g get --id INT\n  put  Puts.\n    t g put [1 option]\n" in out
+    assert "  get  Gets.\n    t g get --id INT\n  put  Puts.\n    t g put [--v TEXT]\n" in out
 
 
 def test_a_group_over_its_budget_gives_up_summaries_before_usage_lines():
     whole = h.group_help("t", Group("t", children=SMALL), False, 10**6)
     assert h.group_help("t", Group("t", children=SMALL), False, len(whole)) == whole  # just fits: all kept
     out = h.group_help("t", Group("t", children=SMALL), False, len(whole) - 1)
-    assert "Commands:\n  t get --id INT\n  t put [1 option]\n" in out and "Gets." not in out
+    assert "Commands:\n  t get --id INT\n  t put [--v TEXT]\n" in out and "Gets." not in out
     assert "--id" not in h.group_help("t", Group("t", children=SMALL), False, 60)  # then summaries, shorter, names
 
 
@@ -536,3 +536,11 @@ def test_a_command_s_help_says_what_it_returns_where_anything_says_so(tool, line
     out = h.command_help("t s x", command("s", {"name": "x", **tool}), 400)
     said = [row for row in out.splitlines() if row.startswith("Returns:")]
     assert said == ([line] if line else [])
+
+
+def test_a_listing_s_usage_line_names_the_other_options_while_they_fit_else_counts_them():
+    few = cmd("put", params=[opt("v"), opt("w", type="integer")])
+    assert h.usage("t put", few, counted=True) == "  t put [--v TEXT] [--w INT]"
+    many = cmd("put", params=[opt(f"option-{i}") for i in range(6)])
+    assert h.usage("t put", many, counted=True) == "  t put [6 options]"
+    assert h.usage("t put", many) == "  t put [options]"  # a command's own help lists them below

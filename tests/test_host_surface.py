@@ -42,7 +42,7 @@ def test_description_and_instructions_fit_2_kb_for_any_tree(tree):
     described, instructed = tool.description(runtime), tool.instructions(runtime)
     assert len(described.encode()) <= tool.BUDGET and len(instructed.encode()) <= tool.BUDGET
     assert len(meta_tools.instructions(tree).encode()) <= tool.BUDGET
-    assert described.endswith("first.") and "--help" in described  # where to start survives the cut
+    assert described.endswith("`A | jq FILTER`.") and "--help" in described  # where to start survives the cut
     if len(tree.root.children) > 2:
         assert "Domains: " in described or " domains." in described
 

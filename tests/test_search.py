@@ -221,6 +221,6 @@ async def test_a_served_session_admits_a_miss_and_finds_a_fit(tmp_path):
             missed.splitlines()[0]
             == "No command fits 'get the weather in Paris'; none knows weather, paris. The closest:"
         )
-        assert missed.splitlines()[1].split()[:2] == ["gh", "get-me"] and "    team gh get-me [1 option]\n" in missed
+        assert missed.splitlines()[1].split()[:2] == ["gh", "get-me"] and "    team gh get-me [--repo TEXT]\n" in missed
         found = await ok(client, command="search list the issues")
-        assert "\n    team gh list-issues [1 option]\n" in found
+        assert "\n    team gh list-issues [--repo TEXT]\n" in found

@@ -260,7 +260,7 @@ async def test_shell_metacharacters_arrive_as_literal_tokens(faults, tmp_path):
     marker = tmp_path / "pwned"
     command = (
         f"sh echo 'a;b' '$(touch {marker})' '`touch {marker}`' 'x|y' \"line1\nline2\" "
-        f"; touch {marker} '|' cat && touch {marker} > {marker}"
+        f"';' touch {marker} '|' cat '&&' touch {marker} > {marker}"
     )
     result = await faults.call_tool("faults", {"command": command})
     assert not result.is_error, text(result)
@@ -281,10 +281,12 @@ async def test_shell_metacharacters_arrive_as_literal_tokens(faults, tmp_path):
         ">",
         str(marker),
     ]
-    # an unquoted `|` joins pipeline stages (README: Pipelines), each a command of the tree or a built-in, never a
-    # shell: `cat` is neither, so nothing runs
+    # an unquoted `|` joins pipeline stages (README: Pipelines), and `;` and `&&` commands (a sequence), each a
+    # command of the tree or a built-in, never a shell: `cat` and `touch` are neither, so nothing runs
     piped = await faults.call_tool("faults", {"command": f"sh echo x | cat && touch {marker}"})
-    assert piped.is_error and "stage 2 (cat '&&' touch" in text(piped)
+    assert piped.is_error and "[1/2] sh echo x | cat: stage 2 (cat)" in text(piped)
+    chained = await faults.call_tool("faults", {"command": f"sh echo x ; touch {marker}"})
+    assert chained.is_error and "[2/2] touch" in text(chained) and "has no domain `touch`" in text(chained)
     assert not marker.exists()
 
 

@@ -25,7 +25,7 @@ async def test_the_tool_description_is_the_whole_skill_description(tmp_path):
     async with served("serve", skill(tmp_path, description)) as client:
         (tool,) = (await client.list_tools()).tools
     assert tool.description.startswith(description + " ")  # the trigger text survives, colon and all
-    assert tool.description.endswith(" Run `docs --help` first.")  # a lone domain, named once
+    assert " Run `docs --help` first: listings show" in tool.description  # a lone domain, named once
 
 
 def test_a_description_over_the_budget_is_cut_at_a_sentence():

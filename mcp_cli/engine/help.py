@@ -194,7 +194,9 @@ def _options(cmd: Command) -> list[Param]:
 
 def usage(prog: str, cmd: Command, counted: bool = False) -> str:
     """argparse-style usage: the required options, exclusive ones joined with `|`, then `[options]` for the others
-    (the Options list shows each; `counted`: `[3 options]`, as a listing says), then positionals; wrapped."""
+    (the Options list shows each), then positionals; wrapped. `counted`, as a listing writes it: the others each
+    in brackets where the line still fits its width (`[--depth INT]`: an agent calls it without its help), else how
+    many they are (`[3 options]`)."""
     if cmd.passthrough:
         return f"  {prog} [ARGS ...]"
     pieces: list[str] = []
@@ -213,10 +215,15 @@ def usage(prog: str, cmd: Command, counted: bool = False) -> str:
         elif p.required:
             seen.add(p.name)
             pieces.append(_invocation(p))
-    others = sum(p.name not in seen for p in options)
-    if others:
-        pieces.append(f"[{others} option{'s' * (others > 1)}]" if counted else "[options]")
-    pieces += [_invocation(p) for p in cmd.params if p.positional]
+    others = [p for p in options if p.name not in seen]
+    positionals = [_invocation(p) for p in cmd.params if p.positional]
+    if others and counted:
+        each = [f"[{_invocation(p)}]" for p in others]
+        short = len(f"  {prog} {' '.join([*pieces, *each, *positionals])}") <= WIDTH
+        pieces += each if short else [f"[{len(others)} option{'s' * (len(others) > 1)}]"]
+    elif others:
+        pieces.append("[options]")
+    pieces += positionals
     lines, line = [], f"  {prog}"
     for piece in pieces:
         if len(line) + 1 + len(piece) > WIDTH and line.strip() != prog:
