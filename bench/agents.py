@@ -129,8 +129,10 @@ def brief(arm: str, tree: str, task_id: str) -> str:
                f"<keywords>\nCall a loaded tool:\n  {prefix} invoke {run} <name> '<JSON arguments>'")  # fmt: skip
     _log(run).write_text("")
     _append(run, {"arm": arm, "tree": tree, "task": task_id, "shown": tokens.count(shown)})
-    return (f"{how}\n\nEvery tool answers with a simulated result (an echo of your call, with an id you may use). "
-            f"Do the task with as few calls as you can; do not ask the user anything.\n\nTASK: {task.text}\n")
+    return (
+        f"{how}\n\nEvery tool answers with a simulated result (an echo of your call, with an id you may use). "
+        f"Do the task with as few calls as you can; do not ask the user anything.\n\nTASK: {task.text}\n"
+    )
 
 
 def call(run: str, command: str) -> str:
@@ -231,8 +233,11 @@ def main() -> None:
     elif args.what in ("call", "search"):
         words = args.words[1:] if args.words[:1] == ["--"] else args.words
         text = " ".join(words) if len(words) != 1 else words[0]
-        print((call if args.what == "call" else search)(args.run, text if args.what == "search" else
-                                                        (words[0] if len(words) == 1 else shlex.join(words))))
+        print(
+            (call if args.what == "call" else search)(
+                args.run, text if args.what == "search" else (words[0] if len(words) == 1 else shlex.join(words))
+            )
+        )
     elif args.what == "invoke":
         print(invoke(args.run, args.name, args.arguments))
     else:

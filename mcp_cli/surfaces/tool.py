@@ -89,8 +89,10 @@ def description(runtime: Runtime) -> str:
     domain = groups[0] if len(groups) == 1 else "DOMAIN"
     first = (f"`{domain} --help`" + (" (`--help` for all)" if len(groups) > NAMED else "")) if groups else "--help"
     first += " or `search WORDS`" if search is not None else ""
-    first += (" first: listings show each command's usage. Several commands in one call: `A ; B` (each runs), "
-              "`A && B`; `A | jq FILTER`")
+    first += (
+        " first: listings show each command's usage. Several commands in one call: `A ; B` (each runs), "
+        "`A && B`; `A | jq FILTER`"
+    )
     for shown in range(NAMED, -1, -1):  # the names take at most half of the budget
         parts = []
         if len(groups) > 1:  # a lone domain is named by the instruction
