@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import HandlerError, NotFound, UsageError
 from ..result import CHARS_PER_TOKEN, Result, fits, tokens
+from ..types import shown, whole_option
 from .kept import SECONDS, Entry, NotKept, Store
 
 if TYPE_CHECKING:
@@ -72,20 +73,18 @@ def asked(tokens: list[str], flags_of: Callable[[list[str]], Collection[str] | N
                 i += 1
     out.tokens = rest
     if "--budget" in values:
-        value = values["--budget"].replace(",", "").replace("_", "")
-        if not value.isdigit() or int(value) < BUDGET_MIN:
-            raise UsageError(f"--budget takes a number of tokens, at least {BUDGET_MIN:,}, not {values['--budget']!r}.")
-        out.budget = int(value)
+        takes = f"--budget takes a number of tokens, at least {BUDGET_MIN:,}"
+        out.budget = whole_option(values["--budget"].replace(",", "_"), takes, BUDGET_MIN, 8000)
     if "--format" in values:
         if values["--format"] not in FORMS:
             raise UsageError(f"--format takes one of {', '.join(FORMS)}, not {values['--format']!r}.")
         out.form = values["--format"]
     if "--more" in values:
-        key, _, start = values["--more"].partition(":")
-        if not key or not start.isdigit() or int(start) < 1:
-            raise UsageError(f"--more takes ID:FROM as an answer's note gives it (`--more k7Qx2m:41`), not "
-                             f"{values['--more']!r}.")  # fmt: skip
-        out.more = (key, int(start))
+        key, colon, start = values["--more"].partition(":")
+        takes = "--more takes ID:FROM as an answer's note gives it (`--more k7Qx2m:41`)"
+        if not key or not colon:
+            raise UsageError(f"{takes}, not {shown(values['--more'])}.")
+        out.more = (key, whole_option(start, f"{takes}; FROM counts from 1", 1, 41))
     return out
 
 
