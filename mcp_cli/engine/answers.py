@@ -215,7 +215,10 @@ def encode(value: Any, form: str, indent: int | None = None) -> str:
     if form == "toon":
         import toon_format
 
-        return str(toon_format.encode(value))
+        try:
+            return str(toon_format.encode(value))
+        except ValueError:  # nested past its encoder's depth: as deep JSON, for `fit` to answer as text
+            raise RecursionError("the JSON nests too deeply for TOON") from None
     if form == "table":
         return table(value)
     return json.dumps(value, ensure_ascii=False, indent=indent)
@@ -358,7 +361,18 @@ async def fit(tree: Tree, kept: Store, result: Result, ask: Asked, context: Cont
         text = "\n".join(c["text"] for c in result.content if c.get("type") == "text")
     if fits(text, min(budget, AUTO)) and not ask.form and not result.omitted:
         return result  # small: as it came (the common case, no parsing)
-    body = shape(text, ask.form, result.value if result.content is None else None)
+    try:
+        body = shape(text, ask.form, result.value if result.content is None else None)
+        return await _fitted(tree, kept, result, ask, context, text, body)
+    except RecursionError:  # JSON nested deeper than Python renders, measures or keeps it: its text, in lines
+        return await _fitted(tree, kept, result, ask, context, text, Body("lines", text.split("\n")))
+
+
+async def _fitted(
+    tree: Tree, kept: Store, result: Result, ask: Asked, context: Context | None, text: str, body: Body
+) -> Result:
+    """`fit` of `result`, whose answer `text` is `body`."""
+    budget = ask.budget or tree.settings.budget
     formed = body.form != "json"
     if fits(text, budget) and not formed and not result.omitted:
         return result

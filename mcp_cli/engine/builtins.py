@@ -125,7 +125,7 @@ class Flow:
                 item, at = _DECODER.raw_decode(text, at)
                 items.append(item)
                 at = _skip(text, at, " \t\r\n,")
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested past the parser's depth (then it is text)
             return None
         return items
 

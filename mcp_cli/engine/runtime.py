@@ -17,6 +17,7 @@ from ..errors import BadRequest, CallError, HandlerError, NotFound, UsageError, 
 from ..handlers import Call, Handler, Kind
 from ..handlers.processes import kill_all
 from ..result import Result, has_surrogate, wire_text
+from ..text import clip
 from ..tree import Command, Group, Node, Topic, Tree
 from ..types import LOCAL_FILES
 from . import answers, builtins, jq_pool, pipeline, schema, sequence, topics
@@ -72,6 +73,11 @@ class Invocation:
         if isinstance(node, Command):
             return helptext.command_help(self.prog, node, budget // 2)
         return ""
+
+
+def internal(exc: BaseException, where: str) -> CallError:
+    """The `internal` error a bug (`exc`) in a call of `where` is answered with (what it was, briefly)."""
+    return CallError(f"internal error in `{where}`: {type(exc).__name__}: {clip(str(exc), 300)}")
 
 
 @dataclass
@@ -264,7 +270,8 @@ class Runtime:
         self, stages: list[list[str]], cwd: str | None = None, context: Context | None = None, local_files: bool = False
     ) -> Result:
         """The answer to a call split into stages, one command or a pipeline (`pipeline.py`), within its token
-        budget (`answers.py`: the options it reserves count at the front of the first stage)."""
+        budget (`answers.py`: the options it reserves count at the front of the first stage). Never raises: a bug
+        is an `internal` failure, logged, and the server keeps serving."""
         words = stages[0]
         if len(stages) == 1 and words[:1] and words[0] in builtins.USAGE and words[1:] in (["--help"], ["-h"]):
             if self.tree.root.child(words[0]) is None:  # `each --help`: the built-in explains itself
@@ -273,12 +280,15 @@ class Runtime:
             asked = answers.asked(stages[0], self.flags_of if len(stages) == 1 else lambda tokens: None)
             if asked.more is not None:
                 return await answers.more(self.tree, self.kept, asked, context)
+            stages = [asked.tokens, *stages[1:]]
+            result = await self.result(stages, cwd, context, local_files)
+            asked.tokens = [t for i, stage in enumerate(stages) for t in ([pipeline.SEP] if i else []) + stage]
+            return await answers.fit(self.tree, self.kept, result, asked, context)
         except CallError as exc:
             return self.failure(exc, None)
-        stages = [asked.tokens, *stages[1:]]
-        result = await self.result(stages, cwd, context, local_files)
-        asked.tokens = [t for i, stage in enumerate(stages) for t in ([pipeline.SEP] if i else []) + stage]
-        return await answers.fit(self.tree, self.kept, result, asked, context)
+        except Exception as exc:
+            log.exception("internal error answering a call of %s", self.tree.name)
+            return self.failure(internal(exc, self.tree.name), None)
 
     def flags_of(self, tokens: list[str]) -> list[str] | None:
         """The option flags of the command `tokens` reach (none for a group or topic; None when not known)."""
@@ -307,7 +317,7 @@ class Runtime:
             return self.failure(exc, inv)
         except Exception as exc:  # a bug or a broken tree: report it, keep serving
             log.exception("internal error in %s", inv.prog)
-            return self.failure(CallError(f"internal error in `{inv.prog}`: {type(exc).__name__}: {exc}"), inv)
+            return self.failure(internal(exc, inv.prog), inv)
         result.path = inv.prog
         return result
 
