@@ -49,6 +49,7 @@ class Invocation:
     context: Context | None = None
     local_files: bool = False
     piped: Flow | None = None  # what the stage before it in a pipeline gave (`pipeline.py`)
+    name: str | None = None  # how the caller runs the tool (`--prog`), which help names it by; None: its name
 
     @property
     def node(self) -> Node:
@@ -56,7 +57,7 @@ class Invocation:
 
     @property
     def prog(self) -> str:
-        return " ".join(n.name for n in self.walked)
+        return " ".join([self.name or self.walked[0].name, *(n.name for n in self.walked[1:])])
 
     @property
     def is_root(self) -> bool:
@@ -101,6 +102,8 @@ class Runtime:
         self.kinds: dict[str, Kind] = handlers.kinds(tree) if kinds is None else kinds
         self._compiled: dict[int, tuple[Command, _Compiled]] = {}
         self.kept: Store = Memory()  # answers cut to their budget, for their next parts (a server may share one)
+        self.prog: str | None = None  # how its callers run the tree, which the notes' calls start with (`mcp-cli run
+        # SOURCE --` for a shell's); None: the tool's name; a call's `--prog` wins
 
     async def __aenter__(self) -> Runtime:
         """Open what calls need while serving: what each kind of handler shares (the pool of upstream servers;
@@ -278,10 +281,11 @@ class Runtime:
                 return Result(ok=True, path=words[0], output=builtins.help_of(words[0], self.tree.name))
         try:
             asked = answers.asked(stages[0], self.flags_of if len(stages) == 1 else lambda tokens: None)
+            named, asked.prog = asked.prog, asked.prog or self.prog
             if asked.more is not None:
                 return await answers.more(self.tree, self.kept, asked, context)
             stages = [asked.tokens, *stages[1:]]
-            result = await self.result(stages, cwd, context, local_files)
+            result = await self.result(stages, cwd, context, local_files, named)
             asked.tokens = [t for i, stage in enumerate(stages) for t in ([pipeline.SEP] if i else []) + stage]
             return await answers.fit(self.tree, self.kept, result, asked, context)
         except CallError as exc:
@@ -298,14 +302,22 @@ class Runtime:
         return None if node.passthrough else [f for p in node.params for f in p.flags]
 
     async def result(
-        self, stages: list[list[str]], cwd: str | None = None, context: Context | None = None, local_files: bool = False
+        self,
+        stages: list[list[str]],
+        cwd: str | None = None,
+        context: Context | None = None,
+        local_files: bool = False,
+        name: str | None = None,
     ) -> Result:
-        """The whole result of a call's stages, before it is fitted to a budget."""
+        """The whole result of a call's stages, before it is fitted to a budget; `name`: how the caller runs the tool
+        (`--prog`), which the help of one command's call names it by."""
         reading = LOCAL_FILES.set(local_files)
         try:
             if len(stages) > 1 or stages[0][:1] == [pipeline.DRY_RUN]:
                 return await pipeline.run(self, stages, cwd, context, local_files)
-            return await self.run_invocation(self.invocation(stages[0], cwd, context, local_files))
+            inv = self.invocation(stages[0], cwd, context, local_files)
+            inv.name = name
+            return await self.run_invocation(inv)
         finally:
             LOCAL_FILES.reset(reading)
 
