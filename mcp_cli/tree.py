@@ -20,6 +20,7 @@ FORMAT = "mcp-cli/tree"
 FORMAT_VERSION = 1
 
 ACTIONS = ("store", "store_true", "store_false", "negatable", "count", "append")
+MAX_DEPTH = 32  # levels of nodes below a tree's root, at most (what a source reshapes it to stays within them)
 
 
 @dataclass
