@@ -91,7 +91,8 @@ def _read_on_through_a_pipe(skill, env):
 
 
 DEEP = [["nest", "1000"], ["nest", "1000", "--objects"], ["nest", "100000"], ["nest", "1000", "|", "head", "3"],
-        ["nest", "1000", "|", "tail"], ["--format", "toon", "nest", "500"], ["--format", "table", "nest", "990"]]  # fmt: skip
+        ["nest", "1000", "|", "tail"], ["--format", "toon", "nest", "500"],
+        ["--format", "table", "nest", "990"]]  # fmt: skip
 
 
 async def test_json_nested_past_what_python_reads_is_answered_as_text(skill):
