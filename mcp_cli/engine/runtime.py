@@ -195,10 +195,15 @@ class Runtime:
     async def run_steps(
         self, steps: list[Step], cwd: str | None = None, context: Context | None = None, local_files: bool = False
     ) -> Result:
-        """The answer to a call's steps: one command or pipeline as it always was, several as a sequence."""
+        """The answer to a call's steps: one command or pipeline as it always was, several as a sequence. Never raises
+        (see `run_stages`)."""
         if len(steps) == 1:
             return await self.run_stages(steps[0].stages, cwd, context, local_files)
-        return await sequence.run(self, steps, cwd, context, local_files)
+        try:
+            return await sequence.run(self, steps, cwd, context, local_files)
+        except Exception as exc:
+            log.exception("internal error answering a call of %s", self.tree.name)
+            return self.failure(internal(exc, self.tree.name), None)
 
     def unnamed(self, tokens: list[str]) -> list[str]:
         """Tokens without the tool's own name in front (agents often repeat it: "pdf text extract"), unless it names

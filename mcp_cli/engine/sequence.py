@@ -78,6 +78,7 @@ async def run(runtime: Runtime, steps: list[Step], cwd: str | None, context: Con
     count = len(steps)
     try:
         ask = answers.asked(steps[0].stages[0], lambda tokens: None)
+        named, ask.prog = ask.prog, ask.prog or runtime.prog  # how the caller runs the tool (see `Runtime.prog`)
         if ask.more is not None:
             raise UsageError("`--more` reads the next part of one answer: give it as a call of its own.")
         steps[0].stages[0] = ask.tokens
@@ -91,7 +92,7 @@ async def run(runtime: Runtime, steps: list[Step], cwd: str | None, context: Con
         if step.joiner == AND and failed is not None:
             parts.append(f"{head}: not run, as a command before it failed (`&&`)")
             continue
-        result = await runtime.result(step.stages, cwd, context, local_files)
+        result = await runtime.result(step.stages, cwd, context, local_files, named)
         if result.ok:
             parts.append(f"{head}\n{result.output.rstrip()}")
         else:
