@@ -79,8 +79,9 @@ async def run(runtime: Runtime, steps: list[Step], cwd: str | None, context: Con
     try:
         ask = answers.asked(steps[0].stages[0], lambda tokens: None)
         named, ask.prog = ask.prog, ask.prog or runtime.prog  # how the caller runs the tool (see `Runtime.prog`)
-        if ask.more is not None:
-            raise UsageError("`--more` reads the next part of one answer: give it as a call of its own.")
+        if ask.more is not None:  # the next part of a sequence's answer, as its note gives it: read, not run again
+            ask.tokens = joined([Step([ask.tokens, *steps[0].stages[1:]]), *steps[1:]])
+            return await answers.more(runtime.tree, runtime.kept, ask, context)
         steps[0].stages[0] = ask.tokens
         _check(runtime, steps, cwd, context, local_files)
     except CallError as exc:
