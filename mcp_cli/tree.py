@@ -20,6 +20,7 @@ FORMAT = "mcp-cli/tree"
 FORMAT_VERSION = 1
 
 ACTIONS = ("store", "store_true", "store_false", "negatable", "count", "append")
+MAX_DEPTH = 32  # levels of nodes below a tree's root, at most (what a source reshapes it to stays within them)
 
 
 @dataclass
@@ -167,6 +168,9 @@ class Tree:
     skill: dict[str, Any] | None = None
     base_dir: Path | None = field(default=None, compare=False, repr=False)
     file: Path | None = field(default=None, compare=False, repr=False)
+    # the `mcp-cli` arguments it was loaded by, its options then its source (`--only x /abs/config.json`), with which
+    # a shell's caller runs it again (not serialised; None: not loaded by the `mcp-cli` command)
+    origin: list[str] | None = field(default=None, compare=False, repr=False)
     # the tree again, for a source that could not read everything (not serialised)
     rediscover: Callable[[], Awaitable[Tree]] | None = field(default=None, compare=False, repr=False)
     # the tree again after server NAME said its tools changed, given their listing now (not serialised)

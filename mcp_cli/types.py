@@ -7,31 +7,107 @@ import argparse
 import json
 import math
 import os
+import re
 import stat
 from collections.abc import Callable
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, NoReturn, TypeVar
 
+from .errors import UsageError
+
+DIGITS = 4_300  # digits a number written as text may have (Python reads no longer integer from text)
+_WHOLE = re.compile(r"[+-]?[0-9]+(?:_[0-9]+)*")
+_DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+
+
+def whole(text: str, example: int = 12) -> int:
+    """`text` as a whole number: the digits 0-9, a sign before them and `_` between them allowed (`-3`, `+7`,
+    `1_000`), at most DIGITS of them. Every integer read from a caller's argv comes through here (typed options,
+    `--budget`, `--more`, `head N`). ValueError saying what to give instead (`example`: a number that fits)."""
+    value = text.strip()
+    if not _WHOLE.fullmatch(value):
+        raise ValueError(_instead(value, f"a whole number in the digits 0-9, e.g. {example}"))
+    digits = sum(c.isdigit() for c in value)
+    try:
+        if digits <= DIGITS:
+            return int(value)
+    except ValueError:  # this Python reads fewer (PYTHONINTMAXSTRDIGITS)
+        pass
+    raise ValueError(f"it has {digits:,} digits, more than the {DIGITS:,} a number may have; give a smaller one")
+
+
+def number(text: str) -> int | float:
+    """`text` as a JSON number: a whole number as `whole` reads it, else a decimal in the digits 0-9 (`1.5`, `.5`,
+    `1e3`, `-2.5E-3`) that is finite (`nan`, `inf` and `1e400` are not: JSON would carry them as null); a whole
+    float as an int (`1e3` -> 1000). ValueError saying what to give instead."""
+    value = text.strip()
+    if _WHOLE.fullmatch(value):
+        return whole(value)
+    if not _DECIMAL.fullmatch(value):
+        raise ValueError(_instead(value, "a number in the digits 0-9, with a `.` or an exponent if need be (2.5, 1e3)"))
+    if len(value) > DIGITS:
+        raise ValueError(f"it has {len(value):,} characters, more than the {DIGITS:,} a number may have; give a "
+                         "shorter one")  # fmt: skip
+    return integral(_finite(value))
+
+
+def _instead(value: str, give: str) -> str:
+    """What to give instead of `value`, which is not a number in the digits 0-9: the same number in them when it
+    is one in another script's digits (`١٢` -> 12), else `give`."""
+    try:
+        same = int(value) if len(value) <= DIGITS else None  # Python reads every script's decimal digits
+    except ValueError:
+        same = None
+    return f"write it in the digits 0-9: {same}" if same is not None else f"give {give}"
+
+
+def whole_option(text: str, takes: str, least: int = 0, example: int = 12) -> int:
+    """`text` read by `whole` for one of the runtime's own options (`--budget N`, `head N`): UsageError `{takes}, not
+    {text!r}` saying what to give when it is not a whole number of at least `least`."""
+    try:
+        value = whole(text, example)
+    except ValueError as exc:
+        raise UsageError(f"{takes}, not {shown(text)}; {exc}.") from None
+    if value < least:
+        raise UsageError(f"{takes}, not {shown(text)}.")
+    return value
+
+
+def shown(text: str, limit: int = 24) -> str:
+    """`text` quoted as a message names it, its start only when it is long."""
+    return repr(text) if len(text) <= limit else f"{text[:limit]!r}... ({len(text):,} characters)"
+
 
 def _integer(text: str) -> int:
-    return int(text)
+    try:
+        return whole(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"invalid integer value: {shown(text)}; {exc}") from None
 
 
 def _number(text: str) -> int | float:
     """`100` -> 100, `1e3` -> 1000, `1.5` -> 1.5."""
     try:
-        return int(text)
-    except ValueError:
-        return integral(_finite(text))
+        return number(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"invalid number value: {shown(text)}; {exc}") from None
 
 
 def _finite(text: str) -> float:
     """A float that JSON can carry (`nan`, `inf` and `1e400` cannot: they would arrive as null)."""
     value = float(text)
     if not math.isfinite(value):
-        raise ValueError(f"{text!r} is not a finite number")
+        raise ValueError(f"{shown(text)} is too large a number; give a finite one")
     return value
+
+
+def _json_int(text: str) -> int:
+    """An integer of a JSON value (digits the parser found): at most DIGITS of them."""
+    try:
+        return whole(text)
+    except ValueError as exc:
+        raise ValueError(f"a number in the JSON: {exc}") from None
 
 
 def _no_constant(name: str) -> NoReturn:
@@ -96,7 +172,7 @@ def at_file(path: str, what: str) -> bytes:
 def loads(text: str) -> Any:
     """Parse JSON of at most JSON_DEPTH levels (deeper values cannot reach an MCP server). Raises ValueError."""
     try:
-        value = json.loads(text, parse_float=_finite, parse_constant=_no_constant)
+        value = json.loads(text, parse_float=_finite, parse_int=_json_int, parse_constant=_no_constant)
     except RecursionError:
         value = None
     else:

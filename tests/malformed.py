@@ -102,6 +102,10 @@ CASES: dict[str, Case] = {
         '100,000: a "billion laughs"); write the values out or remove the aliases.'
     ),
     "frontmatter-deep": Case(error="{skill}/SKILL.md: the frontmatter nests more than 100 levels deep; flatten it."),
+    "frontmatter-huge-number": Case(  # more digits than Python reads as an int
+        error="{skill}/SKILL.md: the frontmatter holds a number of 6,000 digits, more than the 4,300 a number may "
+        "have; quote it to keep it as text."
+    ),
     "no-name": Case(
         error="{skill}/SKILL.md: the frontmatter has no `name` (a non-empty string); the spec requires it."
     ),
@@ -303,6 +307,14 @@ CASES: dict[str, Case] = {
         error="{skill}/mcp-cli.yaml: refused, a named pipe (FIFO); only regular files are read. Make it a YAML text "
         "file in the skill folder, or remove it.",
         setup=fifo("mcp-cli.yaml"),
+    ),
+    "manifest-deep": Case(error="{skill}/mcp-cli.yaml: nests more than 100 levels deep; flatten it."),
+    "manifest-deep-move": Case(  # the tree it would make is too deep to walk; the skill is served as it is
+        warnings=[
+            "mcp-cli.yaml: step 1 (move): not moved to 'level level level level level level level level level...': "
+            "it would be 401 levels deep, more than the 32 a tree may have"
+        ],
+        paths=HELLO,
     ),
     "manifest-wrong-types": Case(
         warnings=[

@@ -105,22 +105,41 @@ def test_the_command_s_options_are_asked_for_the_call_without_the_options_before
     assert seen == [["a", "b"]]
 
 
+TAKES_BUDGET = "--budget takes a number of tokens, at least 500"
+TAKES_MORE = "--more takes ID:FROM as an answer's note gives it (`--more k7Qx2m:41`)"
+DIGITS_41 = "give a whole number in the digits 0-9, e.g. 41."
+
+
 @pytest.mark.parametrize(
     ("tokens", "message"),
     [
         (["--budget", "499", "a"], "--budget takes a number of tokens, at least 500, not '499'."),
-        (["--budget", "lots"], "--budget takes a number of tokens, at least 500, not 'lots'."),
-        (["--budget", "-900"], "--budget takes a number of tokens, at least 500, not '-900'."),
+        (["--budget", "lots"], f"{TAKES_BUDGET}, not 'lots'; give a whole number in the digits 0-9, e.g. 8000."),
+        (["--budget", "-900"], f"{TAKES_BUDGET}, not '-900'."),
+        (["--budget", "²"], f"{TAKES_BUDGET}, not '²'; give a whole number in the digits 0-9, e.g. 8000."),
+        (["--budget", "١٢٠٠"], f"{TAKES_BUDGET}, not '١٢٠٠'; write it in the digits 0-9: 1200."),
+        (
+            ["--budget", "9" * 5000],
+            f"{TAKES_BUDGET}, not '{'9' * 24}'... (5,000 characters); it has 5,000 digits, more "
+            "than the 4,300 a number may have; give a smaller one.",
+        ),
         (["--format", "xml"], "--format takes one of json, toon, table, not 'xml'."),
-        (["--more", "k7"], "--more takes ID:FROM as an answer's note gives it (`--more k7Qx2m:41`), not 'k7'."),
-        (["--more", ":3"], "--more takes ID:FROM as an answer's note gives it (`--more k7Qx2m:41`), not ':3'."),
-        (["--more", "k:0"], "--more takes ID:FROM as an answer's note gives it (`--more k7Qx2m:41`), not 'k:0'."),
-        (["--more", "k:x"], "--more takes ID:FROM as an answer's note gives it (`--more k7Qx2m:41`), not 'k:x'."),
+        (["--more", "k7"], f"{TAKES_MORE}, not 'k7'."),
+        (["--more", ":3"], f"{TAKES_MORE}, not ':3'."),
+        (["--more", "k:0"], f"{TAKES_MORE}; FROM counts from 1, not '0'."),
+        (["--more", "k:x"], f"{TAKES_MORE}; FROM counts from 1, not 'x'; {DIGITS_41}"),
+        (["--more", "k:²"], f"{TAKES_MORE}; FROM counts from 1, not '²'; {DIGITS_41}"),
+        (
+            ["--more", "k:" + "1" * 4301],
+            f"{TAKES_MORE}; FROM counts from 1, not '{'1' * 24}'... (4,301 characters); it "
+            "has 4,301 digits, more than the 4,300 a number may have; give a smaller one.",
+        ),
         (["--budget"], "--budget needs a value."),
         (["a", "--format"], "--format needs a value."),
     ],
 )
-def test_a_bad_reserved_option_is_a_usage_error(tokens, message):
+def test_a_bad_reserved_option_is_a_usage_error(tokens, message):  # never a ValueError: no number is read but by
+    # `types.whole`, which refuses other scripts' digits (`²` is no digit to int()) and numbers Python will not read
     with pytest.raises(UsageError) as caught:
         asked(tokens, none)
     assert str(caught.value) == message

@@ -7,6 +7,7 @@ import os
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import httpx2
 import pytest
@@ -91,7 +92,7 @@ async def test_budgets_per_call_and_per_serving_flag(world):
         assert "[cut to the 3,000-token budget:" in after.text
         assert "graph --budget 3000 --more " in after.text  # the next part keeps the call's budget
         bad = await call(client, "--budget", "ten", "memory", "read-graph")
-        assert not bad.ok and "--budget takes a number of tokens, at least 500, not 'ten'." in bad.text
+        assert not bad.ok and "--budget takes a number of tokens, at least 500, not 'ten'; give a whole" in bad.text
         fits = await ok(client, "memory", "open-nodes", "--names", "person-001")  # small answers pass as they came
         assert "[" not in fits.splitlines()[-1] and json.loads(fits)["entities"][0]["name"] == "person-001"
 
@@ -201,9 +202,15 @@ def run(tree, *argv: str, cache) -> str:
 def test_mcp_cli_run_honours_budgets_and_reads_on_in_the_next_process(world, tmp_path):
     first = run(world["config"], "--budget", "1000", "memory", "read-graph", cache=world["cache"])
     assert tokens(first) <= 1000 and "[cut to the 1,000-token budget: items 1-" in first
-    nxt = NEXT.search(first).group(1).split()[1:]
-    second = run(world["config"], "--budget", "1000", *nxt, cache=world["cache"])
-    assert names(second) and names(second)[0] > names(first)[-1]  # read on where the first stopped
+    nxt = re.search(r"Next part: `(\S+) run (\S+) -- --budget 1000 --more (\S+) memory read-graph`", first)
+    assert nxt.group(1).endswith("mcp-cli") and nxt.group(2) == str(world["config"])  # as a shell runs it
+    path = f"{Path(sys.executable).parent}:/usr/bin:/bin"  # where `mcp-cli` is installed
+    env = {**os.environ, "MCP_CLI_CACHE_DIR": str(world["cache"]), "PATH": path}
+    printed = nxt.group(0).removeprefix("Next part: `").removesuffix("`")
+    second = subprocess.run(printed, shell=True, capture_output=True, text=True, env=env, cwd=tmp_path,
+                            timeout=budget(60))  # fmt: skip
+    assert second.returncode == 0, second.stderr
+    assert names(second.stdout) and names(second.stdout)[0] > names(first)[-1]  # read on where the first stopped
 
 
 async def test_the_meta_surface_reads_on_through_call_tool(world):
@@ -254,5 +261,8 @@ def test_an_exported_skill_honours_budgets_and_reads_on(world, tmp_path):
 
     first = shell("--budget", "1000", "memory", "read-graph")
     assert tokens(first) <= 1000 and "[cut to the 1,000-token budget: items 1-" in first
-    second = shell(*NEXT.search(first).group(1).split()[1:])
-    assert names(second)[0] > names(first)[-1]
+    nxt = re.search(r"Next part: `([^`]*)`", first).group(1)
+    assert nxt.startswith(f"{script} --budget 1000 --more ")  # the script as it was run
+    second = subprocess.run(nxt, shell=True, capture_output=True, text=True, timeout=budget(120), env=env)  # printed
+    assert second.returncode == 0, second.stderr
+    assert names(second.stdout)[0] > names(first)[-1]

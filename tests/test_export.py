@@ -49,6 +49,10 @@ def test_the_exported_script_walks_and_runs_the_tree_from_a_shell(wrap):
     top = shell(f"{script} --help", wrap["root"], wrap["env"])
     assert top.returncode == 0, top.stderr
     assert "files" in top.stdout and "time" in top.stdout
+    assert top.stdout.startswith(f"{script} - ") and f"Run `{script} <name> --help` for more." in top.stdout
+    assert "team-tools <" not in top.stdout  # help names the script, not the tool it has not got
+    here = shell("skills/team-tools/scripts/team-tools.sh time --help", wrap["root"], wrap["env"])  # as it is run
+    assert "\n  skills/team-tools/scripts/team-tools.sh time <command> [options]\n" in here.stdout, here.stdout
     assert "memory" not in top.stdout  # the export's --exclude-server holds in the script
     target = wrap["shared"] / "note.txt"
     wrote = shell(f"{script} files write-file --path {target} --content 'from a shell'", wrap["root"], wrap["env"])

@@ -13,7 +13,7 @@ from mcp_cli.surfaces import scopes
 from mcp_cli.surfaces.http_guard import ACCESS, BearerAuth, Guard, Unsafe, _host_patterns, _kind, bracketed, guard
 
 TOKEN = "s3cret token"
-LOOPBACK = ["127.0.0.1:*", "localhost:*", "[::1]:*"]
+LOOPBACK = ["127.0.0.1:*", "localhost:*", "[::1]:*", "127.0.0.1", "localhost", "[::1]"]  # any port, or none
 
 
 @pytest.mark.parametrize(
@@ -192,13 +192,31 @@ def wrapped(**options):
         ({"Host": "127.0.0.1:8000", "Authorization": "Bearer "}, 401),
         ({"Host": "127.0.0.1:8000"}, 401),
         ({"Host": "evil.test", "Authorization": f"Bearer {TOKEN}"}, 421),
-        ({"Authorization": f"Bearer {TOKEN}"}, 421),
+        ({"Host": "localhost.evil.test", "Authorization": f"Bearer {TOKEN}"}, 421),
+        ({"Host": "evil.test:8000", "Authorization": f"Bearer {TOKEN}"}, 421),
+        # a loopback Host without a port, or in capitals, is loopback (HTTP reads it in any case); none at all
+        # (HTTP/1.0) is the address the request reached (`server`: 127.0.0.1:8000)
+        ({"Host": "localhost", "Authorization": f"Bearer {TOKEN}"}, 200),
+        ({"Host": "127.0.0.1", "Authorization": f"Bearer {TOKEN}"}, 200),
+        ({"Host": "[::1]", "Authorization": f"Bearer {TOKEN}"}, 200),
+        ({"Host": "LOCALHOST:8000", "Authorization": f"Bearer {TOKEN}"}, 200),
+        ({"Host": "LocalHost", "Authorization": f"Bearer {TOKEN}"}, 200),
+        ({"Authorization": f"Bearer {TOKEN}"}, 200),
+        ({"Host": "127.0.0.1:8000"}, 401),
         ({"Host": "127.0.0.1:8000", "Origin": "http://evil.test", "Authorization": f"Bearer {TOKEN}"}, 403),
         ({"Host": "127.0.0.1:8000", "Origin": "http://localhost:3000", "Authorization": f"Bearer {TOKEN}"}, 200),
     ],
 )
 async def test_host_origin_and_token_are_checked_in_that_order(headers, status):
     assert (await request(wrapped(), **headers))[0] == status
+
+
+@pytest.mark.anyio
+async def test_an_options_request_that_is_no_preflight_is_answered_without_a_token():
+    """HAProxy's default health check (`option httpchk`): `OPTIONS / HTTP/1.0`, no Host, no token."""
+    status, headers, body = await request(wrapped(), "OPTIONS")
+    assert (status, headers["allow"], body) == (204, "GET, POST, DELETE, OPTIONS", b"")
+    assert (await request(wrapped(), "OPTIONS", Host="evil.test"))[0] == 421  # still checked for its Host
 
 
 @pytest.mark.anyio

@@ -3,8 +3,9 @@
 Each case is a folder of the corpus plus, for what git cannot hold (symlinks, FIFOs, permissions, huge sparse
 files), a set-up that adds it to a copy of the folder at run time. A case either fails to load with the exact
 SourceError naming the file and the problem, or loads with exactly the warnings listed, each naming a file. In
-every case: no traceback, nothing from outside the skill folder served or copied, and `mcp-cli build` (run as a
-real command) exits with the error, or builds a package holding none of the files left out.
+every case: no traceback, nothing from outside the skill folder served or copied, `mcp-cli build` (run as a real
+command) exits with the error, or builds a package holding none of the files left out, and `mcp-cli serve` exits
+with the error, or serves with exactly the warnings.
 """
 
 from __future__ import annotations
@@ -72,6 +73,22 @@ def test_building(name, place, tmp_path):
         assert rel not in built and not any(b.startswith(rel + "/") for b in built), rel
     expected = {p.relative_to(skill).as_posix() for p in files.walk(skill, [])} | {"mcp-cli-tree.json"}
     assert {rel for rel, p in built.items() if p.is_file()} == expected
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_serving(name, place):
+    """`mcp-cli serve` of each case (its client gone at once): the one-line error and status 2, or exactly the
+    warnings and a clean exit; never a traceback."""
+    case = CASES[name]
+    skill, outside = place(name)
+    proc = subprocess.run([sys.executable, "-m", "mcp_cli", "serve", str(skill)], stdin=subprocess.DEVNULL,
+                          capture_output=True, text=True, timeout=budget(600))  # fmt: skip
+    assert "Traceback" not in proc.stderr
+    if case.error:
+        assert (proc.returncode, proc.stderr) == (2, f"mcp-cli: {filled(case.error, skill, outside)}\n")
+        return
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.splitlines() == [f"warning: {filled(w, skill, outside)}" for w in case.warnings]
 
 
 def test_inside_symlinks_are_built_as_copies(place, tmp_path):

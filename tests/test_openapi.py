@@ -14,7 +14,7 @@ from openapi_spec_validator import OpenAPIV31SpecValidator, validate
 
 from mcp_cli.testing import envelope as served_envelope
 
-from .conftest import DEMO, ROOT, budget, free_port, text, wait_for_port
+from .conftest import DEMO, FAULTS, ROOT, budget, free_port, text, wait_for_port
 from .test_http_security import LAUNCHER, TOKEN, environment, server
 
 SERVE = [sys.executable, "-m", "mcp_cli", "serve"]
@@ -110,6 +110,27 @@ def test_a_malformed_body_is_a_400_bad_request_and_the_server_keeps_serving(demo
     assert says in bad["message"] and "\n" not in bad["message"].strip()
     assert envelope(run(base, {"command": "math add 1 2"}), document)["data"] == 3
     assert proc.poll() is None
+
+
+def test_no_failure_is_a_plain_500_and_the_connection_stays():
+    """What fails inside a request is answered in the envelope, on the connection it came on: data JSON cannot carry
+    (a handler's NaN) was a plain-text 500 that closed the connection; numbers int() refuses were one too."""
+    with serving([*SERVE, str(FAULTS)]) as (base, proc):
+        document = httpx2.get(f"{base}/openapi.json", timeout=budget(30)).json()
+        with httpx2.Client(timeout=budget(60)) as client:
+            answers = []
+            for argv in (["py", "unsendable"], ["--budget", "²", "py", "chatty", "x"], ["py", "typed", "--count", "٣"],
+                         ["py", "typed", "--count", "7" * 5000], ["--more", "ab:" + "1" * 5000, "py"],
+                         ["sh", "echo", "still", "here"]):  # fmt: skip
+                response = client.post(f"{base}/run", json={"argv": argv})
+                assert response.headers.get("connection") != "close", argv
+                answers.append(envelope(response, document))
+        assert answers[0] == {"ok": True, "command": "faults py unsendable", "output": "not a number\n"}  # no data
+        assert [a.get("error") for a in answers[1:]] == ["usage"] * 4 + [None]
+        assert "'²'; give a whole number in the digits 0-9, e.g. 8000" in answers[1]["message"]
+        assert "'٣'; write it in the digits 0-9: 3" in answers[2]["message"]
+        assert "it has 5,000 digits, more than the 4,300 a number may have" in answers[3]["message"]
+        assert answers[5]["output"] == '["still", "here"]\n' and proc.poll() is None
 
 
 def test_an_empty_unused_field_counts_as_not_given(demo):

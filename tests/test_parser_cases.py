@@ -35,6 +35,9 @@ def values(tokens: list[str], params=PARAMS, **command) -> dict:
         (["-n", "7"], {"count": 7}),
         (["--ratio", "1e3"], {"ratio": 1000}),
         (["--ratio", "0.5"], {"ratio": 0.5}),
+        (["--ratio", "-.5"], {"ratio": -0.5}),
+        (["-n", "+1_000", "--ratio", " 2 "], {"count": 1000, "ratio": 2}),
+        (["-n", "9" * 4300], {"count": int("9" * 4300)}),  # as many digits as Python reads
         (["--mode", "slow"], {"mode": "slow"}),
         (["--tag", "a", "--tag", "b"], {"tag": ["a", "b"]}),
         (["--ids", "1", "--ids", "20"], {"ids": [1, 20]}),  # an append option's items are typed
@@ -59,6 +62,17 @@ def test_tokens_become_typed_values(tokens, expected):
         (["--mode", "medium"], "argument --mode: invalid choice: 'medium'"),
         (["--pair", "1"], "argument --pair: expected 2 arguments"),
         (["--ratio", "nan"], "argument --ratio: invalid number value: 'nan'"),
+        # every number is read by `types.whole` / `types.number`: digits int() reads (other scripts') or does not
+        # (`²`, which isdigit() says is one), and more digits than it will read, are usage errors saying what to give
+        (["--count", "x"], "'x'; give a whole number in the digits 0-9, e.g. 12"),
+        (["--count", "²"], "argument -n/--count: invalid integer value: '²'; give a whole number in the digits 0-9"),
+        (["--count", "١٢"], "argument -n/--count: invalid integer value: '١٢'; write it in the digits 0-9: 12"),
+        (["--pair", "1", "٣"], "argument --pair: invalid integer value: '٣'; write it in the digits 0-9: 3"),
+        (["--count", "1" * 5000], "(5,000 characters); it has 5,000 digits, more than the 4,300 a number may have"),
+        (["--ratio", "٢.٥"], "argument --ratio: invalid number value: '٢.٥'; give a number in the digits 0-9"),
+        (["--ratio", "1e400"], "argument --ratio: invalid number value: '1e400'; '1e400' is too large a number"),
+        (["--ratio", "1." + "5" * 5000], "it has 5,002 characters, more than the 4,300 a number may have"),
+        (["--ratio", "9" * 4301], "it has 4,301 digits, more than the 4,300 a number may have"),
     ],
 )
 def test_a_value_of_the_wrong_type_is_a_usage_error(tokens, words):

@@ -34,8 +34,10 @@ SCRIPTS = {
     "latin.py": '"""Write Latin-1 bytes."""\nimport sys\nsys.stdout.buffer.write(b"caf\\xe9 \\x00\\x01")\n',
     "count.py": '"""Print numbered lines."""\nimport sys\nfor i in range(int(sys.argv[1])):\n'
     '    print(f"line {i:05d} of a long log")\n',
+    "nest.py": '"""Print JSON nested N levels: lists, or objects with --objects."""\nimport sys\nn = int(sys.argv[1])\n'
+    'print(\'{"a": \' * n + "1" + "}" * n if "--objects" in sys.argv else "[" * n + "1" + "]" * n)\n',
 }
-NEXT = re.compile(r"Next part: `bytes (--more [^`]*)`")
+NEXT = re.compile(r"Next part: `(\S+ run \S+ -- (--more [^`]*))`")  # as a shell runs it: `mcp-cli run SOURCE -- ...`
 
 
 @pytest.fixture
@@ -78,12 +80,37 @@ def _read_on_through_a_pipe(skill, env):
     shown = [line for line in text.splitlines() if line.startswith("line ")]
     assert tokens(text) <= 8_000 and shown == whole[: len(shown)] and len(shown) < 3000
     assert f"[cut to the 8,000-token budget: lines 1-{len(shown):,} of 3,001 shown" in text
-    more = NEXT.search(text).group(1).split()
-    assert more[2:] == ["count", "3000"]  # the call again, after --more ID:FROM
-    second = run(skill, "--", *more, env=env)
+    printed, more = NEXT.search(text).groups()
+    assert more.split()[2:] == ["count", "3000"]  # the call again, after --more ID:FROM
+    assert printed.split()[1:3] == ["run", str(skill)]
+    shell = {**env, "PATH": f"{Path(sys.executable).parent}:{env['PATH']}"}  # where `mcp-cli` is installed
+    second = subprocess.run(printed, shell=True, capture_output=True, env=shell, timeout=budget(60))  # as printed
     assert second.returncode == 0, second.stderr
     after = [line for line in second.stdout.decode().splitlines() if line.startswith("line ")]
     assert after[:2] == whole[len(shown) : len(shown) + 2]  # read on where the first part stopped
+
+
+DEEP = [["nest", "1000"], ["nest", "1000", "--objects"], ["nest", "100000"], ["nest", "1000", "|", "head", "3"],
+        ["nest", "1000", "|", "tail"], ["--format", "toon", "nest", "500"],
+        ["--format", "table", "nest", "990"]]  # fmt: skip
+
+
+async def test_json_nested_past_what_python_reads_is_answered_as_text(skill):
+    """JSON output 1,000 levels deep and more (past the recursion of json, TOON and the budget's fitting) is
+    answered, as its text, within the budget and with a note when cut; before, the call lost its answer."""
+    async with served("serve", str(skill)) as client:
+        for argv in DEEP:
+            reply = await call(client, *argv)
+            assert reply.ok, (argv, reply.text[:300])
+            start = '{"a": {"a": ' if "--objects" in argv else "[[["
+            assert reply.text.startswith(start) and tokens(reply.text) <= 8_000, argv
+        cut = await call(client, "nest", "100000")
+        assert "[cut to the 8,000-token budget: characters 1-" in cut.text
+        nxt = re.search(r"Next part: `bytes (--more [^`]*)`", cut.text).group(1)
+        assert (await call(client, *nxt.split())).text.startswith("[[[")
+    for argv in DEEP[:3]:
+        done = run(skill, "--", *argv)
+        assert done.returncode == 0 and b"Traceback" not in done.stderr, done.stderr[-500:]
 
 
 def test_piped_stdin_reaches_the_script_under_run(skill):

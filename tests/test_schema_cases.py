@@ -286,7 +286,11 @@ def test_argv_becomes_this_arguments_object(argv, expected):
                                                    "--json)."),  # fmt: skip
         (["--json", '{"query": "q", "filters": {"deep": {}}}'], "missing required option --filters.status (or give "
                                                                 "it inside --json)."),  # fmt: skip
-        (["--query", "q", "--limit", "x"], "argument --limit: invalid integer value: 'x'"),
+        (["--query", "q", "--limit", "x"], "argument --limit: invalid integer value: 'x'; give a whole number in the "
+                                           "digits 0-9, e.g. 12"),
+        (["--query", "q", "--limit", "٣"], "argument --limit: invalid integer value: '٣'; write it in the digits 0-9: "
+                                           "3"),
+        (["--query", "q", "--ids", "1" * 5000], f"--ids: expected integer, got '{'1' * 24}'... (5,000 characters)."),
         (["--query", "q", "--weight", "2"], "argument --weight: invalid choice: 2 (choose from 0.5, 1.5)"),
         (["--query", "q", "--ids", "1", "--ids", "two"], "--ids: expected integer, got 'two'."),
         (["--query", "q", "--flags", "maybe"], "--flags: expected boolean, got 'maybe'."),
@@ -304,7 +308,9 @@ def test_argv_becomes_this_arguments_object(argv, expected):
         (["--json", '{"query": "q", "ids": ["x"]}'], "--ids: 'x' is not of type 'integer'."),
         (["--json", "@/no/such/file.json"], "--json: cannot read @/no/such/file.json: No such file or directory."),
         (["--json", '{"query": "q"}', "--query", "1", "--ratio", "nan"], "argument --ratio: invalid number value: "
-                                                                          "'nan'"),  # fmt: skip
+                                                                          "'nan'; give a number in the digits 0-9, "
+                                                                          "with a `.` or an exponent if need be "
+                                                                          "(2.5, 1e3)"),
     ],
 )  # fmt: skip
 def test_what_does_not_fit_the_schema_is_told_in_argv_terms(argv, message):

@@ -4,6 +4,7 @@ end to end over stdio (a real wrapped server that counts its calls), meta call_t
 `mcp-cli run` and an exported skill's script."""
 
 import json
+import re
 import subprocess
 import sys
 
@@ -94,6 +95,18 @@ async def test_one_budget_holds_the_whole_sequence():
     result = await ainvoke(DEMO, f"--budget 600 {long}")
     assert "[1/6] text repeat" in result.output and "--more" in result.output  # cut once, with the next part's call
     assert "[6/6]" not in result.output
+
+
+async def test_the_next_part_of_a_sequence_is_read_with_the_call_its_note_gives():
+    from mcp_cli.engine.runtime import Runtime
+    from mcp_cli.sources import loader
+
+    long = " ; ".join(["text repeat word --times 400"] * 6)
+    async with Runtime(loader.load(str(DEMO))) as runtime:
+        first = await runtime.call_tool({"command": f"--budget 600 {long}"})
+        nxt = re.search(r"Next part: `demo (--budget 600 --more \S+ text repeat word [^`]*)`", first.output).group(1)
+        second = await runtime.call_tool({"command": nxt})  # refused before: "give it as a call of its own"
+    assert second.ok and second.output.startswith("word") and "[6/6]" not in first.output, second.message
 
 
 async def test_built_ins_explain_themselves():

@@ -120,6 +120,17 @@ ERRORS = [
     ({"argv": ["files", "list", "--knd", "dir"]}, "usage", ["unknown option --knd", "`--kind`"], "Usage:"),
     ({"argv": ["text", "repeat"]}, "usage", ["required", "TEXT"], "Usage:"),
     ({"argv": ["math", "add", "1", "two"]}, "usage", ["invalid integer value: 'two'"], "Usage:"),
+    # every number read from argv is read by one function: no ValueError (an error of code 0) for digits of another
+    # script, `²` (a digit to isdigit(), none to int()) or more digits than Python reads
+    ({"argv": ["math", "add", "²", "3"]}, "usage", ["'²'; give a whole number in the digits 0-9"], "Usage:"),
+    ({"argv": ["math", "add", "١٢", "3"]}, "usage", ["'١٢'; write it in the digits 0-9: 12"], "Usage:"),
+    ({"argv": ["math", "add", "1", "9" * 5000]}, "usage", ["5,000 digits, more than the 4,300"], "Usage:"),
+    ({"argv": ["--budget", "²", "--help"]}, "usage", ["--budget takes a number of tokens", "not '²'"], "8000"),
+    ({"argv": ["--budget", "9" * 5000, "--help"]}, "usage", ["it has 5,000 digits"], "give a smaller one"),
+    ({"argv": ["--more", "k7Qx2m:١٢", "math"]}, "usage", ["write it in the digits 0-9: 12"], "--more k7Qx2m:41"),
+    ({"argv": ["--more", "k7Qx2m:" + "4" * 5000, "math"]}, "usage", ["it has 5,000 digits"], "FROM counts from 1"),
+    ({"command": "math add 1 2 | head ²"}, "usage", ["`head` takes one count", "not '²'"], "demo CMD | head 3"),
+    ({"command": "math add 1 2 | tail -" + "9" * 5000}, "usage", ["it has 5,000 digits"], "demo CMD | tail 3"),
     ({"argv": ["files", "list", "--kind", "pipe"]}, "usage", ["invalid choice: 'pipe'"], "--kind {file,dir,any}"),
     ({"argv": ["--help"], "command": "--help"}, "bad_request", ["not both"], '{"argv": ["--help"]}'),
     ({}, "bad_request", ["give `argv`"], '{"command": "--help"}'),
@@ -303,7 +314,15 @@ async def test_the_tool_name_repeated_in_argv_is_accepted(demo):
 
 async def test_unknown_tool_name_is_an_error(demo):
     result = await demo.call_tool("pdf", {"argv": ["--help"]})
-    assert result.is_error and "this server has one tool, 'demo'" in text(result)
+    assert result.is_error and text(result) == "Error: no tool named 'pdf'; this server has one tool, 'demo'.\n"
+    assert result.meta[META] == {"ok": False, "command": "demo", "error": "not_found"}  # the envelope, as any failure
+
+
+async def test_unknown_tool_name_on_the_meta_surface_is_a_not_found():
+    async with served("serve", str(DEMO), "--surface", "meta") as client:
+        result = await client.call_tool("pdf", {"argv": ["--help"]})
+        assert result.is_error and text(result).startswith("Error: no tool named 'pdf'; the tools are search_tools")
+        assert envelope(result)["error"] == "not_found"
 
 
 async def test_subprocess_cwd_is_relative_to_the_tree(faults):
@@ -376,6 +395,52 @@ def test_every_request_is_answered_with_a_documented_kind():
     assert _kind(too_deep) == "usage" and "deeper than 100 levels" in _said(too_deep)
     assert json.loads(_said(_call(raw, ["sh", "echo", "still", "here"]))) == ["still", "here"]
     assert raw.close() == 0
+
+
+ODD_IDS = [1.5, 2.0, {"a": 1}, [1], True, False, None]  # JSON-RPC: a request's id is a string or a whole number
+
+
+def test_a_request_whose_id_is_no_string_or_whole_number_is_an_invalid_request():
+    """The SDK reads such a request as a notification and answers nothing, leaving the caller waiting; here it gets
+    Invalid Request with a null id (JSON-RPC 2.0), and the server goes on."""
+    raw = RawClient(str(FAULTS))
+    for odd in ODD_IDS:
+        raw.send(json.dumps({"jsonrpc": "2.0", "id": odd, "method": "tools/call",
+                             "params": {"name": "faults", "arguments": {"argv": ["--help"]}}}))  # fmt: skip
+        error = raw.reply(None)["error"]
+        assert error == {"code": -32600, "message": f"Error: the request's id {json.dumps(odd)} is not a string or a "
+                         "whole number, which JSON-RPC requires of a request's id; send it again with one (a number "
+                         "that counts up, say)."}  # fmt: skip
+    raw.send('{"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1, "id": 1.5}}')
+    raw.send('{"jsonrpc": "2.0", "id": 31, "method": "ping", "params": {"_meta": {"id": [1]}}}')  # nested: its own
+    assert raw.reply(31)["result"] == {}  # the notification got no answer: this is the next line
+    assert json.loads(_said(_call(raw, ["sh", "echo", "still", "here"]))) == ["still", "here"]
+    assert raw.close() == 0
+
+
+async def test_over_http_a_request_whose_id_is_no_string_or_whole_number_is_an_invalid_request():
+    import httpx2
+    from mcp import Client
+
+    from .conftest import free_port, wait_for_port
+
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "mcp_cli", "serve", str(DEMO), "--http", str(port), "--stateless"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    try:
+        wait_for_port(port, proc)
+        url = f"http://127.0.0.1:{port}/mcp"
+        headers = {"accept": "application/json, text/event-stream", "mcp-protocol-version": "2025-06-18"}
+        for odd in ODD_IDS:
+            sent = {"jsonrpc": "2.0", "id": odd, "method": "tools/list"}
+            answer = httpx2.post(url, json=sent, headers=headers, timeout=budget(30))  # was 202 Accepted, no answer
+            assert answer.status_code == 400 and answer.json()["id"] is None, answer.text
+            assert answer.json()["error"]["code"] == -32600 and json.dumps(odd) in answer.json()["error"]["message"]
+        async with Client(url) as client:  # and it goes on serving
+            assert text(await client.call_tool("demo", {"argv": ["math", "add", "1", "1"]})).strip() == "2"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=budget(10))
 
 
 def test_a_message_too_long_to_hold_is_answered_and_the_server_goes_on():

@@ -137,7 +137,10 @@ def test_a_section_over_the_output_cap_comes_in_parts():
     assert any("```text\n# the codes come from this table in the source\nE0001 .. E0360\n```" in p for p in pieces)
     for argv, words in (
         (["--part", "3"], "`handbook docs catalog codes` has 2 parts; --part takes 1 to 2."),
-        (["--part", "x"], "--part takes a part number (1, 2, ...), not 'x'."),
+        (["--part", "x"], "--part takes a part number (1, 2, ...), not 'x'; give a whole number in the digits 0-9"),
+        (["--part", "²"], "--part takes a part number (1, 2, ...), not '²'; give a whole number in the digits 0-9"),
+        (["--part", "٢"], "--part takes a part number (1, 2, ...), not '٢'; write it in the digits 0-9: 2."),
+        (["--part", "0"], "--part takes a part number (1, 2, ...), not '0'."),
         (["--parts"], "unknown option --parts"),
     ):
         result = run(tree, ["docs", "catalog", "codes", *argv])

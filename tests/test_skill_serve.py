@@ -129,3 +129,7 @@ async def test_typer_skill_end_to_end():
         assert json.loads(out) == {"limit": 3, "out": None}
         reply = await call(client, "remind", "add", "x", "--repeat", "many")
         assert not reply.ok and "invalid integer value: 'many'" in reply.text
+        for odd, says in (("²", "give a whole number in the digits 0-9"), ("٣", "write it in the digits 0-9: 3"),
+                          ("9" * 5000, "it has 5,000 digits, more than the 4,300")):  # fmt: skip
+            reply = await call(client, "remind", "add", "x", "--repeat", odd)  # a script's argparse type=int
+            assert not reply.ok and reply.structured["error"] == "usage" and says in reply.text

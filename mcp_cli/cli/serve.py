@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..surfaces import launcher
@@ -78,10 +79,12 @@ def load(source: str, options: dict[str, Any]) -> Tree:
     try:
         tree = load_source(source, **options)
         check(tree)
-        return tree
     except SourceError as exc:
         print(f"mcp-cli: {exc}", file=sys.stderr)
         raise SystemExit(2) from None
+    where = str(Path(source).resolve()) if Path(source).exists() else source
+    tree.origin = [*config_argv(options), where]
+    return tree
 
 
 def main(argv: list[str]) -> None:

@@ -2,7 +2,9 @@
 list-shaped JSON can come back compact (TOON or a table).
 
 A call may lead with reserved options, which the runtime takes before it parses anything: `--budget N` (tokens for
-this answer), `--format json|toon|table`, and `--more ID:FROM` (the next part of a kept answer). They are taken when
+this answer), `--format json|toon|table`, `--more ID:FROM` (the next part of a kept answer), and `--prog NAME` (how
+the caller runs the tool, which help and the notes' calls name: an exported skill's script passes its path, so that
+what it prints runs as printed). They are taken when
 they come before the command's path, always, and after it unless the command has an option of the same name (then
 it is the command's). An answer over its budget is cut at whole lines, whole array items, or the items of a JSON
 object's arrays, with a note of what was shown, of how much, and the exact call for the next part, which is answered
@@ -24,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import HandlerError, NotFound, UsageError
 from ..result import CHARS_PER_TOKEN, Result, fits, tokens
+from ..types import shown, whole_option
 from .kept import SECONDS, Entry, NotKept, Store
 
 if TYPE_CHECKING:
@@ -46,6 +49,7 @@ class Asked:
     budget: int | None = None
     form: str | None = None
     more: tuple[str, int] | None = None
+    prog: str | None = None  # what the notes' calls start with (None: the tool's name)
 
     def options(self) -> list[str]:
         """The reserved options given, as they are written again in the call for a next part."""
@@ -72,24 +76,26 @@ def asked(tokens: list[str], flags_of: Callable[[list[str]], Collection[str] | N
                 i += 1
     out.tokens = rest
     if "--budget" in values:
-        value = values["--budget"].replace(",", "").replace("_", "")
-        if not value.isdigit() or int(value) < BUDGET_MIN:
-            raise UsageError(f"--budget takes a number of tokens, at least {BUDGET_MIN:,}, not {values['--budget']!r}.")
-        out.budget = int(value)
+        takes = f"--budget takes a number of tokens, at least {BUDGET_MIN:,}"
+        out.budget = whole_option(values["--budget"].replace(",", "_"), takes, BUDGET_MIN, 8000)
     if "--format" in values:
         if values["--format"] not in FORMS:
             raise UsageError(f"--format takes one of {', '.join(FORMS)}, not {values['--format']!r}.")
         out.form = values["--format"]
     if "--more" in values:
-        key, _, start = values["--more"].partition(":")
-        if not key or not start.isdigit() or int(start) < 1:
-            raise UsageError(f"--more takes ID:FROM as an answer's note gives it (`--more k7Qx2m:41`), not "
-                             f"{values['--more']!r}.")  # fmt: skip
-        out.more = (key, int(start))
+        key, colon, start = values["--more"].partition(":")
+        takes = "--more takes ID:FROM as an answer's note gives it (`--more k7Qx2m:41`)"
+        if not key or not colon:
+            raise UsageError(f"{takes}, not {shown(values['--more'])}.")
+        out.more = (key, whole_option(start, f"{takes}; FROM counts from 1", 1, 41))
+    if "--prog" in values:
+        if not values["--prog"].strip():
+            raise UsageError("--prog takes how the caller runs the tool (`scripts/pdf.sh`), not ''.")
+        out.prog = values["--prog"]
     return out
 
 
-_RESERVED = ("--budget", "--format", "--more")
+_RESERVED = ("--budget", "--format", "--more", "--prog")
 
 
 def leading(tokens: list[str]) -> int:
@@ -216,7 +222,10 @@ def encode(value: Any, form: str, indent: int | None = None) -> str:
     if form == "toon":
         import toon_format
 
-        return str(toon_format.encode(value))
+        try:
+            return str(toon_format.encode(value))
+        except ValueError:  # nested past its encoder's depth: as deep JSON, for `fit` to answer as text
+            raise RecursionError("the JSON nests too deeply for TOON") from None
     if form == "table":
         return table(value)
     return json.dumps(value, ensure_ascii=False, indent=indent)
@@ -344,9 +353,10 @@ def owner(context: Context | None) -> str | None:
     return context.key if context is not None else None
 
 
-def call_text(tree: Tree, tokens: list[str]) -> str:
-    """A call as the agent writes it: the tool's name, then its tokens (a lone `|` is a pipe, not quoted)."""
-    return " ".join([tree.name, *(t if t == "|" else shlex.quote(t) for t in tokens)])
+def call_text(tree: Tree, tokens: list[str], prog: str | None = None) -> str:
+    """A call as the agent writes it: how it runs the tool (`prog`; default: the tool's name), then its tokens (a lone
+    `|` is a pipe, not quoted)."""
+    return " ".join([prog or tree.name, *(t if t == "|" else shlex.quote(t) for t in tokens)])
 
 
 async def fit(tree: Tree, kept: Store, result: Result, ask: Asked, context: Context | None) -> Result:
@@ -359,7 +369,18 @@ async def fit(tree: Tree, kept: Store, result: Result, ask: Asked, context: Cont
         text = "\n".join(c["text"] for c in result.content if c.get("type") == "text")
     if fits(text, min(budget, AUTO)) and not ask.form and not result.omitted:
         return result  # small: as it came (the common case, no parsing)
-    body = shape(text, ask.form, result.value if result.content is None else None)
+    try:
+        body = shape(text, ask.form, result.value if result.content is None else None)
+        return await _fitted(tree, kept, result, ask, context, text, body)
+    except RecursionError:  # JSON nested deeper than Python renders, measures or keeps it: its text, in lines
+        return await _fitted(tree, kept, result, ask, context, text, Body("lines", text.split("\n")))
+
+
+async def _fitted(
+    tree: Tree, kept: Store, result: Result, ask: Asked, context: Context | None, text: str, body: Body
+) -> Result:
+    """`fit` of `result`, whose answer `text` is `body`."""
+    budget = ask.budget or tree.settings.budget
     formed = body.form != "json"
     if fits(text, budget) and not formed and not result.omitted:
         return result
@@ -390,7 +411,7 @@ async def more(tree: Tree, kept: Store, ask: Asked, context: Context | None) -> 
     store cannot be reached, each saying which call to run again."""
     assert ask.more is not None
     key, start = ask.more
-    again = call_text(tree, [*ask.options(), *ask.tokens]) if ask.tokens else ""
+    again = call_text(tree, [*ask.options(), *ask.tokens], ask.prog) if ask.tokens else ""
     rerun = f"run the call again (`{again}`) and follow its note" if again else "run the call again"
     try:
         entry = await kept.get(key, owner(context))
@@ -444,7 +465,7 @@ def _part(
         note = (f"cut to the {budget:,}-token budget: {shown} shown, about {size:,} tokens in all{lost}; the rest "
                 f"could not be kept for next parts: {why}. {LESS}")  # fmt: skip
     else:
-        nxt = call_text(tree, [*ask.options(), "--more", f"{key}:{end + 1}", *ask.tokens])
+        nxt = call_text(tree, [*ask.options(), "--more", f"{key}:{end + 1}", *ask.tokens], ask.prog)
         note = (f"cut to the {budget:,}-token budget: {shown} shown, about {size:,} tokens in all{lost}. Next part: "
                 f"`{nxt}`. Or {LESS[0].lower()}{LESS[1:]}")  # fmt: skip
     if formed and not ask.form:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import shlex
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,7 @@ from typing import Any
 from ..errors import HandlerError, UsageError
 from ..handlers.base import in_thread
 from ..text import clip
+from ..types import whole_option
 from .jq_pool import POOL, JqError
 
 USAGE = {
@@ -123,7 +125,7 @@ class Flow:
                 item, at = _DECODER.raw_decode(text, at)
                 items.append(item)
                 at = _skip(text, at, " \t\r\n,")
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested past the parser's depth (then it is text)
             return None
         return items
 
@@ -148,9 +150,10 @@ def _count(name: str, args: list[str]) -> int:
         args = [args[0][1:]]
     if not args:
         return 10
-    if len(args) != 1 or not args[0].isdigit():
-        raise UsageError(f"`{name}` takes one count, a whole number: `{name} 5`.")
-    return int(args[0])
+    takes = f"`{name}` takes one count, a whole number (`{name} 5`)"
+    if len(args) != 1:
+        raise UsageError(f"{takes}, not {shlex.join(args)!r}.")
+    return whole_option(args[0], takes, 0, 5)
 
 
 class _InThread:

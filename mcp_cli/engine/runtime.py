@@ -17,6 +17,7 @@ from ..errors import BadRequest, CallError, HandlerError, NotFound, UsageError, 
 from ..handlers import Call, Handler, Kind
 from ..handlers.processes import kill_all
 from ..result import Result, has_surrogate, wire_text
+from ..text import clip
 from ..tree import Command, Group, Node, Topic, Tree
 from ..types import LOCAL_FILES
 from . import answers, builtins, jq_pool, pipeline, schema, sequence, topics
@@ -48,6 +49,7 @@ class Invocation:
     context: Context | None = None
     local_files: bool = False
     piped: Flow | None = None  # what the stage before it in a pipeline gave (`pipeline.py`)
+    name: str | None = None  # how the caller runs the tool (`--prog`), which help names it by; None: its name
 
     @property
     def node(self) -> Node:
@@ -55,7 +57,7 @@ class Invocation:
 
     @property
     def prog(self) -> str:
-        return " ".join(n.name for n in self.walked)
+        return " ".join([self.name or self.walked[0].name, *(n.name for n in self.walked[1:])])
 
     @property
     def is_root(self) -> bool:
@@ -72,6 +74,11 @@ class Invocation:
         if isinstance(node, Command):
             return helptext.command_help(self.prog, node, budget // 2)
         return ""
+
+
+def internal(exc: BaseException, where: str) -> CallError:
+    """The `internal` error a bug (`exc`) in a call of `where` is answered with (what it was, briefly)."""
+    return CallError(f"internal error in `{where}`: {type(exc).__name__}: {clip(str(exc), 300)}")
 
 
 @dataclass
@@ -95,6 +102,8 @@ class Runtime:
         self.kinds: dict[str, Kind] = handlers.kinds(tree) if kinds is None else kinds
         self._compiled: dict[int, tuple[Command, _Compiled]] = {}
         self.kept: Store = Memory()  # answers cut to their budget, for their next parts (a server may share one)
+        self.prog: str | None = None  # how its callers run the tree, which the notes' calls start with (`mcp-cli run
+        # SOURCE --` for a shell's); None: the tool's name; a call's `--prog` wins
 
     async def __aenter__(self) -> Runtime:
         """Open what calls need while serving: what each kind of handler shares (the pool of upstream servers;
@@ -186,10 +195,15 @@ class Runtime:
     async def run_steps(
         self, steps: list[Step], cwd: str | None = None, context: Context | None = None, local_files: bool = False
     ) -> Result:
-        """The answer to a call's steps: one command or pipeline as it always was, several as a sequence."""
+        """The answer to a call's steps: one command or pipeline as it always was, several as a sequence. Never raises
+        (see `run_stages`)."""
         if len(steps) == 1:
             return await self.run_stages(steps[0].stages, cwd, context, local_files)
-        return await sequence.run(self, steps, cwd, context, local_files)
+        try:
+            return await sequence.run(self, steps, cwd, context, local_files)
+        except Exception as exc:
+            log.exception("internal error answering a call of %s", self.tree.name)
+            return self.failure(internal(exc, self.tree.name), None)
 
     def unnamed(self, tokens: list[str]) -> list[str]:
         """Tokens without the tool's own name in front (agents often repeat it: "pdf text extract"), unless it names
@@ -264,21 +278,26 @@ class Runtime:
         self, stages: list[list[str]], cwd: str | None = None, context: Context | None = None, local_files: bool = False
     ) -> Result:
         """The answer to a call split into stages, one command or a pipeline (`pipeline.py`), within its token
-        budget (`answers.py`: the options it reserves count at the front of the first stage)."""
+        budget (`answers.py`: the options it reserves count at the front of the first stage). Never raises: a bug
+        is an `internal` failure, logged, and the server keeps serving."""
         words = stages[0]
         if len(stages) == 1 and words[:1] and words[0] in builtins.USAGE and words[1:] in (["--help"], ["-h"]):
             if self.tree.root.child(words[0]) is None:  # `each --help`: the built-in explains itself
                 return Result(ok=True, path=words[0], output=builtins.help_of(words[0], self.tree.name))
         try:
             asked = answers.asked(stages[0], self.flags_of if len(stages) == 1 else lambda tokens: None)
+            named, asked.prog = asked.prog, asked.prog or self.prog
             if asked.more is not None:
                 return await answers.more(self.tree, self.kept, asked, context)
+            stages = [asked.tokens, *stages[1:]]
+            result = await self.result(stages, cwd, context, local_files, named)
+            asked.tokens = [t for i, stage in enumerate(stages) for t in ([pipeline.SEP] if i else []) + stage]
+            return await answers.fit(self.tree, self.kept, result, asked, context)
         except CallError as exc:
             return self.failure(exc, None)
-        stages = [asked.tokens, *stages[1:]]
-        result = await self.result(stages, cwd, context, local_files)
-        asked.tokens = [t for i, stage in enumerate(stages) for t in ([pipeline.SEP] if i else []) + stage]
-        return await answers.fit(self.tree, self.kept, result, asked, context)
+        except Exception as exc:
+            log.exception("internal error answering a call of %s", self.tree.name)
+            return self.failure(internal(exc, self.tree.name), None)
 
     def flags_of(self, tokens: list[str]) -> list[str] | None:
         """The option flags of the command `tokens` reach (none for a group or topic; None when not known)."""
@@ -288,14 +307,22 @@ class Runtime:
         return None if node.passthrough else [f for p in node.params for f in p.flags]
 
     async def result(
-        self, stages: list[list[str]], cwd: str | None = None, context: Context | None = None, local_files: bool = False
+        self,
+        stages: list[list[str]],
+        cwd: str | None = None,
+        context: Context | None = None,
+        local_files: bool = False,
+        name: str | None = None,
     ) -> Result:
-        """The whole result of a call's stages, before it is fitted to a budget."""
+        """The whole result of a call's stages, before it is fitted to a budget; `name`: how the caller runs the tool
+        (`--prog`), which the help of one command's call names it by."""
         reading = LOCAL_FILES.set(local_files)
         try:
             if len(stages) > 1 or stages[0][:1] == [pipeline.DRY_RUN]:
                 return await pipeline.run(self, stages, cwd, context, local_files)
-            return await self.run_invocation(self.invocation(stages[0], cwd, context, local_files))
+            inv = self.invocation(stages[0], cwd, context, local_files)
+            inv.name = name
+            return await self.run_invocation(inv)
         finally:
             LOCAL_FILES.reset(reading)
 
@@ -307,7 +334,7 @@ class Runtime:
             return self.failure(exc, inv)
         except Exception as exc:  # a bug or a broken tree: report it, keep serving
             log.exception("internal error in %s", inv.prog)
-            return self.failure(CallError(f"internal error in `{inv.prog}`: {type(exc).__name__}: {exc}"), inv)
+            return self.failure(internal(exc, inv.prog), inv)
         result.path = inv.prog
         return result
 

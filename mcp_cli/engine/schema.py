@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import UsageError
 from ..text import columns, first_sentence, words
 from ..tree import Command, Param
-from ..types import VALUE_TYPES, integral, json_value, loads, of_schema
+from ..types import VALUE_TYPES, integral, json_value, loads, of_schema, shown
 
 if TYPE_CHECKING:
     from jsonschema.protocols import Validator
@@ -445,7 +445,7 @@ def _scalar(param: Param, prop: dict[str, Any], raw: str, check: Checker) -> Any
         except ValueError:
             if kind == "any":
                 return raw
-            raise UsageError(f"{param.flags[0]}: expected {kind}, got {raw!r}.") from None
+            raise UsageError(f"{param.flags[0]}: expected {kind}, got {shown(raw)}.") from None
     return raw
 
 

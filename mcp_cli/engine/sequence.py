@@ -78,8 +78,10 @@ async def run(runtime: Runtime, steps: list[Step], cwd: str | None, context: Con
     count = len(steps)
     try:
         ask = answers.asked(steps[0].stages[0], lambda tokens: None)
-        if ask.more is not None:
-            raise UsageError("`--more` reads the next part of one answer: give it as a call of its own.")
+        named, ask.prog = ask.prog, ask.prog or runtime.prog  # how the caller runs the tool (see `Runtime.prog`)
+        if ask.more is not None:  # the next part of a sequence's answer, as its note gives it: read, not run again
+            ask.tokens = joined([Step([ask.tokens, *steps[0].stages[1:]]), *steps[1:]])
+            return await answers.more(runtime.tree, runtime.kept, ask, context)
         steps[0].stages[0] = ask.tokens
         _check(runtime, steps, cwd, context, local_files)
     except CallError as exc:
@@ -91,7 +93,7 @@ async def run(runtime: Runtime, steps: list[Step], cwd: str | None, context: Con
         if step.joiner == AND and failed is not None:
             parts.append(f"{head}: not run, as a command before it failed (`&&`)")
             continue
-        result = await runtime.result(step.stages, cwd, context, local_files)
+        result = await runtime.result(step.stages, cwd, context, local_files, named)
         if result.ok:
             parts.append(f"{head}\n{result.output.rstrip()}")
         else:

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import NotFound, UsageError, close_to
 from ..tree import Topic
+from ..types import whole_option
 from . import help as helptext
 
 if TYPE_CHECKING:  # markdown-it is imported on the first document read, not at every start
@@ -35,9 +36,7 @@ def _args(prog: str, rest: list[str]) -> tuple[list[str], int]:
             continue
         if token == "--part" or token.startswith("--part="):
             value = token.partition("=")[2] if "=" in token else next(tokens, "")
-            if not value.isdigit() or int(value) < 1:
-                raise UsageError(f"--part takes a part number (1, 2, ...), not {value!r}.")
-            part = int(value)
+            part = whole_option(value, "--part takes a part number (1, 2, ...)", 1, 2)
         elif token.startswith("-"):
             raise UsageError(f"`{prog}` takes section names and --part N; unknown option {token}.")
         else:

@@ -65,8 +65,9 @@ class Guard:
 
     def wrap(self, app: ASGIApp, views: Mapping[bytes, object] | None = None) -> ASGIApp:
         """`app` behind, outermost first: the Host and Origin check on every route (421, 403); CORS for the accepted
-        Origins, so that browser apps there may read the answers (a preflight carries no token); the bearer check
-        (401) of the token, or of each scope's token (`views`: its digest -> the view it gives a request)."""
+        Origins, so that browser apps there may read the answers (a preflight carries no token); any other OPTIONS
+        answered 204 with the methods served (a load balancer's health check: HAProxy's `option httpchk`); the bearer
+        check (401) of the token, or of each scope's token (`views`: its digest -> the view it gives a request)."""
         from starlette.middleware.cors import CORSMiddleware
 
         inner: ASGIApp = app
@@ -74,6 +75,7 @@ class Guard:
             inner = BearerAuth(app, views)
         elif self.token:
             inner = BearerAuth(app, {hashlib.sha256(self.token.encode()).digest(): None})
+        inner = Options(inner)
         ports = [re.escape(o[:-2]) + r":\d+" for o in self.origins if o.endswith(":*")]
         cors = CORSMiddleware(
             inner,
@@ -134,7 +136,8 @@ def _allowed(
     loopback: both) and what the options add; (None, []) for any."""
     if "*" in allow_hosts:
         return None, []
-    hosts = ([] if anywhere else [where]) + [f"{name}:*" for name in LOOPBACK if local or anywhere]
+    loopback = [f"{name}:*" for name in LOOPBACK] + list(LOOPBACK)  # any port, or none (a proxy's health check)
+    hosts = ([] if anywhere else [where]) + (loopback if local or anywhere else [])
     origins = [f"http://{h}" for h in hosts]
     for value in allow_hosts:
         named = _host_patterns(value)
@@ -189,7 +192,9 @@ def _host_patterns(value: str) -> list[str]:
 
 class HostCheck:
     """ASGI middleware: the SDK's Host/Origin check with the guard's lists, for every route (the SDK's own check
-    covers only /mcp)."""
+    covers only /mcp). The Host is read as HTTP says, whatever its case (`LOCALHOST:8000` is `localhost:8000`); a
+    request without one (HTTP/1.0, as HAProxy's health check sends) is taken as sent to the address it reached.
+    Both are written so into the request, for the SDK's check of /mcp."""
 
     def __init__(self, app: ASGIApp, settings: TransportSecuritySettings) -> None:
         from mcp.server.transport_security import TransportSecurityMiddleware
@@ -201,11 +206,39 @@ class HostCheck:
         if scope["type"] == "http":
             from starlette.requests import Request
 
+            scope = {**scope, "headers": _host_read(scope)}
             refusal = await self._check.validate_request(Request(scope))
             if refusal is not None:
                 await refusal(scope, receive, send)
                 return
         await self.app(scope, receive, send)
+
+
+def _host_read(scope: Scope) -> list[tuple[bytes, bytes]]:
+    """A request's headers with its Host in lower case, or, without one, the address the request reached."""
+    headers = [(k, v.lower() if k == b"host" else v) for k, v in scope["headers"]]
+    server = scope.get("server")
+    if not any(k == b"host" for k, _ in headers) and server:
+        host, port = server[0], server[1]
+        headers.append((b"host", f"{bracketed(host) if host else ''}{f':{port}' if port else ''}".encode()))
+    return headers
+
+
+class Options:
+    """ASGI middleware: an OPTIONS request that is not a CORS preflight (those are answered before) gets 204 with the
+    methods served, token or not: it runs nothing, and a load balancer's health check (HAProxy's `option httpchk`
+    sends `OPTIONS /`) sees a server that answers."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "OPTIONS":
+            await self.app(scope, receive, send)
+            return
+        headers = [(b"allow", b"GET, POST, DELETE, OPTIONS"), (b"content-length", b"0")]
+        await send({"type": "http.response.start", "status": 204, "headers": headers})
+        await send({"type": "http.response.body", "body": b""})
 
 
 class BearerAuth:

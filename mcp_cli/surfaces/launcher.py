@@ -151,7 +151,14 @@ def http_checks(
 
 def parse_address(value: str, flag: str) -> tuple[str, int]:
     """`HOST:PORT` or `PORT` (host 127.0.0.1) for --http or --openapi."""
+    from ..types import whole
+
     host, _, port = value.rpartition(":")
-    if not port.isdigit():
-        raise ValueError(f"{flag} expects HOST:PORT or PORT, got {value!r}")
-    return host.strip("[]") or "127.0.0.1", int(port)
+    expects = f"{flag} expects HOST:PORT or PORT (0 to 65535), got {value!r}"
+    try:
+        number = whole(port, 8000)
+    except ValueError as exc:
+        raise ValueError(f"{expects}; for the port, {exc}") from None
+    if not 0 <= number <= 65535:
+        raise ValueError(expects)
+    return host.strip("[]") or "127.0.0.1", number

@@ -24,15 +24,18 @@ from mcp.shared.exceptions import MCPError
 from .. import __version__
 from ..engine.runtime import Runtime
 from ..entities import KEYED, Contexts
+from ..errors import NotFound
 from ..handlers import relay
 from ..handlers.processes import exit_process
+from ..text import clip
 from . import http_guard, scopes
 from .relay import Changes, Relays
 from .tool import INPUT_SCHEMA, description, instructions, run
-from .unreadable import Answering
+from .unreadable import Answering, IdCheck
 
 if TYPE_CHECKING:
     from mcp.server import ServerRequestContext
+    from starlette.types import ASGIApp
 
     from .meta_tools import Meta
 
@@ -52,9 +55,6 @@ def tool(runtime: Runtime) -> types.Tool:
 def tool_meta(runtime: Runtime) -> dict[str, Any] | None:
     """The `_meta` of the served tools: ALWAYS_LOAD unless the tree's settings turn it off."""
     return ALWAYS_LOAD if runtime.tree.settings.always_load else None
-
-
-_COMPLETE = {"resultType": "complete"}  # required by the 2026 protocol; older versions' sieve drops it
 
 
 ROOTS_TIMEOUT = 30.0  # seconds to wait for roots/list: a busy client is waited for rather than a call run elsewhere
@@ -171,9 +171,9 @@ def build(
     async def call_tool(ctx: ServerRequestContext, params: types.CallToolRequestParams) -> dict[str, Any]:
         rt, meta, contexts = scope_of(ctx)
         context = contexts.of(ctx, params.meta)
-        if meta is None and params.name != rt.tree.name:
-            text = f"Error: no tool named {params.name!r}; this server has one tool, {rt.tree.name!r}."
-            return {**_COMPLETE, "content": [{"type": "text", "text": text}], "isError": True}
+        if meta is None and params.name != rt.tree.name:  # a not_found in the envelope, as every failure
+            unknown = NotFound(f"no tool named {clip(params.name, 100)!r}; this server has one tool, {rt.tree.name!r}.")
+            return rt.failure(unknown, None).to_mcp(structured=rt.tree.settings.structured)
         changes.heard(ctx)
 
         async def work() -> dict[str, Any]:  # with the client's relay (`relay.py`): it may be asked, told progress
@@ -255,11 +255,12 @@ async def serve_http(
     guard = guard or http_guard.guard((host, port))
     assert guard is not None  # None is stdio's guard
     bearer = guard.token is not None or bool(guard.scopes)
+    app: ASGIApp
     if mcp:
-        app = build(runtime, surface, scoped=bool(guard.scopes), public=not bearer).streamable_http_app(
+        app = IdCheck(build(runtime, surface, scoped=bool(guard.scopes), public=not bearer).streamable_http_app(
             host=host, transport_security=guard.security(), stateless_http=stateless,
             custom_starlette_routes=openapi.routes(runtime, bearer),
-        )  # fmt: skip
+        ))  # fmt: skip
     else:
         app = openapi.app(runtime, bearer)
     views = scopes.views(guard.scopes, runtime) if guard.scopes else None  # each scope's token -> its view

@@ -28,6 +28,7 @@ from mcp.shared.subscriptions import PromptsListChanged, ResourcesListChanged, S
 
 from ..engine.runtime import Runtime
 from ..handlers.relay import CURRENT, Relay, listing, need, offers, refusal
+from ..types import number, whole
 
 if TYPE_CHECKING:
     from mcp.server import ServerRequestContext
@@ -359,8 +360,5 @@ def _value(said: str, field: dict[str, Any]) -> Any:
             raise ValueError("give y or n")
         return said.lower() in ("y", "yes", "true")
     if kind in ("integer", "number"):
-        try:
-            return int(said) if kind == "integer" else float(said)
-        except ValueError:
-            raise ValueError(f"give a{'n integer' if kind == 'integer' else ' number'}") from None
+        return whole(said) if kind == "integer" else number(said)  # ValueError saying what to give
     return said

@@ -17,31 +17,38 @@ from typing import Any
 
 from mcp.server.stdio import stdio_server
 
-from .unreadable import cut
+from .unreadable import cut, invalid_id
 
 LINE_LIMIT = 64 * 2**20  # bytes of one message; a longer one is answered "too large" (see unreadable)
 _KEPT = 65536  # bytes of a cut message kept: enough for the answer to find its id
 
 
 class _Lines:
-    """The lines of a pipe, decoded as UTF-8 (bytes that are not UTF-8 read as U+FFFD, as the SDK does)."""
+    """The lines of a pipe, decoded as UTF-8 (bytes that are not UTF-8 read as U+FFFD, as the SDK does). A request
+    whose id the SDK would take for none (`unreadable.invalid_id`) is answered on `out` here, not handed on."""
 
-    def __init__(self, reader: asyncio.StreamReader) -> None:
-        self.reader = reader
+    def __init__(self, reader: asyncio.StreamReader, out: _Out) -> None:
+        self.reader, self.out = reader, out
 
     def __aiter__(self) -> _Lines:
         return self
 
     async def __anext__(self) -> str:
-        try:
-            line = await self.reader.readuntil(b"\n")
-        except asyncio.IncompleteReadError as exc:  # the last line, without its newline
-            line = exc.partial
-        except asyncio.LimitOverrunError:  # too long to hold: keep its start, drop the rest of the line
-            line = await self._cut()
-        if not line:
-            raise StopAsyncIteration
-        return line.decode("utf-8", errors="replace")
+        while True:
+            try:
+                line = await self.reader.readuntil(b"\n")
+            except asyncio.IncompleteReadError as exc:  # the last line, without its newline
+                line = exc.partial
+            except asyncio.LimitOverrunError:  # too long to hold: keep its start, drop the rest of the line
+                line = await self._cut()
+            if not line:
+                raise StopAsyncIteration
+            text = line.decode("utf-8", errors="replace")
+            refusal = invalid_id(text)
+            if refusal is None:
+                return text
+            await self.out.write(refusal.model_dump_json(by_alias=True, exclude_unset=True) + "\n")
+            await self.out.flush()
 
     async def _cut(self) -> bytes:
         """A line over LINE_LIMIT: its start, marked as cut with its size (see `unreadable.cut`)."""
@@ -113,7 +120,8 @@ async def stdio_streams() -> AsyncIterator[tuple[Any, Any]]:
         writing, protocol = await loop.connect_write_pipe(
             asyncio.streams.FlowControlMixin, os.fdopen(wire_out, "wb", buffering=0)
         )
-        lines, out = _Lines(reader), _Out(asyncio.StreamWriter(writing, protocol, None, loop))
+        out = _Out(asyncio.StreamWriter(writing, protocol, None, loop))
+        lines = _Lines(reader, out)
         try:
             # the SDK names anyio's AsyncFile; it only iterates the one and writes to and flushes the other
             async with stdio_server(lines, out) as streams:  # type: ignore[arg-type]

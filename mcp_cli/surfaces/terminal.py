@@ -10,7 +10,11 @@ from __future__ import annotations
 
 import base64
 import os
+import shlex
+import shutil
 import stat
+import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from ..engine.runtime import Runtime
@@ -26,13 +30,26 @@ if TYPE_CHECKING:
 
 def runtime(tree: Tree) -> Runtime:
     """A runtime for shell callers: the next parts of a cut answer kept as files in the user's cache folder, so the
-    `--more` call reads them in whichever process serves it (this one, the next, a daemon)."""
+    `--more` call reads them in whichever process serves it (this one, the next, a daemon), and its notes give that
+    call as a shell runs it: `mcp-cli run SOURCE -- --more ...` (an exported skill's script passes `--prog`)."""
     from ..engine.kept import Files
     from ..sources.discovery import cache_dir
 
     made = Runtime(tree)
     made.kept = Files(cache_dir() / "answers")
+    if tree.origin is not None:
+        made.prog = shlex.join([*mcp_cli(), "run", *tree.origin, "--"])
     return made
+
+
+def mcp_cli() -> list[str]:
+    """How a shell runs this mcp-cli: `mcp-cli` when that is the one on PATH, else its full path, else `python -m`."""
+    folder = Path(sys.executable).parent
+    script = next((p for p in (folder / "mcp-cli", folder / "mcp-cli.exe") if p.is_file()), None)
+    if script is None:
+        return [sys.executable, "-m", "mcp_cli"]
+    found = shutil.which("mcp-cli")
+    return ["mcp-cli"] if found and Path(found).resolve() == script.resolve() else [str(script)]
 
 
 async def answer(runtime: Runtime, tokens: list[str], stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:

@@ -7,13 +7,17 @@ from __future__ import annotations
 import json
 import logging
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcp import types
 from mcp.shared.message import SessionMessage
 
 from ..handlers.streams import ReadStream
 from ..result import Result, has_surrogate
+from ..text import clip
+
+if TYPE_CHECKING:
+    from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 log = logging.getLogger("mcp_cli")
 
@@ -84,6 +88,69 @@ def reply(exc: Exception, tree_name: str) -> types.JSONRPCResponse | types.JSONR
         body = {k: v for k, v in result.to_mcp().items() if k != "resultType"}  # era unknown: what both read
         return types.JSONRPCResponse(jsonrpc="2.0", id=request_id, result=body)
     return types.JSONRPCError(jsonrpc="2.0", id=request_id, error=types.ErrorData(code=code, message=text))
+
+
+# An `"id":` member that is not a string or a whole number (it may be nested: only then is the message parsed)
+_ODD_ID = re.compile(r'"id"\s*:\s*(?!"|-?[0-9]+\s*[,}\]])', re.ASCII)
+_ODD_ID_BYTES = re.compile(_ODD_ID.pattern.encode(), re.ASCII)
+
+
+def invalid_id(text: str | bytes) -> types.JSONRPCError | None:
+    """The answer to a request whose `id` is neither a string nor a whole number (a fraction, an object, an array, a
+    boolean, null): Invalid Request with a null id, as JSON-RPC 2.0 says. The SDK would read it as a notification and
+    never answer. None for every other message (read as usual)."""
+    if not (_ODD_ID.search(text) if isinstance(text, str) else _ODD_ID_BYTES.search(text)):
+        return None
+    try:
+        message = json.loads(text)
+    except (ValueError, RecursionError):  # unreadable: `reply` answers it
+        return None
+    if not isinstance(message, dict) or "id" not in message or not isinstance(message.get("method"), str):
+        return None
+    request_id = message["id"]
+    if isinstance(request_id, str) or (isinstance(request_id, int) and not isinstance(request_id, bool)):
+        return None
+    shown = clip(json.dumps(request_id), 40)
+    text = (f"Error: the request's id {shown} is not a string or a whole number, which JSON-RPC requires of a "
+            "request's id; send it again with one (a number that counts up, say).")  # fmt: skip
+    return types.JSONRPCError(jsonrpc="2.0", id=None, error=types.ErrorData(code=INVALID_REQUEST, message=text))
+
+
+class IdCheck:
+    """ASGI middleware before the SDK's streamable HTTP transport: a POST to `path` holding a request whose id is
+    not a string or a whole number is answered 400 with `invalid_id`'s error (the SDK would accept it with 202 as a
+    notification and answer nothing); any other request passes on as it came. A body over `limit` bytes is passed on
+    unread (the SDK refuses it)."""
+
+    def __init__(self, app: ASGIApp, path: str = "/mcp", limit: int = 4 * 2**20) -> None:
+        self.app, self.path, self.limit = app, path, limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST" or scope["path"].rstrip("/") != self.path:
+            await self.app(scope, receive, send)
+            return
+        received: list[Message] = []
+        size, more = 0, True
+        while more and size <= self.limit:
+            message = await receive()
+            received.append(message)
+            if message["type"] != "http.request":  # the client went away
+                break
+            size += len(message.get("body", b""))
+            more = message.get("more_body", False)
+        refusal = invalid_id(b"".join(m.get("body", b"") for m in received)) if not more else None
+        if refusal is not None:
+            body = refusal.model_dump_json(by_alias=True, exclude_unset=True).encode()
+            headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+            await send({"type": "http.response.start", "status": 400, "headers": headers})
+            await send({"type": "http.response.body", "body": body})
+            return
+        replay = iter(received)
+
+        async def receive_again() -> Message:
+            return next(replay, None) or await receive()
+
+        await self.app(scope, receive_again, send)
 
 
 _CUT = re.compile(r"\0mcp-cli: cut at (\d+) of (\d+) bytes\Z")

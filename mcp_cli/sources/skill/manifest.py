@@ -27,9 +27,11 @@ from typing import Any
 import yaml
 
 from ...errors import SourceError
-from ...tree import Command, Group, Node, Tree
+from ...text import clip
+from ...tree import MAX_DEPTH, Command, Group, Node, Tree
 from . import files as files
 from . import scripts
+from .skillmd import Unsafe, load_yaml
 
 FILE = "mcp-cli.yaml"
 KEYS = ("name", "summary", "docs", "env", "timeout", "stdin", "steps")
@@ -42,10 +44,12 @@ def read(skill_dir: Path, warnings: list[str]) -> dict[str, Any]:
     if not os.path.lexists(path):
         return {}
     try:
-        data = yaml.safe_load(files.read_text(skill_dir, path, warnings, what="a manifest")) or {}
+        data = load_yaml(files.read_text(skill_dir, path, warnings, what="a manifest")) or {}
     except files.Refused as exc:
         why = f"refused, {exc.reason}" if exc.verb == "refused" else exc.reason
         raise SourceError(f"{path}: {why}. Make it a YAML text file in the skill folder, or remove it.") from None
+    except Unsafe as exc:  # too deep, too many aliases, a number Python will not read
+        raise SourceError(f"{path}: {exc}.") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark else ""
@@ -105,6 +109,15 @@ def _group_at(root: Group, names: list[str]) -> Group | None:
     return node
 
 
+def _height(node: Node) -> int:
+    """Levels of `node` and the nodes under it (1: a command or an empty group), counted without recursion."""
+    height, level = 0, [node]
+    while level:
+        height += 1
+        level = [c for n in level if isinstance(n, Group) for c in n.children]
+    return height
+
+
 def apply(root: Group, steps: list[Any], warnings: list[str]) -> None:
     for i, step in enumerate(steps or [], 1):
         if not isinstance(step, dict) or len(step) != 1:
@@ -115,6 +128,12 @@ def apply(root: Group, steps: list[Any], warnings: list[str]) -> None:
         if op == "move" and isinstance(arg, dict):
             src, dst = _split(arg.get("from")), _split(arg.get("to"))
             parent, node = _find(root, src)
+            deep = len(dst) - 1 + _height(node) if node is not None else 0
+            if deep > MAX_DEPTH:
+                to = clip(str(arg.get("to")), 60)
+                warnings.append(f"{where}: not moved to {to!r}: it would be {deep} levels deep, more than the "
+                                f"{MAX_DEPTH} a tree may have")  # fmt: skip
+                continue
             target = _group_at(root, dst[:-1]) if dst else None
             if node is None or parent is None or target is None or not src:
                 warnings.append(f"{where}: cannot move {arg.get('from')!r} to {arg.get('to')!r}")

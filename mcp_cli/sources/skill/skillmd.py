@@ -15,6 +15,8 @@ from typing import Any
 import yaml
 
 from ...errors import SourceError
+from ...text import clip
+from ...types import DIGITS
 from . import files as files
 
 FIELDS = ("name", "description", "license", "compatibility", "metadata", "allowed-tools")
@@ -124,6 +126,7 @@ def read(skill_dir: Path) -> tuple[SkillMeta, list[str]]:
 
 MAX_VALUES = 100_000  # values (scalars, lists, mappings) a YAML document may hold, aliases counted as expanded
 MAX_DEPTH = 100  # lists and mappings a YAML value may nest
+_LONG = re.compile(rf"[-+]?[0-9][0-9_]{{{DIGITS - 1},}}")  # a decimal integer of DIGITS characters or more
 
 
 class Unsafe(Exception):
@@ -141,6 +144,11 @@ def load_yaml(text: str) -> Any:
                 raise Unsafe(f"nests more than {MAX_DEPTH} levels deep; flatten it")
         elif isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
             depth -= 1
+        elif isinstance(event, yaml.ScalarEvent) and event.implicit[0] and _LONG.fullmatch(event.value):
+            digits = sum(c.isdigit() for c in event.value)
+            if digits > DIGITS:  # YAML would read it as an integer, which Python refuses to make
+                raise Unsafe(f"holds a number of {digits:,} digits, more than the {DIGITS:,} a number may have; "
+                             "quote it to keep it as text")  # fmt: skip
     node = yaml.compose(text, Loader=yaml.SafeLoader)
     if node is None:
         return None
@@ -161,7 +169,11 @@ def load_yaml(text: str) -> Any:
             f'holds YAML aliases that expand to {sizes[id(node)]:,} values (more than {MAX_VALUES:,}: a "billion '
             'laughs"); write the values out or remove the aliases'
         )
-    return yaml.safe_load(text)  # read again: a few kilobytes, and then known to be safe
+    try:
+        return yaml.safe_load(text)  # read again: a few kilobytes, and then known to be safe
+    except (ValueError, RecursionError) as exc:  # a value the checks above did not foresee
+        why = clip(str(exc), 120)
+        raise Unsafe(f"holds a value that cannot be read ({why}); quote it to keep it as text") from None
 
 
 def _json(value: object) -> Any:
