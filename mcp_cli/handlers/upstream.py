@@ -240,10 +240,7 @@ class Upstream:
         if self.client is None:
             scope.cancel()  # a start given up on: stop the server, which may still be starting
             if "error" in failure and needs_login(failure["error"]):
-                raise HandlerError(
-                    f"upstream server `{self.name}` needs an OAuth login: run `mcp-cli login CONFIG {self.name}` "
-                    "with the configuration it comes from, then call again."
-                )
+                raise HandlerError(f"upstream server `{self.name}` {self._login_hint()}")
             why = describe(failure["error"]) if "error" in failure else f"no answer within {limit:g} s"
             tail = self.stderr_tail()
             raise HandlerError(
@@ -252,6 +249,10 @@ class Upstream:
                 + "\nCheck its command and arguments in the configuration; the next call tries again."
             )
         return self.client
+
+    def _login_hint(self) -> str:
+        return (f"needs an OAuth login: run `mcp-cli login CONFIG {self.name}` with the configuration it comes from, "
+                "then call again.")  # fmt: skip
 
     async def close(self) -> None:
         if self._stop is not None:
@@ -293,6 +294,9 @@ class Upstream:
             raise HandlerTimeout(f"`{path}`: upstream server `{self.name}` did not answer within {timeout:g} s"
                                  + await self._timed_out(sent)) from None  # fmt: skip
         except Exception as exc:
+            if needs_login(exc):  # its grant was revoked, or its login deleted: the session cannot go on
+                await self.close()
+                raise HandlerError(f"`{path}`: upstream server `{self.name}` {self._login_hint()}") from None
             if _answered(exc) or await self.alive():
                 why = describe(exc)
                 raise HandlerError(f"`{path}`: upstream server `{self.name}` failed the call: {why}") from None
@@ -348,12 +352,14 @@ class Upstreams:
         self._tg.cancel_scope.cancel()
         await self._tg.__aexit__(kind, exc, traceback)
 
-    async def close(self) -> None:
-        """Stop every started server, all at once (callable from any task)."""
+    async def close(self, names: set[str] | None = None) -> None:
+        """Stop every started server (those `names` only, if given), all at once (callable from any task); a server
+        stopped starts again on its next call."""
         with anyio.CancelScope(shield=True):
             async with anyio.create_task_group() as tg:
-                for server in self._servers.values():
-                    tg.start_soon(server.close)
+                for name, server in self._servers.items():
+                    if names is None or name in names:
+                        tg.start_soon(server.close)
 
     async def _changed(self, server: Upstream, kind: str) -> None:
         if self.changed is not None and self._tg is not None:  # not in the session's receive loop: it may call
