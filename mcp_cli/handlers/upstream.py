@@ -169,6 +169,7 @@ class Upstream:
         self._lock = anyio.Lock()
         self._starts = 0  # starts tried; calls that waited for one that failed are told its failure
         self._failed: HandlerError | None = None
+        self.ended: BaseException | None = None  # what ended the last session, if it failed
         self._stop: anyio.Event | None = None
         self._done: anyio.Event | None = None
         self._errlog = tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace")
@@ -208,7 +209,7 @@ class Upstream:
         except UnsetVariable as exc:
             raise HandlerError(f"upstream server `{self.name}` cannot start: {exc}") from None
         ready, stop, done = anyio.Event(), anyio.Event(), anyio.Event()
-        self._stop, self._done, failure = stop, done, {}
+        self._stop, self._done, failure, self.ended = stop, done, {}, None
         self._errlog.seek(0)
         self._errlog.truncate()
         scope = anyio.CancelScope()
@@ -227,7 +228,7 @@ class Upstream:
                         ready.set()
                         await stop.wait()
             except Exception as exc:  # a crash ends only this session, never the pool
-                failure["error"] = exc
+                failure["error"] = self.ended = exc
             finally:
                 self.client = None
                 ready.set()
@@ -294,14 +295,13 @@ class Upstream:
             raise HandlerTimeout(f"`{path}`: upstream server `{self.name}` did not answer within {timeout:g} s"
                                  + await self._timed_out(sent)) from None  # fmt: skip
         except Exception as exc:
-            if needs_login(exc):  # its grant was revoked, or its login deleted: the session cannot go on
-                await self.close()
-                raise HandlerError(f"`{path}`: upstream server `{self.name}` {self._login_hint()}") from None
             if _answered(exc) or await self.alive():
                 why = describe(exc)
                 raise HandlerError(f"`{path}`: upstream server `{self.name}` failed the call: {why}") from None
             tail = self.stderr_tail()
             await self.close()
+            if needs_login(exc) or (self.ended is not None and needs_login(self.ended)):  # a grant revoked, say
+                raise HandlerError(f"`{path}`: upstream server `{self.name}` {self._login_hint()}") from None
             raise HandlerError(
                 f"`{path}`: upstream server `{self.name}` stopped during the call ({describe(exc)})"
                 + (f"; its stderr ends with:\n{tail}\n" if tail else "; ")
