@@ -22,8 +22,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from .conftest import NODE_BIN, ROOT, budget, stop_daemons
-from .listed import LISTED, entry
+from .conftest import NODE_BIN, ROOT, age, budget, stop_daemons
+from .listed import LISTED, entry, starts
 from .listed import config as listed_config
 from .skills import write_skill
 
@@ -200,6 +200,7 @@ def test_daemon_status_says_when_none_runs(env, config):
     assert mcp_cli(env, "daemon", "status", str(config)).stdout.startswith(f"{config}  (pid ")
     other = config.with_name("other.json")
     assert mcp_cli(env, "daemon", "status", str(other)).stdout == f"no daemon runs for {other}\n"
+    assert mcp_cli(env, "daemon", "stop", str(other)).stdout == f"no daemon runs for {other}\n"
 
 
 def test_a_start_failure_is_not_recalled_once_path_is_fixed(env, tmp_path):
@@ -221,6 +222,32 @@ def test_a_start_failure_is_not_recalled_once_path_is_fixed(env, tmp_path):
     found = subprocess.run([str(script), "tools", "whoami"], env=fixed, cwd=tmp_path, capture_output=True, text=True,
                            timeout=budget(120))  # fmt: skip
     assert found.returncode == 0 and '"tool": "whoami"' in found.stdout, found.stderr
+
+
+def test_a_server_unavailable_in_the_daemons_tree_is_asked_again_at_the_next_call(env, tmp_path):
+    """As a fresh process would: at once when its failure is no longer remembered, while the other servers'
+    sessions go on."""
+    broken, good, cache = tmp_path / "broken", tmp_path / "good.log", tmp_path / "cache"
+    broken.write_text("the server cannot start while this file exists")
+    source = listed_config(tmp_path / "two.json", {
+        "good": entry("ping", env={"LISTED_STARTS": str(good)}),
+        "gh": entry("list_issues", env={"LISTED_FAIL_IF": str(broken)}),
+    })  # fmt: skip
+    env = {**env, "MCP_CLI_CACHE_DIR": str(cache)}
+    assert run(env, str(source), "--", "good", "ping").returncode == 0
+    failed = run(env, str(source), "--", "gh", "list-issues")
+    assert failed.returncode != 0 and "missing API key" in failed.stderr
+    started = starts(good)  # its listing, then its session
+    broken.unlink()
+    (failure,) = cache.glob("tools-*.failed")
+    age(failure, 0)
+    remembered = run(env, str(source), "--", "gh", "list-issues")
+    assert remembered.returncode != 0 and "next try after" in remembered.stderr  # as a fresh process says
+    age(failure, 3600)
+    fixed = run(env, str(source), "--", "gh", "list-issues")
+    assert fixed.returncode == 0 and '"tool": "list_issues"' in fixed.stdout and fixed.stderr == ""
+    assert run(env, str(source), "--", "good", "ping").returncode == 0
+    assert starts(good) == started and len(status(env)) == 1  # the good server's session, kept
 
 
 def test_a_wrapped_servers_state_is_kept_across_two_runs(env, config):

@@ -219,7 +219,10 @@ def daemon_stop(
     if (source is None) == (not all_):
         typer.echo("mcp-cli: daemon stop: name a SOURCE or give --all", err=True)
         raise typer.Exit(2)
-    for said in daemons.ask("stop", source):
+    stopped = daemons.ask("stop", source)
+    if not stopped:
+        typer.echo(f"no daemon runs{f' for {source}' if source else ''}")
+    for said in stopped:
         typer.echo(f"stopped {said['source']} (pid {said['pid']}, in {said['cwd']})")
 
 
