@@ -1,13 +1,17 @@
 """The keep-alive daemon behind `mcp-cli run`: one source's tree and its upstream sessions, kept between calls.
 
-Each connection carries one request line (JSON). `run` comes with the caller's stdin, stdout and stderr (SCM_RIGHTS),
-runs through the same code as an in-process `run` (`terminal.answer`) and is answered `{"status": N}` once the call
-has written its output; a caller that hangs up cancels its call, never the session it used. `status` and `stop`
-are answered with what runs. The tree is loaded on the first call, in that call's streams; what loading wrote to
-stderr (its warnings) is written again on each later call, as a fresh process would. It is loaded again when the
-source's content changed or a call asks for --refresh (calls under way finish on the old one). With no call for the
-idle timeout, on `stop` or on SIGTERM, the daemon stops its servers, removes its socket and exits; killed outright,
-its servers get the parent-death signal (handlers.processes). Only its own user may connect (SO_PEERCRED).
+Each connection carries one request line (JSON), checked: a malformed one (not an object, wrong types, an unknown
+encoding, over 1 MiB) is answered `{"error": ...}`, logged, and the daemon serves on. `run` comes with the caller's
+stdin, stdout and stderr (SCM_RIGHTS); it is answered `{"accepted": true}` before anything is done with it (so the
+caller runs it itself only when it was not accepted: at most once), runs through the same code as an in-process `run`
+(`terminal.answer`) and is answered `{"status": N}` once the call has written its output; a caller that hangs up
+cancels its call, never the session it used. `status` and `stop` are answered with what runs. The tree is loaded on
+the first call, in that call's streams; what loading wrote to stderr (its warnings) is written again on each later
+call, as a fresh process would. It is loaded again when the source's content changed or a call asks for --refresh
+(calls under way finish on the old one), and read again, its sessions kept, while some of its servers are
+unavailable or when an OAuth login of its servers changed. With no call for the idle timeout, on `stop` or on
+SIGTERM, the daemon stops its servers, removes its socket and exits; killed outright, its servers get the
+parent-death signal (handlers.processes). Only its own user may connect (SO_PEERCRED).
 """
 
 from __future__ import annotations
