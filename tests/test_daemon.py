@@ -102,10 +102,10 @@ def ran(held) -> int:
     return len(held.calls.read_text().splitlines()) if held.calls.exists() else 0
 
 
-def calling(env, held) -> subprocess.Popen:
-    """`mcp-cli run` of the held tool, once the tool runs (and waits)."""
-    proc = subprocess.Popen([sys.executable, "-m", "mcp_cli", "run", str(held.config), "--", "gh", "list-issues"],
-                            env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+def calling(env, held, *flags: str) -> subprocess.Popen:
+    """`mcp-cli run [FLAGS]` of the held tool, once the tool runs (and waits)."""
+    argv = [sys.executable, "-m", "mcp_cli", "run", *flags, str(held.config), "--", "gh", "list-issues"]
+    proc = subprocess.Popen(argv, env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + budget(60)
     while not ran(held) and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.02)
@@ -174,8 +174,9 @@ def test_malformed_requests_are_refused_and_logged_and_the_daemon_serves_on(env,
     assert "Traceback" not in log  # each refused in one line: none was a surprise
 
 
-def test_ctrl_c_ends_a_call_through_the_daemon_in_one_line_with_status_130(env, held):
-    proc = calling(env, held)
+@pytest.mark.parametrize("flags", [[], ["--no-daemon"]], ids=["daemon", "in-process"])
+def test_ctrl_c_ends_a_call_in_one_line_with_status_130(env, held, flags):
+    proc = calling(env, held, *flags)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=budget(60))
     assert (proc.returncode, out, err) == (130, "", "mcp-cli: run: interrupted\n")

@@ -174,13 +174,13 @@ def run(
     from ..surfaces import terminal
 
     tokens = [*(["--budget", str(budget)] if budget else []), *tokens]  # the call's own budget (engine/answers.py)
-    loaded = _load(tree, **options)
 
     async def once() -> int:
         async with terminal.runtime(loaded) as runtime:
             return await terminal.answer(runtime, tokens, sys.stdin, sys.stdout, sys.stderr)
 
     try:
+        loaded = _load(tree, **options)
         exit_process(anyio.run(once))
     except KeyboardInterrupt:
         daemons.interrupted("run")
