@@ -1,13 +1,16 @@
 """`mcp-cli run`'s keep-alive daemon, end to end with real processes: a wrapped server (npm server-everything) keeps
 its state across two `run` processes, a call through the daemon says and exits exactly as one without it, a daemon
-that cannot start leaves the call to run in-process, and nothing keeps running after `daemon stop`, kill -9 or the
-idle timeout. Each test has a runtime folder of its own, so no two share a daemon (nor the user's)."""
+that cannot start leaves the call to run in-process, a call the daemon accepted is never run twice (the daemon
+killed during it, malformed requests beside it), Ctrl-C ends a call in one line, and nothing keeps running after
+`daemon stop`, kill -9 or the idle timeout. Each test has a runtime folder of its own, so no two share a daemon (nor
+the user's)."""
 
 import json
 import os
 import re
 import shutil
 import signal
+import socket
 import stat
 import subprocess
 import sys
@@ -15,10 +18,13 @@ import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
-from .conftest import NODE_BIN, ROOT, budget, stop_daemons
+from .conftest import NODE_BIN, ROOT, age, budget, stop_daemons
+from .listed import LISTED, entry, starts
+from .listed import config as listed_config
 from .skills import write_skill
 
 STARTED, STOPPED = "Started simulated", "Stopped simulated logging"
@@ -74,6 +80,175 @@ def gone(*pids: int) -> bool:
     while any(alive(p) for p in pids) and time.monotonic() < deadline:
         time.sleep(0.05)
     return not any(alive(p) for p in pids)
+
+
+def mcp_cli(env, *args) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "mcp_cli", *args], env=env, cwd=ROOT, capture_output=True, text=True,
+                          timeout=budget(60))  # fmt: skip
+
+
+@pytest.fixture
+def held(tmp_path):
+    """A config of the fast test upstream (`listed.py`), whose tool appends a line to `calls` each time it runs and
+    then waits while the file `hold` exists."""
+    calls, hold = tmp_path / "calls.log", tmp_path / "hold"
+    hold.write_text("")
+    server = entry("list_issues", env={"LISTED_CALLS": str(calls), "LISTED_HOLD": str(hold)})
+    return SimpleNamespace(config=listed_config(tmp_path / "held.json", {"gh": server}), calls=calls, hold=hold)
+
+
+def ran(held) -> int:
+    """How often the held tool ran."""
+    return len(held.calls.read_text().splitlines()) if held.calls.exists() else 0
+
+
+def calling(env, held, *flags: str) -> subprocess.Popen:
+    """`mcp-cli run [FLAGS]` of the held tool, once the tool runs (and waits)."""
+    argv = [sys.executable, "-m", "mcp_cli", "run", *flags, str(held.config), "--", "gh", "list-issues"]
+    proc = subprocess.Popen(argv, env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + budget(60)
+    while not ran(held) and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert ran(held) == 1, proc.communicate(timeout=budget(30))
+    return proc
+
+
+def test_a_daemon_killed_during_a_call_is_said_and_the_call_never_runs_again(env, held):
+    proc = calling(env, held)
+    (daemon,) = status(env)
+    os.kill(daemon["pid"], signal.SIGKILL)
+    assert gone(daemon["pid"], *daemon["children"])
+    held.hold.unlink()  # a call run again would now run to its end
+    out, err = proc.communicate(timeout=budget(60))
+    assert proc.returncode == 1 and out == ""
+    (said,) = err.splitlines()
+    assert said.startswith("mcp-cli: run: the daemon ended during the call")
+    assert "whether the call ran is unknown, and it was not run again" in said
+    assert ran(held) == 1
+    again = run(env, str(held.config), "--", "gh", "list-issues")  # a new daemon takes the next call
+    assert again.returncode == 0 and '"tool": "list_issues"' in again.stdout and again.stderr == ""
+    assert ran(held) == 2
+
+
+def test_malformed_requests_are_refused_and_logged_and_the_daemon_serves_on(env, held):
+    proc = calling(env, held)
+    try:
+        (daemon,) = status(env)
+        (path,) = Path(env["MCP_CLI_RUNTIME_DIR"]).glob("*.sock")
+        streams = [[None, None]] * 3
+        no_fds = json.dumps({"op": "run", "argv": [], "streams": streams}).encode() + b"\n"
+        bad = [b"[]\n", b"1\n", b"\xff\xfe\x00{\n", b"{\n", b'{"op": "dance"}\n', b'{"op": "run", "argv": "gh"}\n',
+               b'{"op": "status", "source": 7}\n', no_fds]  # fmt: skip
+        with_fds = [
+            {"op": "run", "argv": ["--help"], "streams": [["no-such-codec", None], [None, None], [None, None]]},
+            {"op": "run", "argv": ["--help"], "streams": [[None, "no-such-handler"], [None, None], [None, None]]},
+            {"op": "run", "argv": ["--help"], "streams": streams, "idle": float("nan")},
+            {"op": "run", "argv": ["--help"], "streams": streams, "refresh": "yes"},
+        ]
+        for message in [*bad, *(json.dumps(m).encode() + b"\n" for m in with_fds)]:
+            with socket.socket(socket.AF_UNIX) as conn, open(os.devnull, "r+b") as null:
+                conn.connect(str(path))
+                if message in bad:
+                    conn.sendall(message)
+                else:
+                    socket.send_fds(conn, [message], [null.fileno()] * 3)
+                answer = json.loads(conn.makefile("rb").readline())
+                assert answer.get("error") and "accepted" not in answer, (message, answer)
+        with socket.socket(socket.AF_UNIX) as conn:  # over 1 MiB without an end of line
+            conn.connect(str(path))
+            try:
+                conn.sendall(b"x" * (2 << 20))
+            except OSError:
+                pass  # refused before it was all sent
+        assert alive(daemon["pid"]) and proc.poll() is None
+    finally:
+        held.hold.unlink()
+    out, err = proc.communicate(timeout=budget(60))
+    assert proc.returncode == 0 and '"tool": "list_issues"' in out and err == ""
+    again = run(env, str(held.config), "--", "gh", "list-issues")
+    assert again.returncode == 0 and again.stderr == "" and ran(held) == 2
+    (same,) = status(env)
+    assert same["pid"] == daemon["pid"]  # the one daemon, throughout
+    log = path.with_suffix(".log").read_text()
+    assert log.count("refused a request") == len(bad) + len(with_fds) + 1, log
+    assert "Traceback" not in log  # each refused in one line: none was a surprise
+
+
+@pytest.mark.parametrize("flags", [[], ["--no-daemon"]], ids=["daemon", "in-process"])
+def test_ctrl_c_ends_a_call_in_one_line_with_status_130(env, held, flags):
+    proc = calling(env, held, *flags)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=budget(60))
+    assert (proc.returncode, out, err) == (130, "", "mcp-cli: run: interrupted\n")
+    held.hold.unlink()
+    again = run(env, str(held.config), "--", "gh", "list-issues")  # the call was cancelled; the daemon serves on
+    assert again.returncode == 0 and again.stderr == "" and ran(held) == 2
+    assert len(status(env)) == 1
+
+
+def test_options_that_shape_no_tree_go_with_the_call_to_the_same_daemon(env, config):
+    first = run(env, "--startup-timeout", "120", "--budget", "2000", str(config), "--", *TOGGLE)
+    second = run(env, str(config), "--", *TOGGLE)
+    third = run(env, "--startup-timeout=90", str(config), "--", *TOGGLE)
+    assert [p.stdout[: len(STARTED)] for p in (first, second, third)] == [STARTED, STOPPED[: len(STARTED)], STARTED]
+    assert len(status(env)) == 1
+
+
+def test_daemon_status_says_when_none_runs(env, config):
+    assert mcp_cli(env, "daemon", "status").stdout == "no daemon runs\n"
+    assert mcp_cli(env, "daemon", "status", str(config)).stdout == f"no daemon runs for {config}\n"
+    run(env, str(config), "--", "--help")
+    assert mcp_cli(env, "daemon", "status", str(config)).stdout.startswith(f"{config}  (pid ")
+    other = config.with_name("other.json")
+    assert mcp_cli(env, "daemon", "status", str(other)).stdout == f"no daemon runs for {other}\n"
+    assert mcp_cli(env, "daemon", "stop", str(other)).stdout == f"no daemon runs for {other}\n"
+
+
+def test_a_start_failure_is_not_recalled_once_path_is_fixed(env, tmp_path):
+    """An exported skill's server whose command was not on PATH starts as soon as PATH has it (a remembered failure
+    is the environment's it failed in)."""
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    (tools / "listed-mcp").write_text(f"#!/bin/sh\nexec {sys.executable} {LISTED} whoami\n")
+    (tools / "listed-mcp").chmod(0o755)
+    source = listed_config(tmp_path / "tools.json", {"tools": {"command": "listed-mcp"}})
+    env = {**env, "MCP_CLI_CACHE_DIR": str(tmp_path / "cache")}
+    export = mcp_cli(env, "export", str(source), "-o", str(tmp_path / "tools"))
+    assert export.returncode == 0 and "`listed-mcp` not found on PATH" in export.stderr, export.stderr
+    script = tmp_path / "tools" / "scripts" / "tools.sh"
+    missing = subprocess.run([str(script), "tools", "whoami"], env=env, cwd=tmp_path, capture_output=True, text=True,
+                             timeout=budget(120))  # fmt: skip
+    assert missing.returncode != 0 and "not found on PATH" in missing.stderr
+    fixed = {**env, "PATH": f"{tools}{os.pathsep}{env['PATH']}"}
+    found = subprocess.run([str(script), "tools", "whoami"], env=fixed, cwd=tmp_path, capture_output=True, text=True,
+                           timeout=budget(120))  # fmt: skip
+    assert found.returncode == 0 and '"tool": "whoami"' in found.stdout, found.stderr
+
+
+def test_a_server_unavailable_in_the_daemons_tree_is_asked_again_at_the_next_call(env, tmp_path):
+    """As a fresh process would: at once when its failure is no longer remembered, while the other servers'
+    sessions go on."""
+    broken, good, cache = tmp_path / "broken", tmp_path / "good.log", tmp_path / "cache"
+    broken.write_text("the server cannot start while this file exists")
+    source = listed_config(tmp_path / "two.json", {
+        "good": entry("ping", env={"LISTED_STARTS": str(good)}),
+        "gh": entry("list_issues", env={"LISTED_FAIL_IF": str(broken)}),
+    })  # fmt: skip
+    env = {**env, "MCP_CLI_CACHE_DIR": str(cache)}
+    assert run(env, str(source), "--", "good", "ping").returncode == 0
+    failed = run(env, str(source), "--", "gh", "list-issues")
+    assert failed.returncode != 0 and "missing API key" in failed.stderr
+    started = starts(good)  # its listing, then its session
+    broken.unlink()
+    (failure,) = cache.glob("tools-*.failed")
+    age(failure, 0)
+    remembered = run(env, str(source), "--", "gh", "list-issues")
+    assert remembered.returncode != 0 and "next try after" in remembered.stderr  # as a fresh process says
+    age(failure, 3600)
+    fixed = run(env, str(source), "--", "gh", "list-issues")
+    assert fixed.returncode == 0 and '"tool": "list_issues"' in fixed.stdout and fixed.stderr == ""
+    assert run(env, str(source), "--", "good", "ping").returncode == 0
+    assert starts(good) == started and len(status(env)) == 1  # the good server's session, kept
 
 
 def test_a_wrapped_servers_state_is_kept_across_two_runs(env, config):

@@ -1,14 +1,19 @@
 """OAuth to remote upstreams, end to end: a protected MCP server that is its own authorization server (the SDK's
 auth routes, tests/fixtures/upstreams/oauth_server.py) in a subprocess, and `mcp-cli` processes logging in,
-calling, refreshing (two at once), serving and logging out. Tokens live in a folder of the test's own."""
+calling, refreshing (two at once), serving and logging out, also through `mcp-cli run`'s keep-alive daemon. Tokens live
+in a folder of the test's own."""
 
 from __future__ import annotations
 
 import json
 import os
+import re
+import shutil
+import signal
 import stat
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from urllib.parse import parse_qs, urlencode, urlparse
@@ -16,7 +21,7 @@ from urllib.parse import parse_qs, urlencode, urlparse
 import httpx2
 import pytest
 
-from .conftest import ROOT, budget, free_port, served, text, wait_for_port
+from .conftest import ROOT, budget, free_port, served, stop_daemons, text, wait_for_port
 
 SERVER = ROOT / "tests" / "fixtures" / "upstreams" / "oauth_server.py"
 pytestmark = pytest.mark.anyio
@@ -56,23 +61,13 @@ def mcp(world: dict, *args: str) -> subprocess.CompletedProcess[str]:
     return done
 
 
-def login(world: dict, paste: bool = True, iss: str | None = None) -> subprocess.CompletedProcess[str]:
+def login(
+    world: dict, paste: bool = True, iss: str | None = None, open_stdin: bool = False
+) -> subprocess.CompletedProcess[str]:
     """`mcp-cli login team.json prot --no-browser`: follow the printed URL as a browser would (the server approves at
-    once), then paste the redirect URL back (or let the browser reach the local listener), `iss` replaced if given."""
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "mcp_cli", "login", "team.json", "prot", "--no-browser"],
-        env={**os.environ, **world["env"]},
-        cwd=world["dir"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    said = []
-    while not (said and said[-1].startswith("http")):
-        line = proc.stderr.readline()
-        assert line, f"login printed no URL: {''.join(said)}"
-        said.append(line)
+    once), then paste the redirect URL back (or let the browser reach the local listener, with stdin left open as a
+    terminal's is if `open_stdin`), `iss` replaced if given."""
+    proc, said = start_login(world)
     answer = httpx2.get(said[-1].strip(), follow_redirects=False, timeout=budget(30))
     assert answer.status_code == 302, answer.text
     redirect = answer.headers["location"]
@@ -85,9 +80,30 @@ def login(world: dict, paste: bool = True, iss: str | None = None) -> subprocess
     else:
         page = httpx2.get(redirect, timeout=budget(30))
         assert page.status_code == 200 and "login received" in page.text
+        if open_stdin:
+            proc.wait(timeout=budget(60))  # returns though nothing was pasted, and stdin never ended
         out, err = proc.communicate(timeout=budget(60))
     world["outputs"] += [*said, out, err]
     return subprocess.CompletedProcess(proc.args, proc.returncode, out, "".join(said) + err)
+
+
+def start_login(world: dict) -> tuple[subprocess.Popen[str], list[str]]:
+    """`mcp-cli login team.json prot --no-browser`, started, and what it printed up to its URL."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mcp_cli", "login", "team.json", "prot", "--no-browser"],
+        env={**os.environ, **world["env"]},
+        cwd=world["dir"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    said: list[str] = []
+    while not (said and said[-1].startswith("http")):
+        line = proc.stderr.readline()
+        assert line, f"login printed no URL: {''.join(said)}"
+        said.append(line)
+    return proc, said
 
 
 def stats(world: dict) -> dict:
@@ -227,3 +243,79 @@ async def test_redirect_from_another_issuer_is_refused(world: dict) -> None:
 async def test_login_of_a_server_without_oauth_is_a_clear_error(world: dict) -> None:
     out = mcp(world, "login", "team.json", "time")
     assert out.returncode == 2 and "not a streamable-HTTP server" in out.stderr
+
+
+async def test_login_returns_when_the_listener_got_the_redirect_and_stdin_stays_open(world: dict) -> None:
+    done = login(world, paste=False, open_stdin=True)
+    assert done.returncode == 0 and "prot: logged in to" in done.stdout, done.stderr
+
+
+async def test_ctrl_c_ends_a_login_in_one_line_with_status_130(world: dict) -> None:
+    proc, said = start_login(world)
+    assert proc.stderr.readline().startswith("Then paste the URL")
+    proc.send_signal(signal.SIGINT)
+    proc.wait(timeout=budget(60))  # stdin still open, as a terminal's is
+    out, err = proc.communicate(timeout=budget(30))
+    assert (proc.returncode, out, err) == (130, "", "mcp-cli: login: interrupted\n")
+
+
+@pytest.fixture
+def daemon(world: dict):
+    """The world with `mcp-cli run` through the keep-alive daemon, in a runtime folder of the test's own."""
+    folder = tempfile.mkdtemp(prefix="mcp-cli-rt-")  # short: a socket's path holds at most 107 bytes
+    world["env"].update({"MCP_CLI_NO_DAEMON": "0", "MCP_CLI_RUNTIME_DIR": folder})
+    yield world
+    stop_daemons({**os.environ, **world["env"]})
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def daemons(world: dict) -> list[tuple[int, list[int]]]:
+    """The running daemons: (pid, the pids of its processes)."""
+    found: list[tuple[int, list[int]]] = []
+    for line in mcp(world, "daemon", "status").stdout.splitlines():
+        if m := re.search(r"\(pid (\d+), in ", line):
+            found.append((int(m[1]), []))
+        elif m := re.match(r"    (\d+)  ", line):
+            found[-1][1].append(int(m[1]))
+    return found
+
+
+# (the daemon names the config by its full path: the daemon is keyed by it)
+HINT = re.compile(r"needs an OAuth login: run `mcp-cli login \S*team\.json prot`")
+NOW = ["time", "get-current-time", "--timezone", "UTC"]
+
+
+async def test_a_running_daemon_takes_a_login_and_a_logout_at_the_next_call(daemon: dict) -> None:
+    world = daemon
+    assert mcp(world, "run", "team.json", "--", *NOW).returncode == 0  # the time server, which keeps running
+    before = mcp(world, "run", "team.json", "--", "prot", "whoami")
+    assert before.returncode != 0 and HINT.search(before.stderr), before.stderr
+    ((pid, kept),) = daemons(world)
+    assert len(kept) == 1
+
+    assert login(world).returncode == 0
+    after = mcp(world, "run", "team.json", "--", "prot", "whoami")
+    assert after.returncode == 0 and "hello from the protected server" in after.stdout, after.stderr
+    assert mcp(world, "run", "team.json", "--", *NOW).returncode == 0
+
+    assert mcp(world, "logout", "team.json", "prot").returncode == 0
+    out = mcp(world, "run", "team.json", "--", "prot", "whoami")
+    assert out.returncode != 0 and HINT.search(out.stderr) and "Traceback" not in out.stderr
+    assert mcp(world, "run", "team.json", "--", *NOW).returncode == 0
+    ((same, still),) = daemons(world)
+    assert same == pid and set(kept) <= set(still)  # one daemon throughout, and its time server's session kept
+
+
+async def test_a_revoked_grant_is_answered_with_the_login_hint(daemon: dict) -> None:
+    world = daemon
+    assert login(world).returncode == 0
+    first = mcp(world, "run", "team.json", "--", "prot", "whoami")
+    assert first.returncode == 0, first.stderr
+    httpx2.post(world["base"] + "/revoke", timeout=budget(30)).raise_for_status()
+    revoked = mcp(world, "run", "team.json", "--", "prot", "whoami")
+    assert revoked.returncode != 0 and "needs an OAuth login" in revoked.stderr, revoked.stderr
+    assert "stopped during the call" not in revoked.stderr and "Traceback" not in revoked.stderr
+    assert login(world).returncode == 0  # logged in again: the same daemon's next call works
+    again = mcp(world, "run", "team.json", "--", "prot", "whoami")
+    assert again.returncode == 0 and "hello from the protected server" in again.stdout, again.stderr
+    assert len(daemons(world)) == 1

@@ -174,13 +174,16 @@ def run(
     from ..surfaces import terminal
 
     tokens = [*(["--budget", str(budget)] if budget else []), *tokens]  # the call's own budget (engine/answers.py)
-    loaded = _load(tree, **options)
 
     async def once() -> int:
         async with terminal.runtime(loaded) as runtime:
             return await terminal.answer(runtime, tokens, sys.stdin, sys.stdout, sys.stderr)
 
-    exit_process(anyio.run(once))
+    try:
+        loaded = _load(tree, **options)
+        exit_process(anyio.run(once))
+    except KeyboardInterrupt:
+        daemons.interrupted("run")
 
 
 daemon_app = typer.Typer(help="The keep-alive daemons behind `mcp-cli run`: what runs, and stopping them.")
@@ -188,9 +191,15 @@ app.add_typer(daemon_app, name="daemon")
 
 
 @daemon_app.command("status")
-def daemon_status() -> None:
-    """Each running daemon: its source, working folder, servers and their processes, memory, idle time."""
-    for said in daemons.ask("status"):
+def daemon_status(
+    source: str | None = typer.Argument(None, metavar="[SOURCE]", help="Only the daemons of this source."),
+) -> None:
+    """Each running daemon (SOURCE's only, if given): its source, working folder, servers and their processes,
+    memory, idle time."""
+    running = daemons.ask("status", source)
+    if not running:
+        typer.echo(f"no daemon runs{f' for {source}' if source else ''}")
+    for said in running:
         processes = said["processes"]
         memory = (said["memory"] + sum(p["memory"] for p in processes)) / 2**20
         typer.echo(f"{said['source']}  (pid {said['pid']}, in {said['cwd']})")
@@ -210,7 +219,10 @@ def daemon_stop(
     if (source is None) == (not all_):
         typer.echo("mcp-cli: daemon stop: name a SOURCE or give --all", err=True)
         raise typer.Exit(2)
-    for said in daemons.ask("stop", source):
+    stopped = daemons.ask("stop", source)
+    if not stopped:
+        typer.echo(f"no daemon runs{f' for {source}' if source else ''}")
+    for said in stopped:
         typer.echo(f"stopped {said['source']} (pid {said['pid']}, in {said['cwd']})")
 
 
@@ -342,18 +354,25 @@ def _oauth(command: str, config: str, server: str | None, act: Callable[[dict[st
     import anyio
 
     from ..errors import SourceError
+    from ..handlers.processes import exit_process
     from ..handlers.upstream import describe
     from .login import server_config
 
     try:
         name, entry = server_config(config, server)
-        typer.echo(f"{name}: {anyio.run(act, entry)}")
     except SourceError as exc:
         typer.echo(f"mcp-cli: {exc}", err=True)
         raise typer.Exit(2) from None
-    except (Exception, KeyboardInterrupt) as exc:
+    # exit_process: a thread may still wait on stdin for a URL to be pasted, which the listener made needless
+    try:
+        said = anyio.run(act, entry)
+    except KeyboardInterrupt:
+        daemons.interrupted(command)
+    except Exception as exc:
         typer.echo(f"mcp-cli: {command} {server or config}: {describe(exc)}", err=True)
-        raise typer.Exit(1) from None
+        exit_process(1)
+    typer.echo(f"{name}: {said}")
+    exit_process(0)
 
 
 def _age(seconds: float) -> str:

@@ -8,7 +8,12 @@ would have, and nothing one caller sets leaks into another's call. Its socket is
 user's runtime folder (MCP_CLI_RUNTIME_DIR, else $XDG_RUNTIME_DIR/mcp-cli, else <tmp>/mcp-cli-<uid>; 0700, the
 socket 0600); the daemon answers only its own user (SO_PEERCRED). A call hands the daemon its argv and its stdin,
 stdout and stderr themselves (SCM_RIGHTS), so what the call writes, reads and asks is the caller's own, and gets
-back the exit status.
+back the exit status. Options that do not shape the tree (--startup-timeout, --budget, --refresh, --daemon-idle)
+travel with the call, not in the key.
+
+At most once: the daemon answers `{"accepted": true}` before it does anything with a call. Until then the caller may
+run the call itself (the daemon could not take it); after it, a daemon that ends without the exit status leaves the
+call's fate unknown, which the caller says (exit status 1) and never runs it again.
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO, NoReturn
 
 from .. import __version__
 from .serve import CONFIG_FLAGS, CONFIG_OPTIONS
@@ -35,11 +40,19 @@ IDLE_ENV = "MCP_CLI_DAEMON_IDLE"  # seconds without a call after which a daemon 
 DIR_ENV = "MCP_CLI_RUNTIME_DIR"  # where the sockets are (default: see `folder`)
 IDLE = 300.0
 START_WAIT = 30.0  # seconds a new daemon has to take calls
+CANCEL_WAIT = 10.0  # seconds an interrupted caller waits for the daemon to cancel its call
+PER_CALL = {"refresh", "startup"}  # `run` options that shape no tree: sent with the call, not part of a daemon's key
+INTERRUPTED = 130  # the exit status of a call ended by Ctrl-C (128 + SIGINT), as a shell reports it
+_ANSWER = 1 << 20  # bytes of one answer line, at most
 _VOLATILE = {"PWD", "OLDPWD", "SHLVL", "_"}  # differ between the shells of one session and change no call
 
 
 class Unavailable(Exception):
     """The daemon cannot take this call (the message says why); the call runs in-process."""
+
+
+class Lost(Exception):
+    """The daemon accepted the call and ended without its exit status: whether it ran is unknown."""
 
 
 def wanted(no_daemon: bool) -> bool:
@@ -77,12 +90,12 @@ def folder(create: bool = True) -> Path:
 
 
 def key(source: str, options: dict[str, Any]) -> dict[str, Any]:
-    """What a daemon is for (see the module's docstring); `refresh` is a call's, not a daemon's."""
+    """What a daemon is for (see the module's docstring); PER_CALL options are a call's, not a daemon's."""
     path = Path(source)
     env = sorted((k, v) for k, v in os.environ.items() if k not in _VOLATILE)
     return {
         "source": str(path.resolve()) if path.exists() else source,
-        "options": {k: v for k, v in sorted(options.items()) if k != "refresh"},
+        "options": {k: v for k, v in sorted(options.items()) if k not in PER_CALL},
         "cwd": os.getcwd(),
         "env": hashlib.sha256(json.dumps(env).encode()).hexdigest(),
         "mcp_cli": [sys.executable, str(Path(__file__).resolve().parent.parent), __version__],
@@ -118,16 +131,30 @@ def call_tokens(argv: list[str]) -> list[str] | None:
 def run_fast(args: list[str]) -> None:
     """`mcp-cli run ARGS` through the daemon, without loading the full command line: exits with the call's
     status; returns when the call is not for the daemon (--no-daemon, --help, anything unusual) or it could not take
-    it, and the command line runs it in-process."""
-    parsed = _parse(args)
-    if parsed is None:
-        return
-    source, options, tokens, no_daemon, idle = parsed
-    if wanted(no_daemon):
-        status = forward(source, options, tokens, idle_timeout(idle))
-        if status is not None:
-            sys.stdout.flush()
-            raise SystemExit(status)
+    it, and the command line runs it in-process. Ctrl-C ends it with one line and INTERRUPTED."""
+    try:
+        parsed = _parse(args)
+        if parsed is None:
+            return
+        source, options, tokens, no_daemon, idle = parsed
+        if wanted(no_daemon):
+            status = forward(source, options, tokens, idle_timeout(idle))
+            if status is not None:
+                sys.stdout.flush()
+                raise SystemExit(status)
+    except KeyboardInterrupt:
+        interrupted("run")
+
+
+def interrupted(command: str) -> NoReturn:
+    """End a command the user interrupted (Ctrl-C): one line on stderr, exit status INTERRUPTED, no traceback, and no
+    wait for threads still blocked (on stdin, say)."""
+    with contextlib.suppress(OSError, ValueError):
+        sys.stdout.flush()
+    with contextlib.suppress(OSError, ValueError):
+        sys.stderr.write(f"mcp-cli: {command}: interrupted\n")
+        sys.stderr.flush()
+    os._exit(INTERRUPTED)
 
 
 def _parse(args: list[str]) -> tuple[str, dict[str, Any], list[str], bool, float | None] | None:
@@ -175,37 +202,77 @@ def _parse(args: list[str]) -> tuple[str, dict[str, Any], list[str], bool, float
 
 def forward(source: str, options: dict[str, Any], tokens: list[str], idle: float) -> int | None:
     """The exit status of the call run by the source's daemon (started if none runs); None, after one line of
-    warning, when the daemon cannot start or died before answering: the caller runs the call in its own process."""
+    warning, when the daemon did not accept the call: the caller runs it in its own process. A daemon that ends after
+    accepting the call is said in one line (exit status 1): the call is never run twice."""
+    if any(s is None for s in (sys.stdin, sys.stdout, sys.stderr)):
+        return None  # a standard stream closed: nothing to hand over
     spec = key(source, options)
-    request = {"op": "run", "argv": tokens, "refresh": bool(options.get("refresh")), "idle": idle,
-               "streams": [[s.encoding, s.errors] for s in (sys.stdin, sys.stdout, sys.stderr)]}  # fmt: skip
+    streams = [[s.encoding, s.errors] for s in (sys.stdin, sys.stdout, sys.stderr)]
+    request = {"op": "run", "argv": tokens, "refresh": bool(options.get("refresh")), "startup": options.get("startup"),
+               "idle": idle, "streams": streams}  # fmt: skip
     try:
         with _connected(spec) as conn:
             sys.stdout.flush()
             socket.send_fds(conn, [_line(request)], [0, 1, 2])
-            answer = _read(conn)
+            return _exchange(conn)
     except (Unavailable, OSError, ValueError) as exc:  # ValueError: an answer that is not JSON
         why = str(exc) if isinstance(exc, Unavailable) else f"failed ({exc})"
         print(f"mcp-cli: warning: the daemon {why}; running this call in-process", file=sys.stderr)
         return None
-    if "status" not in answer:
-        print("mcp-cli: warning: the daemon ended before answering; running this call in-process", file=sys.stderr)
-        return None
-    return int(answer["status"])
+    except Lost as exc:
+        print(f"mcp-cli: run: {exc}", file=sys.stderr)
+        return 1
+
+
+def _exchange(conn: socket.socket) -> int:
+    """The call's exit status, read from the daemon; Unavailable (or OSError, ValueError) before the daemon accepted
+    the call, Lost after. Ctrl-C hangs up, which cancels the call, and waits (CANCEL_WAIT s at most) for the daemon
+    to have stopped it before the caller exits."""
+    answers = conn.makefile("rb")
+    accepted = False
+    try:
+        answer = _read(answers)
+        if answer.get("accepted"):
+            accepted = True
+            answer = _read(answers)
+        if isinstance(answer.get("status"), int):
+            return int(answer["status"])
+        if not accepted:
+            raise Unavailable(f"refused the call ({answer['error']})" if answer.get("error") else "ended before "
+                              "answering")  # fmt: skip
+    except KeyboardInterrupt:
+        with contextlib.suppress(OSError, ValueError):
+            conn.shutdown(socket.SHUT_WR)  # the daemon cancels the call
+            conn.settimeout(CANCEL_WAIT)
+            while conn.recv(4096):  # it closes the connection once the call is stopped
+                pass
+        raise
+    except (OSError, ValueError) as exc:
+        if not accepted:
+            raise
+        raise Lost(f"the daemon failed during the call ({exc}); whether the call ran is unknown, and it was not run "
+                   "again") from None  # fmt: skip
+    raise Lost(f"the daemon ended during the call (see {_log_of(conn)}); whether the call ran is unknown, and it was "
+               "not run again")  # fmt: skip
+
+
+def _log_of(conn: socket.socket) -> str:
+    """The log of the daemon at the other end of `conn`."""
+    try:
+        return str(Path(conn.getpeername()).with_suffix(".log"))
+    except (OSError, TypeError):
+        return "its log"
 
 
 def _line(message: dict[str, Any]) -> bytes:
     return json.dumps(message).encode() + b"\n"
 
 
-def _read(conn: socket.socket) -> dict[str, Any]:
-    """The daemon's one-line answer ({} if it closed the connection first)."""
-    data = b""
-    while not data.endswith(b"\n"):
-        chunk = conn.recv(65536)
-        if not chunk:
-            return {}
-        data += chunk
+def _read(answers: BinaryIO) -> dict[str, Any]:
+    """The daemon's next one-line answer ({} if it closed the connection first)."""
+    data = answers.readline(_ANSWER)
+    if not data.endswith(b"\n"):
+        return {}
     answer = json.loads(data)
     return answer if isinstance(answer, dict) else {}
 
@@ -258,7 +325,7 @@ def _start(path: Path, spec: dict[str, Any]) -> socket.socket:
 
 
 def ask(op: str, source: str | None = None) -> list[dict[str, Any]]:
-    """Every running daemon's answer to `op`: status, or stop (only `source`'s daemons, if given); sockets nobody
+    """Every running daemon's answer to `op`, status or stop, of `source`'s daemons only if given; sockets nobody
     listens on are removed."""
     if source is not None and Path(source).exists():
         source = str(Path(source).resolve())
@@ -274,11 +341,11 @@ def ask(op: str, source: str | None = None) -> list[dict[str, Any]]:
             continue
         with conn:
             conn.sendall(_line({"op": op, "source": source}))
-            answer = _read(conn)
+            answer = _read(conn.makefile("rb"))
             if answer.get("stopped"):
                 while conn.recv(4096):  # the daemon closes the connection as it exits, its servers stopped
                     pass
-        if answer and answer.get("stopped", True):
+        if answer and answer.get("stopped", True) and (op != "status" or source in (None, answer.get("source"))):
             answers.append(answer)
     return answers
 
@@ -298,17 +365,42 @@ def _daemon_main(path: str, spec_json: str) -> None:
     finally:
         os.umask(old)
     listener.listen(64)
-    source = spec["source"]
+    source, options = spec["source"], spec["options"]
     surface.serve(
         listener,
-        describe={"source": source, "options": spec["options"], "cwd": spec["cwd"], "socket": path},
-        load=lambda refresh: serving.load(
-            source, {**spec["options"], "refresh": refresh, "progress": True, "one_shot": True}
+        describe={"source": source, "options": options, "cwd": spec["cwd"], "socket": path},
+        load=lambda refresh, startup: serving.load(
+            source, {**options, "refresh": refresh, "startup": startup, "progress": True, "one_shot": True}
         ),
         digest=lambda: digest(source),
+        logins=lambda: logins(source, options),
         idle=idle_timeout(None),
         setup_logging=serving.setup_logging,
     )
+
+
+def logins(source: str, options: dict[str, Any]) -> dict[str, object]:
+    """What each server of a config source that logs in with OAuth has stored (`TokenFile.login`): it changes with
+    `mcp-cli login` and `logout`, not with a refresh. Empty for other sources."""
+    from ..errors import SourceError
+    from ..handlers.oauth import TokenFile, server_url
+    from ..handlers.upstream import UnsetVariable, expand
+    from ..sources import mcp_config
+
+    path = Path(source)
+    try:
+        if not path.is_file() or not mcp_config.looks_like_config(path):
+            return {}
+        servers, _ = mcp_config.read(path, options.get("only"), options.get("skip"))
+    except (SourceError, OSError):
+        return {}
+    found: dict[str, object] = {}
+    for server in servers:
+        with contextlib.suppress(UnsetVariable):
+            url = server_url(expand(server.config))
+            if url:
+                found[server.name] = TokenFile(url).login()
+    return found
 
 
 if __name__ == "__main__":

@@ -72,6 +72,7 @@ async def login(config: dict[str, Any], browser: bool) -> str:
     with tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace") as errlog:
         async with Client(transport(config, errlog, auth=auth), mode="legacy", cache=None) as session:
             tools = await session.list_tools()
+    stored.logged_in()  # a daemon that runs this server notices at its next call
     discovery.forget(config)
     return f"logged in to {url} (issuer {stored.issuer() or 'unknown'}); {len(tools.tools)} tools"
 

@@ -147,6 +147,11 @@ class Runtime:
         for kind in self.kinds.values():
             kind.adopt(tree)
 
+    async def restart(self, servers: set[str]) -> None:
+        """End the sessions of these upstream servers (their login changed): the next call starts them again."""
+        for kind in self.kinds.values():
+            await kind.restart(servers)
+
     async def stop(self) -> None:
         """Stop what calls started, from any task: upstream servers and running processes."""
         for kind in self.kinds.values():

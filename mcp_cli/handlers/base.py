@@ -79,6 +79,9 @@ class Kind:
     async def start(self) -> None:
         """Open what the handlers share."""
 
+    async def restart(self, servers: set[str]) -> None:
+        """End the sessions of these upstream servers, if the kind has any: the next call starts them again."""
+
     async def stop(self) -> None:
         """End what calls started (callable from any task)."""
 

@@ -45,6 +45,10 @@ class McpKind(Kind):
 
             self.pool = await Upstreams(self.tree.upstreams).__aenter__()
 
+    async def restart(self, servers: set[str]) -> None:
+        if self.pool is not None:
+            await self.pool.close(servers)
+
     async def stop(self) -> None:
         if self.pool is not None:
             await self.pool.close()

@@ -112,6 +112,17 @@ class TokenFile:
         if not self.client_id:
             self._write(client=client_info.model_dump(mode="json", exclude_none=True))
 
+    def login(self) -> tuple[bool, float | None]:
+        """What tells one stored login from another: whether it holds tokens, and when `mcp-cli login` got them (a
+        refresh changes neither). A running daemon compares it between calls."""
+        data = self.read()
+        stamp = data.get("login")
+        return bool(data.get("tokens")), float(stamp) if isinstance(stamp, (int, float)) else None
+
+    def logged_in(self) -> None:
+        """Note that `mcp-cli login` got the tokens stored now (see `login`)."""
+        self._write(login=time.time())
+
     def forget(self, client: bool = True) -> bool:
         """Delete the tokens (and the registered client); whether there were any."""
         data = self.read()

@@ -169,6 +169,7 @@ class Upstream:
         self._lock = anyio.Lock()
         self._starts = 0  # starts tried; calls that waited for one that failed are told its failure
         self._failed: HandlerError | None = None
+        self.ended: BaseException | None = None  # what ended the last session, if it failed
         self._stop: anyio.Event | None = None
         self._done: anyio.Event | None = None
         self._errlog = tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace")
@@ -208,7 +209,7 @@ class Upstream:
         except UnsetVariable as exc:
             raise HandlerError(f"upstream server `{self.name}` cannot start: {exc}") from None
         ready, stop, done = anyio.Event(), anyio.Event(), anyio.Event()
-        self._stop, self._done, failure = stop, done, {}
+        self._stop, self._done, failure, self.ended = stop, done, {}, None
         self._errlog.seek(0)
         self._errlog.truncate()
         scope = anyio.CancelScope()
@@ -227,7 +228,7 @@ class Upstream:
                         ready.set()
                         await stop.wait()
             except Exception as exc:  # a crash ends only this session, never the pool
-                failure["error"] = exc
+                failure["error"] = self.ended = exc
             finally:
                 self.client = None
                 ready.set()
@@ -240,10 +241,7 @@ class Upstream:
         if self.client is None:
             scope.cancel()  # a start given up on: stop the server, which may still be starting
             if "error" in failure and needs_login(failure["error"]):
-                raise HandlerError(
-                    f"upstream server `{self.name}` needs an OAuth login: run `mcp-cli login CONFIG {self.name}` "
-                    "with the configuration it comes from, then call again."
-                )
+                raise HandlerError(f"upstream server `{self.name}` {self._login_hint()}")
             why = describe(failure["error"]) if "error" in failure else f"no answer within {limit:g} s"
             tail = self.stderr_tail()
             raise HandlerError(
@@ -252,6 +250,10 @@ class Upstream:
                 + "\nCheck its command and arguments in the configuration; the next call tries again."
             )
         return self.client
+
+    def _login_hint(self) -> str:
+        return (f"needs an OAuth login: run `mcp-cli login CONFIG {self.name}` with the configuration it comes from, "
+                "then call again.")  # fmt: skip
 
     async def close(self) -> None:
         if self._stop is not None:
@@ -298,6 +300,8 @@ class Upstream:
                 raise HandlerError(f"`{path}`: upstream server `{self.name}` failed the call: {why}") from None
             tail = self.stderr_tail()
             await self.close()
+            if needs_login(exc) or (self.ended is not None and needs_login(self.ended)):  # a grant revoked, say
+                raise HandlerError(f"`{path}`: upstream server `{self.name}` {self._login_hint()}") from None
             raise HandlerError(
                 f"`{path}`: upstream server `{self.name}` stopped during the call ({describe(exc)})"
                 + (f"; its stderr ends with:\n{tail}\n" if tail else "; ")
@@ -348,12 +352,14 @@ class Upstreams:
         self._tg.cancel_scope.cancel()
         await self._tg.__aexit__(kind, exc, traceback)
 
-    async def close(self) -> None:
-        """Stop every started server, all at once (callable from any task)."""
+    async def close(self, names: set[str] | None = None) -> None:
+        """Stop every started server (those `names` only, if given), all at once (callable from any task); a server
+        stopped starts again on its next call."""
         with anyio.CancelScope(shield=True):
             async with anyio.create_task_group() as tg:
-                for server in self._servers.values():
-                    tg.start_soon(server.close)
+                for name, server in self._servers.items():
+                    if names is None or name in names:
+                        tg.start_soon(server.close)
 
     async def _changed(self, server: Upstream, kind: str) -> None:
         if self.changed is not None and self._tg is not None:  # not in the session's receive loop: it may call

@@ -3,7 +3,8 @@
 Tool lists are cached on disk (the user cache folder, or `MCP_CLI_CACHE_DIR`) keyed by each server's
 configuration, so a start with a warm cache starts no upstream process. Servers are asked concurrently, each
 within a start-up budget; one that fails or does not answer in time is reported (why), and its failure is
-remembered for FAILED_TTL seconds so that starts in a row do not each wait for it again.
+remembered for FAILED_TTL seconds so that starts in a row do not each wait for it again, as long as what it started
+with is the same (`_environment`: a PATH fixed or a variable set is tried at once).
 
 The budget: a server's own `startup_timeout`, else the command's `--startup-timeout`, else
 `MCP_CLI_STARTUP_TIMEOUT`, else STARTUP_BUDGET while serving (a client is kept waiting; what missed it is asked
@@ -43,6 +44,7 @@ ONE_SHOT_BUDGET = START_TIMEOUT  # the same for one-shot commands, as long as a 
 STARTUP_ENV = "MCP_CLI_STARTUP_TIMEOUT"  # a default budget of the user's (slow first starts: npx, uvx)
 RETRY_BUDGET = 60.0  # the same, when retried in the background while serving
 FAILED_TTL = 60.0  # how long a failure is remembered
+_VOLATILE = {"PWD", "OLDPWD", "SHLVL", "_"}  # differ between the shells of one session and change no start
 TTL = 24 * 3600.0  # how long a tool list is kept
 
 
@@ -190,7 +192,7 @@ async def _listing(server: Server, refresh: bool, ttl: float, budget: float) -> 
     except UnsetVariable as exc:
         raise Unavailable(str(exc)) from None
     timeout = float(server.config.get("startup_timeout") or budget)
-    remembered = _remembered(failed)
+    remembered = _remembered(failed, _environment(server.config))
     if not refresh and remembered and remembered[1] >= timeout:  # failed as recently, given as long as now
         why, _, age = remembered
         raise Unavailable(f"{why} ({age:.0f} s ago; next try after {FAILED_TTL:g} s)")
@@ -199,25 +201,44 @@ async def _listing(server: Server, refresh: bool, ttl: float, budget: float) -> 
     except NeedsLogin:  # not remembered: it costs no wait, and a login in between must be seen at once
         raise Unavailable(f"needs an OAuth login: run `{login_command(server)}`") from None
     except Exception as exc:
-        _remember(failed, str(exc), timeout)
+        _remember(failed, str(exc), timeout, server.config)
         raise Unavailable(str(exc)) from None
     _write(path, json.dumps(listing))
     failed.unlink(missing_ok=True)
     return listing
 
 
-def _remember(path: Path, why: str, timeout: float) -> None:
-    _write(path, json.dumps({"why": why, "timeout": timeout}))
+def _remember(path: Path, why: str, timeout: float, config: dict[str, Any]) -> None:
+    _write(path, json.dumps({"why": why, "timeout": timeout, "environment": _environment(config)}))
 
 
-def _remembered(path: Path) -> tuple[str, float, float] | None:
-    """(why, the time it was given, age in seconds) of a failure remembered less than FAILED_TTL ago."""
+def _remembered(path: Path, environment: str | None = None) -> tuple[str, float, float] | None:
+    """(why, the time it was given, age in seconds) of a failure remembered less than FAILED_TTL ago (in
+    `environment`, if given)."""
     try:
         age = time.time() - path.stat().st_mtime
         data = json.loads(path.read_text(encoding="utf-8"))
+        if environment is not None and data.get("environment") != environment:
+            return None
         return (str(data["why"]), float(data["timeout"]), age) if age < FAILED_TTL else None
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
+
+
+def _environment(config: dict[str, Any]) -> str:
+    """A digest of what a server starts with besides its entry: its `${VAR}`s expanded, the environment a stdio server
+    inherits (less what differs between the shells of one session) and the working folder. A failure remembered in
+    another is not recalled: the PATH that lacked its command may have been fixed, the key it wanted set."""
+    try:
+        expanded = expand(config)
+    except UnsetVariable:
+        expanded = config
+    inherit = config.get("inherit")
+    env = {} if "url" in config else {
+        k: v for k, v in os.environ.items() if (inherit is None or k in inherit) and k not in _VOLATILE
+    }  # fmt: skip
+    seen = json.dumps([expanded, env, os.getcwd()], sort_keys=True, default=str)
+    return hashlib.sha256(seen.encode()).hexdigest()
 
 
 def _write(path: Path, text: str) -> None:
@@ -265,7 +286,7 @@ async def listings(
         await anyio.sleep(timeout)
         if server.name in waiting:
             why = f"no answer within {timeout:g} s"
-            _remember(_failure_file(server.config), why, timeout)
+            _remember(_failure_file(server.config), why, timeout, server.config)
             settle(server.name, why=why)
 
     async with anyio.create_task_group() as tg:

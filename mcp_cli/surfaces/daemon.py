@@ -1,20 +1,26 @@
 """The keep-alive daemon behind `mcp-cli run`: one source's tree and its upstream sessions, kept between calls.
 
-Each connection carries one request line (JSON). `run` comes with the caller's stdin, stdout and stderr (SCM_RIGHTS),
-runs through the same code as an in-process `run` (`terminal.answer`) and is answered `{"status": N}` once the call
-has written its output; a caller that hangs up cancels its call, never the session it used. `status` and `stop`
-are answered with what runs. The tree is loaded on the first call, in that call's streams; what loading wrote to
-stderr (its warnings) is written again on each later call, as a fresh process would. It is loaded again when the
-source's content changed or a call asks for --refresh (calls under way finish on the old one). With no call for the
-idle timeout, on `stop` or on SIGTERM, the daemon stops its servers, removes its socket and exits; killed outright,
-its servers get the parent-death signal (handlers.processes). Only its own user may connect (SO_PEERCRED).
+Each connection carries one request line (JSON), checked: a malformed one (not an object, wrong types, an unknown
+encoding, over 1 MiB) is answered `{"error": ...}`, logged, and the daemon serves on. `run` comes with the caller's
+stdin, stdout and stderr (SCM_RIGHTS); it is answered `{"accepted": true}` before anything is done with it (so the
+caller runs it itself only when it was not accepted: at most once), runs through the same code as an in-process `run`
+(`terminal.answer`) and is answered `{"status": N}` once the call has written its output; a caller that hangs up
+cancels its call, never the session it used. `status` and `stop` are answered with what runs. The tree is loaded on
+the first call, in that call's streams; what loading wrote to stderr (its warnings) is written again on each later
+call, as a fresh process would. It is loaded again when the source's content changed or a call asks for --refresh
+(calls under way finish on the old one), and read again, its sessions kept, while some of its servers are
+unavailable or when an OAuth login of its servers changed. With no call for the idle timeout, on `stop` or on
+SIGTERM, the daemon stops its servers, removes its socket and exits; killed outright, its servers get the
+parent-death signal (handlers.processes). Only its own user may connect (SO_PEERCRED).
 """
 
 from __future__ import annotations
 
+import codecs
 import io
 import json
 import logging
+import math
 import os
 import signal
 import socket
@@ -98,8 +104,10 @@ class _Loaded:
     """A loaded tree, served by its runtime until retired and unused."""
 
     runtime: Runtime
-    digest: str
-    preamble: str
+    digest: str  # the source's content it was loaded from
+    logins: dict[str, object]  # its servers' stored OAuth logins then
+    unavailable: bool  # some of its servers could not list their tools
+    preamble: str  # what loading it wrote on stderr
     users: int = 0
     retire: anyio.Event = field(default_factory=anyio.Event)
     closed: anyio.Event = field(default_factory=anyio.Event)
@@ -107,9 +115,14 @@ class _Loaded:
 
 class Daemon:
     def __init__(
-        self, describe: dict[str, Any], load: Callable[[bool], Tree], digest: Callable[[], str], idle: float
+        self,
+        describe: dict[str, Any],
+        load: Callable[[bool, float | None], Tree],
+        digest: Callable[[], str],
+        logins: Callable[[], dict[str, object]],
+        idle: float,
     ) -> None:
-        self.describe, self._load, self._digest, self.idle = describe, load, digest, idle
+        self.describe, self._load, self._digest, self._logins, self.idle = describe, load, digest, logins, idle
         self._loaded: _Loaded | None = None  # the tree calls get
         self._held: list[_Loaded] = []  # it, and those retired but still closing
         self._lock = anyio.Lock()
@@ -161,13 +174,19 @@ class Daemon:
                 data, fds = await conn.receive_fds(65536, 3)
                 while data and not data.endswith(b"\n") and len(data) < _REQUEST:
                     data += await conn.receive()
-                request = json.loads(data)
-                if request.get("op") == "run" and len(fds) == 3:
+                try:
+                    request = _request(data, len(fds))
+                except ValueError as exc:  # said to the log and the caller, who runs the call itself if it can
+                    log.warning("refused a request: %s", exc)
+                    with suppress(anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
+                        await conn.send(_line({"error": str(exc)}))
+                    return
+                if isinstance(request, _Run):
                     fds, given = [], fds
                     await self._run(conn, request, given)
-                elif request.get("op") == "status":
+                elif request["op"] == "status":
                     await conn.send(_line(self.status()))
-                elif request.get("op") == "stop":
+                else:  # stop
                     mine = request.get("source") in (None, self.describe["source"])
                     said = self.status()
                     if mine:
@@ -176,8 +195,10 @@ class Daemon:
                     await conn.send(_line({**said, "stopped": mine}))
                     if mine:
                         self._done.set()
-        except (anyio.EndOfStream, anyio.BrokenResourceError, anyio.ClosedResourceError, OSError, ValueError) as exc:
-            log.info("a connection ended early: %s", exc)
+        except (anyio.EndOfStream, anyio.BrokenResourceError, anyio.ClosedResourceError, OSError) as exc:
+            log.info("a connection ended early: %s", exc or type(exc).__name__)
+        except Exception:  # never the daemon's end: other calls go on
+            log.exception("a connection failed")
         finally:
             for fd in fds:
                 os.close(fd)
@@ -196,21 +217,23 @@ class Daemon:
             "memory": _rss(os.getpid()),
         }
 
-    async def _run(self, conn: SocketStream, request: dict[str, Any], fds: list[int]) -> None:
-        (ienc, ierr), (oenc, oerr), (eenc, eerr) = request.get("streams") or [[None, None]] * 3
+    async def _run(self, conn: SocketStream, request: _Run, fds: list[int]) -> None:
+        (ienc, ierr), (oenc, oerr), (eenc, eerr) = request.streams
         stdin = open(fds[0], encoding=ienc, errors=ierr)  # closed once the call is answered
         stdout = open(fds[1], "w", encoding=oenc, errors=oerr)
         stderr = open(fds[2], "w", encoding=eenc, errors=eerr)
         self.calls += 1
-        self.idle = float(request.get("idle") or self.idle)
+        self.idle = request.idle or self.idle
         STREAMS.set((stdout, stderr))
         status: int | None = None
         try:
+            await conn.send(_line({"accepted": True}))  # from now on the caller never runs this call itself
             async with anyio.create_task_group() as tg:
 
                 async def hangup() -> None:  # the caller gone (Ctrl-C, killed): its call is cancelled
                     with suppress(anyio.EndOfStream, anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
-                        await conn.receive()
+                        while True:
+                            await conn.receive()
                     tg.cancel_scope.cancel()
 
                 tg.start_soon(hangup)
@@ -227,9 +250,9 @@ class Daemon:
             with suppress(anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
                 await conn.send(_line({"status": status}))
 
-    async def _call(self, request: dict[str, Any], stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
+    async def _call(self, request: _Run, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
         try:
-            got = await self._current(bool(request.get("refresh")), stdout, stderr)
+            got = await self._current(request, stdout, stderr)
             if isinstance(got, int):
                 return got
             loaded, fresh = got
@@ -238,29 +261,33 @@ class Daemon:
                 stderr.flush()  # before what the command writes itself
             loaded.users += 1
             try:
-                return await terminal.answer(loaded.runtime, list(request["argv"]), stdin, stdout, stderr)
+                return await terminal.answer(loaded.runtime, request.argv, stdin, stdout, stderr)
             finally:
                 loaded.users -= 1
         except Exception:  # what an in-process run would show
             stderr.write(traceback.format_exc())
             return 1
 
-    async def _current(self, refresh: bool, stdout: TextIO, stderr: TextIO) -> tuple[_Loaded, bool] | int:
-        """The loaded tree (and whether this call loaded it), loaded again if its source changed; or the exit
-        status of a source that does not load."""
+    async def _current(self, request: _Run, stdout: TextIO, stderr: TextIO) -> tuple[_Loaded, bool] | int:
+        """The loaded tree (and whether this call loaded it, its warnings written), or the exit status of a source
+        that does not load. It is loaded again when its source changed (or the call asks: --refresh), and then its
+        servers restart. When a login of its servers changed (`mcp-cli login`, `logout`) or some are unavailable,
+        it is read again as a fresh process would, keeping the sessions of the servers whose login did not change."""
         async with self._lock:
             digest = await anyio.to_thread.run_sync(self._digest)
-            if self._loaded is not None and (refresh or self._loaded.digest != digest):
-                self._loaded.retire.set()
-                self._loaded = None
-            if self._loaded is not None:
-                return self._loaded, False
+            logins = await anyio.to_thread.run_sync(self._logins)
+            loaded = self._loaded
+            if loaded is not None and (request.refresh or loaded.digest != digest):
+                loaded.retire.set()
+                loaded = self._loaded = None
+            if loaded is not None and loaded.logins == logins and not loaded.unavailable:
+                return loaded, False
             tee = _Tee(stderr)
 
             def load() -> Tree | int:
                 STREAMS.set((stdout, cast(TextIO, tee)))
                 try:
-                    return self._load(refresh)
+                    return self._load(request.refresh, request.startup)
                 except SystemExit as exc:  # a broken source, said on stderr
                     return exc.code if isinstance(exc.code, int) else 1
 
@@ -268,13 +295,23 @@ class Daemon:
             await anyio.to_thread.run_sync(join_stopping)  # servers that missed their start-up budget: stopped
             if isinstance(tree, int):
                 return tree
+            if loaded is not None and loaded.runtime.tree.upstreams:  # its servers' sessions are kept
+                changed = {n for n in logins.keys() | loaded.logins.keys() if logins.get(n) != loaded.logins.get(n)}
+                loaded.runtime.adopt(tree)
+                await loaded.runtime.restart(changed)
+                loaded.preamble, loaded.logins, loaded.unavailable = tee.kept.getvalue(), logins, _unavailable(tree)
+                return loaded, True
+            if loaded is not None:  # no server of it runs: nothing to keep
+                loaded.retire.set()
             assert self._tg is not None
-            self._loaded = await self._tg.start(self._hold, tree, digest, tee.kept.getvalue())
+            self._loaded = await self._tg.start(self._hold, tree, digest, logins, tee.kept.getvalue())
             return self._loaded, True
 
-    async def _hold(self, tree: Tree, digest: str, preamble: str, *, task_status: TaskStatus[_Loaded]) -> None:
+    async def _hold(
+        self, tree: Tree, digest: str, logins: dict[str, object], preamble: str, *, task_status: TaskStatus[_Loaded]
+    ) -> None:
         STREAMS.set(None)  # what the runtime starts in the background writes to no one call
-        loaded = _Loaded(terminal.runtime(tree), digest, preamble)
+        loaded = _Loaded(terminal.runtime(tree), digest, logins, _unavailable(tree), preamble)
         self._held.append(loaded)
         try:
             async with loaded.runtime:
@@ -285,6 +322,73 @@ class Daemon:
         finally:
             self._held.remove(loaded)
             loaded.closed.set()
+
+
+@dataclass
+class _Run:
+    """A `run` request, checked (`_request`)."""
+
+    argv: list[str]
+    streams: list[tuple[str | None, str | None]]  # the encoding and errors of the caller's stdin, stdout, stderr
+    refresh: bool = False
+    startup: float | None = None  # --startup-timeout, for a load this call makes
+    idle: float | None = None  # the daemon's idle timeout from now on
+
+
+def _request(data: bytes, fds: int) -> _Run | dict[str, Any]:
+    """A request line with `fds` descriptors, checked: a `run` request, or a `status` or `stop` one; ValueError
+    saying what is wrong with anything else."""
+    if not data.endswith(b"\n"):
+        raise ValueError(f"no request line within {_REQUEST} bytes" if len(data) >= _REQUEST else "no whole line")
+    request = json.loads(data)  # a ValueError for what is not JSON, or not UTF-8
+    if not isinstance(request, dict):
+        raise ValueError(f"a JSON {type(request).__name__}, not an object")
+    op = request.get("op")
+    if op in ("status", "stop"):
+        if not isinstance(request.get("source"), str | None):
+            raise ValueError("`source` is not a string")
+        return request
+    if op != "run":
+        raise ValueError(f"unknown op {_short(op)}")
+    argv, streams = request.get("argv"), request.get("streams")
+    if not isinstance(argv, list) or not all(isinstance(a, str) for a in argv):
+        raise ValueError("`argv` is not a list of strings")
+    if not isinstance(streams, list) or len(streams) != 3 or fds != 3:
+        raise ValueError(f"a call comes with 3 streams and their descriptors, not {_short(streams)} and {fds}")
+    checked: list[tuple[str | None, str | None]] = []
+    for stream in streams:
+        if not isinstance(stream, list) or len(stream) != 2 or not all(isinstance(v, str | None) for v in stream):
+            raise ValueError(f"a stream is [encoding, errors], not {_short(stream)}")
+        try:
+            if stream[0] is not None:
+                codecs.lookup(stream[0])
+            if stream[1] is not None:
+                codecs.lookup_error(stream[1])
+        except LookupError as exc:
+            raise ValueError(f"a stream's {exc}") from None
+        checked.append((stream[0], stream[1]))
+    if not isinstance(request.get("refresh", False), bool):
+        raise ValueError("`refresh` is not true or false")
+    return _Run(argv, checked, request.get("refresh", False), _seconds(request, "startup"), _seconds(request, "idle"))
+
+
+def _seconds(request: dict[str, Any], name: str) -> float | None:
+    value = request.get(name)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < math.inf:
+        raise ValueError(f"`{name}` is not a number of seconds above 0")
+    return float(value)
+
+
+def _short(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _unavailable(tree: Tree) -> bool:
+    """Whether some of a tree's servers could not list their tools (shown as unavailable groups)."""
+    return any(node.kind == "group" and node.summary.startswith("Unavailable") for _, node in tree.walk())
 
 
 def _same_user(conn: socket.socket) -> bool:
@@ -325,15 +429,16 @@ def _descendants(pid: int) -> list[dict[str, Any]]:
 def serve(
     listener: socket.socket,
     describe: dict[str, Any],
-    load: Callable[[bool], Tree],
+    load: Callable[[bool, float | None], Tree],
     digest: Callable[[], str],
+    logins: Callable[[], dict[str, object]],
     idle: float,
     setup_logging: Callable[[], None],
 ) -> NoReturn:
     """Serve calls on `listener` (bound and listening) until idle, stopped or signalled; then exit."""
     sys.stdout, sys.stderr = _CallStream(0, sys.stdout), _CallStream(1, sys.stderr)
     setup_logging()
-    daemon = Daemon(describe, load, digest, idle)
+    daemon = Daemon(describe, load, digest, logins, idle)
 
     async def main() -> None:
         await daemon.main(await SocketListener.from_socket(listener))
