@@ -42,8 +42,8 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -298,10 +298,22 @@ class Vocabulary:
                 **fields}  # fmt: skip
 
 
+@contextmanager
+def big_integers() -> Iterator[None]:
+    """Integers of any size to and from text while inside (some calls carry integers of over 4,300 digits)."""
+    before = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(0)
+    try:
+        yield
+    finally:
+        sys.set_int_max_str_digits(before)
+
+
 def _number(text: str) -> Any:
     """A JSON number where `text` reads as one written in ASCII (integers of any size), else the text itself."""
     if re.fullmatch(r"-?[0-9]+", text, re.ASCII):
-        return int(text)
+        with big_integers():
+            return int(text)
     try:
         number = float(text) if text.isascii() else None
     except ValueError:
@@ -511,7 +523,7 @@ async def fuzz(target: Target, surface: str, tree: Any, calls: int, seed: int) -
     counts: dict[str, Any] = _counts()
     examples: dict[str, str] = {}
     start = time.perf_counter()
-    with tempfile.TemporaryDirectory() as work, tempfile.TemporaryFile("w+") as errlog:  # scripts write in `work`
+    with tempfile.TemporaryDirectory() as work, tempfile.TemporaryFile("w+") as errlog, big_integers():
         while counts["calls"] < calls and counts["server deaths"] < MAX_DEATHS:
             try:
                 async with SURFACES[surface](target.source, work, errlog) as ask:
