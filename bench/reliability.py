@@ -50,6 +50,7 @@ from typing import IO, Any
 
 import anyio
 
+from mcp_cli.engine.schema import JSON_ALL
 from mcp_cli.errors import KINDS
 from mcp_cli.testing import envelope
 
@@ -338,7 +339,10 @@ def _values(cmd: Any, tokens: list[str]) -> dict[str, Any]:
             text = inline if eq else (tokens[i + 1] if i + 1 < len(tokens) else "")
             i += 0 if eq else 1
             value = _number(text) if p.type in ("integer", "number") else text
-            values[p.name] = [*values.get(p.name, []), value] if p.action == "append" else value
+            if p.name == JSON_ALL:  # an upstream tool's whole arguments object
+                values.update(_object(text))
+            else:
+                values[p.name] = [*values.get(p.name, []), value] if p.action == "append" else value
         elif p is not None:
             values[p.name] = values.get(p.name, 0) + 1 if p.action == "count" else p.action != "store_false"
         elif negated is not None and negated.action == "negatable":
@@ -348,6 +352,15 @@ def _values(cmd: Any, tokens: list[str]) -> dict[str, Any]:
             values[p.name] = _number(token) if p.type in ("integer", "number") else token
         i += 1
     return values
+
+
+def _object(text: str) -> dict[str, Any]:
+    """The JSON object `text` holds, else none (its depth no bar)."""
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        return {}
+    return value if isinstance(value, dict) else {}
 
 
 @dataclass
@@ -393,6 +406,7 @@ async def mcp_stdio(source: list[str], work: str, errlog: IO[str], surface: str)
     from mcp.client.stdio import stdio_client
     from mcp.shared.exceptions import MCPError
     from mcp_types import CONNECTION_CLOSED
+    from pydantic import ValidationError
 
     command = _serve(source, "--surface", MCP_SURFACE[surface])
     params = StdioServerParameters(command=command[0], args=command[1:], cwd=work, env=_server_env())
@@ -405,6 +419,8 @@ async def mcp_stdio(source: list[str], work: str, errlog: IO[str], surface: str)
                 if exc.code == CONNECTION_CLOSED:
                     raise NoAnswer(repr(exc)) from exc
                 return Answer({}, [exc.message], f"a JSON-RPC error ({exc.code}) instead of a result: {exc.message}")
+            except ValidationError as exc:  # an answer, but no result of the protocol the session speaks
+                return Answer({}, [], f"a result the client cannot read: {cause(exc)}")
             texts = [c.text for c in result.content if getattr(c, "type", "") == "text"]
             data = envelope(result)
             return Answer(data, texts, _enveloped(data, result.is_error))
@@ -479,7 +495,7 @@ def _classify(call: Call, answer: Answer, counts: dict[str, Any], examples: dict
     outside = answer.outside
     if not outside and call.due and data.get("error") != call.due:
         outside = f"tool {call.tool!r}: error {data.get('error')!r} where {call.due!r} is due"
-    said = f"{_short(call.arguments)} -> {outside or data.get('message') or ' '.join(texts)}"
+    said = f"{call.tool} {_short(call.arguments)} -> {outside or data.get('message') or ' '.join(texts)}".strip()
     found = {"not enveloped": bool(outside), "internal": data.get("error") == "internal",
              "tracebacks": any(TRACEBACK.search(t) for t in texts), "canaries": bool(leaked(answer))}  # fmt: skip
     for key, bad in found.items():
@@ -501,6 +517,14 @@ def _short(value: Any) -> str:
     if isinstance(value, list):
         return "[" + ", ".join(_short(v) for v in value[:12]) + (", ..." if len(value) > 12 else "") + "]"
     return repr(value)
+
+
+def cause(exc: BaseException) -> str:
+    """What an exception (the first of a group, the first of its causes) says."""
+    while getattr(exc, "exceptions", None):  # an exception group (3.11's, or the backport's)
+        exc = exc.exceptions[0]  # type: ignore[attr-defined]
+    said = f"{type(exc).__name__}: {exc}"
+    return said if exc.__cause__ is None else f"{said}, from {cause(exc.__cause__)}"
 
 
 def first_traceback(log: str) -> str:
@@ -538,7 +562,7 @@ async def fuzz(target: Target, surface: str, tree: Any, calls: int, seed: int) -
                         _classify(call, answer, counts, examples)
             except Exception as exc:  # no answer: the server died or hung (or would not start)
                 counts["server deaths"] += 1
-                examples.setdefault("server deaths", str(exc)[:400])
+                examples.setdefault("server deaths", cause(exc)[:400])
         seconds = time.perf_counter() - start
         errlog.seek(0)
         logged = errlog.read()
