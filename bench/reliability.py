@@ -436,6 +436,7 @@ async def openapi(source: list[str], work: str, errlog: IO[str], surface: str = 
     port = free_port()
     command = _serve(source, "--openapi", f"127.0.0.1:{port}", "--token-env", TOKEN_ENV)
     proc = subprocess.Popen(command, cwd=work, env=_server_env(), stdout=subprocess.DEVNULL, stderr=errlog)
+    last: list[int] = []  # the status of the answer before
 
     async def ask(call: Call) -> Answer:
         body = call.arguments if isinstance(call.arguments, bytes) else json.dumps(call.arguments).encode()
@@ -444,7 +445,10 @@ async def openapi(source: list[str], work: str, errlog: IO[str], surface: str = 
         except httpx2.TransportError as exc:
             if proc.poll() is not None:
                 raise NoAnswer(f"server exited with {proc.returncode}: {exc!r}") from exc
-            return Answer({}, [], f"no HTTP answer: {exc!r}")
+            after = f" (the answer before: HTTP {last[0]})" if last and last[0] >= 500 else ""
+            last[:] = [0]
+            return Answer({}, [], f"no HTTP answer{after}: {exc!r}")
+        last[:] = [answer.status_code]
         try:
             data = answer.json()
         except ValueError:
@@ -478,6 +482,7 @@ SURFACES: dict[str, Callable[..., AbstractAsyncContextManager[Ask]]] = {
 MCP_SURFACE = {"stdio": "tool", "meta": "meta"}  # `serve --surface` of the MCP surfaces (over stdio)
 COUNTS = ("calls", "answered", "not enveloped", "internal", "tracebacks", "canaries", "server deaths")
 MAX_DEATHS = 3  # a server started again after each; past this, a run stops
+EXAMPLES, PER_ANSWER = 4, 2  # examples of each flaw a run keeps, and of those, how many may say the same
 
 
 def leaked(answer: Answer) -> list[str]:
@@ -486,7 +491,15 @@ def leaked(answer: Answer) -> list[str]:
     return [name for name, value in CANARIES.items() if value in said]
 
 
-def _classify(call: Call, answer: Answer, counts: dict[str, Any], examples: dict[str, str]) -> None:
+def note(examples: dict[str, list[str]], key: str, text: str) -> None:
+    """One more example of `key`, while it has fewer than EXAMPLES and not PER_ANSWER that said the same."""
+    said = examples.setdefault(key, [])
+    answered = text.partition(" -> ")[2][:40]
+    if len(said) < EXAMPLES and sum(s.partition(" -> ")[2][:40] == answered for s in said) < PER_ANSWER:
+        said.append(text[:400])
+
+
+def _classify(call: Call, answer: Answer, counts: dict[str, Any], examples: dict[str, list[str]]) -> None:
     counts["answered"] += 1
     data = answer.data
     outcome = "ok" if data.get("ok") else str(data.get("error"))
@@ -501,7 +514,7 @@ def _classify(call: Call, answer: Answer, counts: dict[str, Any], examples: dict
     for key, bad in found.items():
         if bad:
             counts[key] += 1
-            examples.setdefault(key, said[:400])
+            note(examples, key, said)
 
 
 def _short(value: Any) -> str:
@@ -527,12 +540,15 @@ def cause(exc: BaseException) -> str:
     return said if exc.__cause__ is None else f"{said}, from {cause(exc.__cause__)}"
 
 
-def first_traceback(log: str) -> str:
-    """The first traceback of a server's log in brief: its last frame and its exception."""
-    lines = log[log.index("Traceback (most recent call last)") :].splitlines()
-    end = next((i for i, line in enumerate(lines[1:], 1) if line and not line[0].isspace()), len(lines) - 1)
-    frames = [line.strip() for line in lines[1:end] if line.strip().startswith("File ")]
-    return f"{lines[end].strip()} (at {frames[-1] if frames else '?'})"[:400]
+def tracebacks(log: str) -> list[str]:
+    """The tracebacks of a server's log in brief: each one's exception and last frame."""
+    briefs = []
+    for block in log.split("Traceback (most recent call last)")[1:]:
+        lines = block.splitlines()[1:]
+        end = next((i for i, line in enumerate(lines) if line and not line[0].isspace()), len(lines) - 1)
+        frames = [line.strip() for line in lines[:end] if line.strip().startswith("File ")]
+        briefs.append(f"{lines[end].strip() if lines else ''} -> at {frames[-1] if frames else '?'}")
+    return briefs
 
 
 def _counts() -> dict[str, Any]:
@@ -545,7 +561,7 @@ async def fuzz(target: Target, surface: str, tree: Any, calls: int, seed: int) -
     rng = random.Random(seed)
     words = Vocabulary(tree, target.deep)
     counts: dict[str, Any] = _counts()
-    examples: dict[str, str] = {}
+    examples: dict[str, list[str]] = {}
     start = time.perf_counter()
     with tempfile.TemporaryDirectory() as work, tempfile.TemporaryFile("w+") as errlog, big_integers():
         while counts["calls"] < calls and counts["server deaths"] < MAX_DEATHS:
@@ -562,13 +578,13 @@ async def fuzz(target: Target, surface: str, tree: Any, calls: int, seed: int) -
                         _classify(call, answer, counts, examples)
             except Exception as exc:  # no answer: the server died or hung (or would not start)
                 counts["server deaths"] += 1
-                examples.setdefault("server deaths", cause(exc)[:400])
+                note(examples, "server deaths", cause(exc))
         seconds = time.perf_counter() - start
         errlog.seek(0)
         logged = errlog.read()
     counts["tracebacks"] += logged.count("Traceback (most recent call last)")
-    if "Traceback" in logged:
-        examples.setdefault("tracebacks", first_traceback(logged))
+    for brief in tracebacks(logged):
+        note(examples, "tracebacks", brief)
     return {"surface": surface, "source": target.label, "seconds": seconds, **counts, "examples": examples}
 
 
@@ -938,7 +954,11 @@ def report(results: dict[str, Any]) -> tuple[list[str], list[str]]:
     for r in argv:
         outcomes = ", ".join(f"{k} {n:,}" for k, n in sorted(r["outcomes"].items(), key=lambda kv: -kv[1]))
         lines.append(f"- {r['surface']}, {r['source']}, outcomes: {outcomes}")
-        lines += [f"- {r['surface']}, {r['source']}, {kind}: `{_md(text)}`" for kind, text in r["examples"].items()]
+        lines += [
+            f"- {r['surface']}, {r['source']}, {kind}: `{_md(text)}`"
+            for kind, texts in r["examples"].items()
+            for text in texts
+        ]
     ids = results["ids"]
     lines += [
         "",
