@@ -502,7 +502,7 @@ def note(examples: dict[str, list[str]], key: str, text: str) -> None:
 def _classify(call: Call, answer: Answer, counts: dict[str, Any], examples: dict[str, list[str]]) -> None:
     counts["answered"] += 1
     data = answer.data
-    outcome = "ok" if data.get("ok") else str(data.get("error"))
+    outcome = "ok" if data.get("ok") else str(data.get("error", "no envelope"))
     counts["outcomes"][outcome] = counts["outcomes"].get(outcome, 0) + 1
     texts = answer.texts + [str(data.get(k, "")) for k in ("message", "output", "stderr")]
     outside = answer.outside
@@ -971,7 +971,11 @@ def report(results: dict[str, Any]) -> tuple[list[str], list[str]]:
         "|---|---|---|---|---|---|",
     ]
     lines += [_row(r["surface"], r, ("requests", "replied", "as due", "tracebacks", "server deaths")) for r in ids]
-    lines += [f"- {r['surface']}, {kind}: `{_md(text)}`" for r in ids for kind, text in r["examples"].items()]
+    for r in ids:  # the requests that got the same answer, on one line
+        said: dict[str, list[str]] = {}
+        for request, text in r["examples"].items():
+            said.setdefault(text, []).append(request)
+        lines += [f"- {r['surface']}, {'; '.join(requests)}: `{_md(text)}`" for text, requests in said.items()]
     loops = results["runaway"]
     lines += [
         "",
