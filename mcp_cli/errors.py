@@ -7,7 +7,6 @@ shown with it is rendered only when the error is.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 
 
@@ -55,7 +54,10 @@ def unsplittable(command: str) -> BadRequest:
     if not quote:
         return BadRequest(f"cannot split `command` like a shell: it ends with a backslash that escapes nothing; "
                           f"remove it, write \\\\ for a backslash, {instead}.")  # fmt: skip
-    word = re.findall(r"\S*$", command[:at])[0] + re.findall(r"^\S*", command[at:])[0]  # the quote's word
+    before = command[:at]
+    head = before.split()[-1] if before and not before[-1].isspace() else ""
+    word = head + command[at:].split(maxsplit=1)[0]  # the quote's word (split: linear, however long)
+    word = word if len(word) <= 60 else word[:57] + "..."
     other, name = ("'", "single") if quote == '"' else ('"', "double")
     return BadRequest(
         f"cannot split `command` like a shell: the {quote} at character {at + 1} (in `{word}`) opens a quote that "
