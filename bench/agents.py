@@ -116,7 +116,8 @@ def brief(arm: str, tree: str, task_id: str) -> str:
     corpus, task = _corpus(tree), tasks(tree)[task_id]
     run = f"{arm}-{tree}-{task_id}"
     RUNS.mkdir(parents=True, exist_ok=True)
-    prefix = "PYTHONPATH=/work/main python -m bench.agents"
+    home = Path(__file__).resolve().parent.parent
+    prefix = f"cd {home} && PYTHONPATH={home} python -m bench.agents"
     if arm == "tree":
         tool = tokens.one_tool(tree_of(corpus))
         shown = json.dumps(tool, ensure_ascii=False)
