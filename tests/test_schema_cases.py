@@ -638,3 +638,11 @@ def test_a_value_no_member_of_a_union_takes_is_told_with_what_it_takes_cut_to_fi
     expected = ("{" + inner + "}")[:296] + "...}"  # the shape cut at 300 characters, the value at 100
     assert refused(NULLABLE, ["--x", json.dumps(given)]) == f"--x: got {json.dumps(given)[:100]}; expected {expected}."
     assert refused(NULLABLE, ["--y", "5"]) == "--y: 5 is not valid under any of the given schemas."  # no shape to tell
+
+
+def test_an_array_of_arrays_takes_each_repeated_json_array_as_one_item():
+    rows = obj(data={"type": "array", "items": {"type": "array", "items": {"type": "string"}}})
+    assert run(rows, ["--data", '["a","b"]', "--data", '["c","d"]'])["data"] == [["a", "b"], ["c", "d"]]
+    assert run(rows, ["--data", '[["a","b"],["c","d"]]'])["data"] == [["a", "b"], ["c", "d"]]  # the whole list
+    flat = obj(tags={"type": "array", "items": {"type": "string"}})
+    assert run(flat, ["--tags", '["a","b"]', "--tags", "c"])["tags"] == ["a", "b", "c"]  # a list of items, as before

@@ -402,9 +402,12 @@ def _convert(param: Param, prop: dict[str, Any], value: Any, check: Checker) -> 
                 return one
         items = check.doc.resolve(prop.get("items")) if isinstance(prop.get("items"), dict) else {}
         out: list[Any] = []
+        nested = "array" in _kinds(items)  # items that are arrays: `--rows '["a","b"]'` is one item
         for raw in value:
             if raw.lstrip().startswith("["):
-                out.extend(_json(param, raw))
+                given = _json(param, raw)
+                whole = not nested or (isinstance(given, list) and all(isinstance(x, list) for x in given))
+                out.extend(given) if whole and isinstance(given, list) else out.append(given)
             else:
                 out.append(_scalar(param, items, raw, check))
         return out
