@@ -38,8 +38,17 @@ class Unusable(Exception):
 class Model:
     """An embedding model: unit vectors (a numpy array, one row per text) for texts."""
 
-    def __init__(self, name: str, embed: Callable[[list[str]], npt.ArrayLike]) -> None:
-        self.name, self._embed = name, embed
+    def __init__(
+        self, name: str, embed: Callable[[list[str]], npt.ArrayLike], words: Callable[[], set[str]] = set
+    ) -> None:
+        self.name, self._embed, self._words = name, embed, words
+
+    def words(self) -> set[str]:
+        """The words the model knows whole (its tokenizer's word tokens), lower-cased; empty when it cannot tell."""
+        try:
+            return self._words()
+        except Exception:  # a model's own failure costs the spelling its help, never a search
+            return set()
 
     def vectors(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
         try:
@@ -104,7 +113,10 @@ def _wordllama() -> Model:
         model = wordllama.WordLlama.load(cache_dir=Path(wordllama.__file__).parent, disable_download=True)
     except (OSError, ValueError) as exc:
         raise Unusable(f"wordllama cannot load its model: {exc}") from None
-    return Model("wordllama", lambda texts: model.embed(texts, norm=True))
+    def whole() -> set[str]:  # "▁bank": a word the tokenizer has as one piece, so one of the language
+        return {t[1:].lower() for t in model.tokenizer.get_vocab() if t.startswith("\u2581") and t[1:].isalpha()}
+
+    return Model("wordllama", lambda texts: model.embed(texts, norm=True), whole)
 
 
 def _endpoint(base: str, model: str) -> Model:

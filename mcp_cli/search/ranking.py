@@ -18,7 +18,7 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field as default
-from functools import cache
+from functools import cache, partial
 from typing import TYPE_CHECKING, Protocol
 
 from ..entities import acts_in
@@ -26,6 +26,7 @@ from ..text import command_name, words
 from ..tree import Command, Tree
 from . import embeddings, lexicon
 from .lexicon import NAME_VERBS
+from .spelling import Vocabulary
 
 if TYPE_CHECKING:
     import numpy as np
@@ -42,7 +43,6 @@ EXACT_WEIGHT = 0.5  # a word as written, where a command's name has it so ("issu
 SHOWN = 5  # results at most, unless a number is asked for
 STRONG = 0.5  # unless a number is asked for, a result scoring under this share of the best one is left out
 WEAK = 0.3  # a top result fitting a query less than this (`Index.fits`) means no command fits (bench/nofit.py)
-NAME_COST = 0.3  # what a name the tree has never heard of (`Zendesk`) takes from how well a command fits
 UNHEARD_COST = 0.25  # what each word of a thing the tree has never heard of (`balance`) takes from it ...
 UNHEARD_MOST = 2  # ... for this many such words at most
 BODY_WEIGHT = 0.5  # what a word only a command's description or parameters have counts for in its fit (of its rarity)
@@ -185,7 +185,7 @@ def read(query: str) -> Query:
                 add(syn, scale * SYNONYM_WEIGHT)
             if scale == 1.0 and len(token) > 1:
                 out.words.append((token, frozenset([term, *synonyms.get(term, [])])))
-                out.things.append(term not in ops and token not in values)
+                out.things.append(term not in ops and token not in values and term not in out.names)
     return out
 
 
@@ -240,6 +240,7 @@ class Index:
         self.named: dict[str, list[int]] = defaultdict(list)  # a command by the names a query may give it
         self.postings: dict[str, list[tuple[int, float]]] = defaultdict(list)
         lengths: list[float] = []
+        spelled: Counter[str] = Counter()  # the commands' words as written, and how many commands have each
         for path, node in tree.walk():
             if not isinstance(node, Command) or node.handler.get("kind") == "search":
                 continue
@@ -251,6 +252,7 @@ class Index:
             }
             tf: Counter[str] = Counter()
             head: set[str] = set()
+            spelled.update({t for text in fields.values() for t in tokens(text) if t.isascii()})
             for field, weight in FIELD_WEIGHTS:
                 for term in terms(fields[field], stop=field not in ("path", "params")):
                     tf[term] += weight
@@ -272,6 +274,36 @@ class Index:
         self.avg = (sum(lengths) / len(lengths)) if lengths else 1.0
         self.lengths = lengths
         self.at = {path: doc for doc, (path, _) in enumerate(self.docs)}
+        self.spelling = Vocabulary(spelled, lexicon.words())
+        self._clean: tuple[str, str] = ("", "")  # the last query and how it reads (`clean`)
+
+    def clean(self, query: str) -> str:
+        """The query with each typo read as the word of the tree (or of search's vocabulary, or of the embedding
+        model's, where it is loaded) it is close to (`spelling.py`): "list the opne pull reqeusts" -> "list the open
+        pull requests". Values (`acme/billing`, `v1.2`, quoted text) and names it capitalises mid-sentence are left as
+        they are."""
+        if self._clean[0] == query:
+            return self._clean[1]
+        if self.semantic is not None and not self.spelling.extended:
+            self.spelling.extend(self.semantic[0].words())
+        quoted = [match.span() for match in _QUOTED.finditer(query)]
+        out = []
+        for i, match in enumerate(re.finditer(r"\S+", query)):
+            word = match.group()
+            if any(a <= match.start() < b for a, b in quoted) or _VALUE_WORD.search(word.strip("?!.,;:()\"'")):
+                out.append(word)
+                continue
+            out.append(re.sub(r"[A-Za-z]+", partial(self._spell, mid=i > 0), word))
+        cleaned = " ".join(out) if any(a != b for a, b in zip(out, query.split(), strict=False)) else query
+        self._clean = (query, cleaned)
+        return cleaned
+
+    def _spell(self, match: re.Match[str], mid: bool) -> str:
+        run = match.group()
+        if run.islower() or (not mid and run[:1].isupper() and run[1:].islower()):
+            fixed = self.spelling.correct(run.lower())
+            return run if fixed == run.lower() else fixed
+        return run
 
     def rarity(self, term: str) -> float:
         """The term's idf, as if the tree had FEW commands at least (a word of one command in three is as telling
@@ -292,6 +324,7 @@ class Index:
         fits: what it shares with the query is incidental."""
         if self.at[path] in self.named.get(command_name(query), ()):
             return 1.0
+        query = self.clean(query)
         q, terms, head = read(query), self.terms[self.at[path]], self.heads[self.at[path]]
         shared: dict[str, float] = {}
         unheard = things = 0
@@ -305,8 +338,7 @@ class Index:
         mass = sum(shared.values())
         if (ops := terms.intersection(q.ops)) and (shared or unheard < 2):
             mass += max(self.rarity(op) for op in ops)
-        names = sum(1 for name in dict.fromkeys(q.names) if name not in self.postings)
-        fit = mass / self.rarity("") - UNHEARD_COST * min(things, UNHEARD_MOST) - NAME_COST * names
+        fit = mass / self.rarity("") - UNHEARD_COST * min(things, UNHEARD_MOST)
         if (cosines := self.cosines(query)) is not None:
             fit += COSINE_WEIGHT * (float(cosines[self.at[path]]) - COSINE_FLOOR)
         return fit
@@ -321,7 +353,7 @@ class Index:
     def no_fit(self, query: str) -> str:
         """The sentence saying that no command fits `query`, naming the words of things no command has (`bank`), which
         tell an agent to look elsewhere rather than reword."""
-        q = read(query)
+        q = read(self.clean(query))
         unheard = [token for (token, word), thing in zip(q.words, q.things, strict=True)
                    if thing and not any(t in self.postings for t in word)]  # fmt: skip
         return (
@@ -338,6 +370,8 @@ class Index:
         word matches stays out)."""
         scores: dict[int, float] = defaultdict(float)
         n = len(self.docs)
+        named = self.named.get(command_name(query), [])  # commands named outright come first (`get_me`)
+        query = self.clean(query)
         weights = query_weights(query)
         for term, weight in weights.items():
             posting = self.postings.get(term)
@@ -352,7 +386,6 @@ class Index:
         for doc in scores:
             if acts_in(self.docs[doc][0], prefer):
                 scores[doc] *= CONTEXT_BOOST
-        named = self.named.get(command_name(query), [])  # commands named outright come first (`get_me`)
         for doc in named:
             scores.setdefault(doc, max(scores.values(), default=1.0))  # none of its words counted: stop words
         ranked = sorted(scores.items(), key=lambda kv: (kv[0] not in named, -kv[1], self.docs[kv[0]][0]))
