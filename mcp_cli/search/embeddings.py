@@ -1,13 +1,15 @@
-"""Optional semantic search: `search` also ranks commands by the cosine of their text and the query's in a local
-embedding model, when `MCP_CLI_EMBEDDINGS` names one. Never required: unset, or when the model cannot be used, search
-ranks by words alone (with one warning saying why).
+"""Semantic search: `search` also ranks commands by the cosine of their text and the query's in an embedding model,
+and counts it in whether a command fits at all (`ranking.Index.fits`). By default WordLlama's small static model,
+whose weights come inside its package (a dependency of mcp-cli): loaded by a tree's first search, never at a server's
+start. `MCP_CLI_EMBEDDINGS` chooses otherwise:
 
-- `MCP_CLI_EMBEDDINGS=wordllama`: WordLlama's small static model, whose weights come inside its package;
+- `MCP_CLI_EMBEDDINGS=none` (or `off`): words alone;
+- `MCP_CLI_EMBEDDINGS=wordllama`: the default;
 - `MCP_CLI_EMBEDDINGS=http://HOST:PORT/v1` (with `MCP_CLI_EMBEDDINGS_MODEL=NAME`): an OpenAI-compatible embeddings
   endpoint on the user's machine or network (Ollama, llama.cpp's server, LM Studio, vLLM, text-embeddings-inference).
 
-Both need the `embeddings` extra (`pip install 'mcp-cli-tree[embeddings]'`: numpy, wordllama).
-`MCP_CLI_EMBEDDINGS_WEIGHT` (0 to 1, default WEIGHT) is the share of the final score the model decides.
+A model that cannot be used leaves search to words, with one warning saying why.
+`MCP_CLI_EMBEDDINGS_WEIGHT` (0 to 1, default WEIGHT) is the share of the ranking score the model decides.
 """
 
 from __future__ import annotations
@@ -26,9 +28,11 @@ if TYPE_CHECKING:
 log = logging.getLogger("mcp_cli")
 
 WEIGHT = 0.5
+DEFAULT = "wordllama"  # the model used when MCP_CLI_EMBEDDINGS is unset
+OFF = {"none", "off", "no", "false", "0"}  # values of MCP_CLI_EMBEDDINGS that turn the model off
 BATCH = 64  # texts per request to an endpoint
 TIMEOUT = 30.0  # seconds an endpoint may take for one batch
-EXTRA = "pip install 'mcp-cli-tree[embeddings]'"
+EXTRA = "reinstall mcp-cli-tree, which depends on them"
 
 
 class Unusable(Exception):
@@ -72,12 +76,12 @@ def configured() -> tuple[Model, float] | None:
     """The model `MCP_CLI_EMBEDDINGS` names and its weight, or None (unset, or unusable: then a warning says why);
     loaded once a process, whatever number of indexes (scopes, surfaces) use it."""
     spec = os.environ.get("MCP_CLI_EMBEDDINGS", "").strip()
-    if not spec:
+    if spec.lower() in OFF:
         return None
     try:
-        return load(spec, os.environ.get("MCP_CLI_EMBEDDINGS_MODEL", "")), weight()
+        return load(spec or DEFAULT, os.environ.get("MCP_CLI_EMBEDDINGS_MODEL", "")), weight()
     except Unusable as exc:
-        log.warning("MCP_CLI_EMBEDDINGS=%s: %s; search ranks by words only", spec, exc)
+        log.warning("MCP_CLI_EMBEDDINGS=%s: %s; search ranks by words only", spec or DEFAULT, exc)
         return None
 
 

@@ -46,8 +46,14 @@ WEAK = 0.3  # a top result fitting a query less than this (`Index.fits`) means n
 UNHEARD_COST = 0.25  # what each word of a thing the tree has never heard of (`balance`) takes from it ...
 UNHEARD_MOST = 2  # ... for this many such words at most
 BODY_WEIGHT = 0.5  # what a word only a command's description or parameters have counts for in its fit (of its rarity)
-COSINE_WEIGHT = 0.75  # with an embedding model, what its cosine of a query and a command adds to how well it fits ...
-COSINE_FLOOR = 0.2  # ... above this, or takes below it (both chosen with WordLlama's model: bench/nofit.py)
+# With an embedding model, the fit is calibrated anew (a logistic fit on the tune half of bench/data/fresh and the
+# odd-numbered no-fit requests, rounded; bench/fresh.py): how much its best cosine stands out from the RUNNER_UP-th
+# best adds GAP_WEIGHT times that lead, a query's operation that a command with operations of its own lacks ("delete
+# the customer" meeting create-customer) takes OP_COST, and under WEAK_MODEL no command fits.
+GAP_WEIGHT = 4.0
+RUNNER_UP = 6
+OP_COST = 1.0
+WEAK_MODEL = 0.45
 FEW = 100  # commands: how rare a word is, in a smaller tree, is told as in one of this many
 CONTEXT_BOOST = 1.5  # a command of a domain acting on an entity in the session's context (`entities.py`)
 # scripts written without spaces between words (Hangul, kana, CJK ideographs); compiled when used
@@ -125,11 +131,11 @@ def _synonyms() -> dict[str, list[str]]:
 
 
 def operations(name: str, summary: str) -> list[str]:
-    """The operations of a command: of its name's first word if that is a verb, else of its last, else of its
-    summary's first word ("Get logs from a container")."""
+    """The operations of a command: of its name's first word if that is a verb, else of its last, else of another
+    (`datadog_list_monitors`), else of its summary's first word ("Get logs from a container")."""
     ws, first = [stem(w) for w in words(name)], [stem(w) for w in words(summary)[:1]]
     ops = _operations()
-    verb = next((w for w in ws[:1] + ws[-1:] + first if w in ops), None)
+    verb = next((w for w in ws[:1] + ws[-1:] + ws[1:-1] + first if w in ops), None)
     return ops[verb] if verb else []
 
 
@@ -223,6 +229,22 @@ def _names(query: str) -> list[str]:
         if re.fullmatch(r"[A-Z][a-z]+(?:[A-Z][a-z]+)*", word):
             found += [stem(t) for t in tokens(word.lower())]  # as the query's words are read
     return found
+
+
+def meaning(path: str, cmd: Command) -> str:
+    """What an embedding model reads of a command: its path and aliases as words, summary, description and
+    parameter names."""
+    params = ", ".join(" ".join(words(p.name)) for p in cmd.params if not p.name.startswith("@"))
+    name = " ".join(words(" ".join([path, *cmd.aliases])))
+    return f"{name}: {cmd.summary} {cmd.description[:300]}" + (f" ({params})" if params else "")
+
+
+def plain(query: str) -> str:
+    """What an embedding model reads of a query: its words without its values (`acme/web`, `#19`, quoted text),
+    which mean nothing to it but noise."""
+    text = _QUOTED.sub(" ", query)
+    kept = [w for w in text.split() if not _VALUE_WORD.search(w.strip("?!.,;:()\"'"))]
+    return " ".join(kept) or query
 
 
 class Index:
@@ -339,16 +361,28 @@ class Index:
         if (ops := terms.intersection(q.ops)) and (shared or unheard < 2):
             mass += max(self.rarity(op) for op in ops)
         fit = mass / self.rarity("") - UNHEARD_COST * min(things, UNHEARD_MOST)
-        if (cosines := self.cosines(query)) is not None:
-            fit += COSINE_WEIGHT * (float(cosines[self.at[path]]) - COSINE_FLOOR)
+        if (lead := self.lead(query)) is not None:
+            own = {t for t in terms if t.startswith("@")}
+            fit += GAP_WEIGHT * lead - (OP_COST if q.ops and own and not own.intersection(q.ops) else 0.0)
         return fit
 
+    def lead(self, query: str) -> float | None:
+        """How far the embedding model's best cosine with `query` stands above the RUNNER_UP-th best (None without a
+        model): a request the tree serves tends to have one command, or a few, much closer than the rest."""
+        if (cosines := self.cosines(query)) is None or not len(cosines):
+            return None
+        import numpy as np  # loaded with the model
+
+        top = np.partition(cosines, len(cosines) - min(RUNNER_UP, len(cosines)))[-RUNNER_UP:]
+        return float(top.max() - top.min())
+
     def misses(self, query: str, hits: Sequence[tuple[float, str, Command]]) -> bool:
-        """Whether no command fits `query`: no hit, or the best fits it under WEAK; not judged while an embedding
-        model ranks too (a weight over 0), which finds commands sharing no word with a request, at cosines that do
-        not tell them from a miss (WordLlama: "say this in french" meets translate-text at 0.15, a pizza order
-        send-email at 0.16)."""
-        return not hits or (not (self.semantic and self.semantic[1]) and self.fits(query, hits[0][1]) < WEAK)
+        """Whether no command fits `query`: no hit, or the best fits it under WEAK (WEAK_MODEL with an embedding
+        model, whose cosines count in the fit)."""
+        if not hits:
+            return True
+        fit = self.fits(query, hits[0][1])
+        return fit < (WEAK_MODEL if self.lead(query) is not None else WEAK)
 
     def no_fit(self, query: str) -> str:
         """The sentence saying that no command fits `query`, naming the words of things no command has (`bank`), which
@@ -403,9 +437,8 @@ class Index:
             model = self.semantic[0]
             try:
                 if self.vectors is None:
-                    self.vectors = model.vectors([f"{path}: {cmd.summary} {cmd.description[:300]}" for path, cmd in
-                                                  self.docs])  # fmt: skip
-                self._cosines = query, self.vectors @ model.vectors([query])[0]
+                    self.vectors = model.vectors([meaning(path, cmd) for path, cmd in self.docs])
+                self._cosines = query, self.vectors @ model.vectors([plain(query)])[0]
             except (embeddings.Unusable, ValueError) as exc:  # ValueError: the query's vector has another length
                 log.warning("embedding model %s: %s; search ranks by words only", model.name, exc)
                 self.semantic = None
