@@ -296,7 +296,8 @@ class Index:
         self.avg = (sum(lengths) / len(lengths)) if lengths else 1.0
         self.lengths = lengths
         self.at = {path: doc for doc, (path, _) in enumerate(self.docs)}
-        self.spelling = Vocabulary(spelled, lexicon.words())
+        self.spelling = Vocabulary(spelled)
+        self.spelling.extend(lexicon.words())
         self._clean: tuple[str, str] = ("", "")  # the last query and how it reads (`clean`)
 
     def clean(self, query: str) -> str:
@@ -307,7 +308,9 @@ class Index:
         if self._clean[0] == query:
             return self._clean[1]
         if self.semantic is not None and not self.spelling.extended:
-            self.spelling.extend(self.semantic[0].words())
+            known = getattr(self.semantic[0], "words", None)  # a model that cannot tell its words adds none
+            self.spelling.extend(known() if callable(known) else ())
+            self.spelling.extended = True
         quoted = [match.span() for match in _QUOTED.finditer(query)]
         out = []
         for i, match in enumerate(re.finditer(r"\S+", query)):

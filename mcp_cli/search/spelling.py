@@ -3,8 +3,9 @@
 Each word of the vocabulary is filed under itself and under each form it has with one letter deleted; a word of a
 query that the vocabulary lacks is looked up by its own such forms (one or two letters deleted), and the candidates
 found are checked by their true edit distance (Damerau's: a swap of two neighbouring letters is one edit, `opne` for
-open). A word of up to SHORT letters is never corrected (`teh`, `bnk`: too many words lie near it); up to LONG
-letters, one edit is allowed; longer ones, two. Of several candidates the nearest wins, then the one more commands
+open). A word of up to SHORT letters is never corrected (`teh`: too many words lie near it), one of up to SWAP
+letters only by a swap of neighbours (`opne`, but not `bank` for back); up to LONG letters, one edit is allowed;
+longer ones, two. Of several candidates the nearest wins, then the one more commands
 have. Every step is linear in the query's words, whatever the vocabulary's size.
 """
 
@@ -14,6 +15,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 
 SHORT = 3  # letters: a word this short is never corrected
+SWAP = 4  # letters: a word this short is corrected only by a swap of neighbouring letters
 LONG = 7  # letters: a word up to this long is corrected by one edit at most, a longer one by two
 
 
@@ -44,21 +46,17 @@ def distance(a: str, b: str, most: int = 2) -> int:
 class Vocabulary:
     """Words and how many commands have each; `correct` reads a word the vocabulary lacks as its nearest word."""
 
-    def __init__(self, counts: dict[str, int], known: Iterable[str] = ()) -> None:
-        """`counts`: the index's words and their document counts; `known`: other words that are never corrected
-        (the general vocabulary search reads queries with), which are also candidates."""
+    def __init__(self, counts: dict[str, int]) -> None:
+        """`counts`: the index's words and their document counts."""
         self.counts = dict(counts)
-        for word in known:
-            self.counts.setdefault(word, 0)
         self._filed: dict[str, list[str]] | None = None  # built at the first word to correct
         self.common: set[str] = set()  # words of the language, never corrected though no command has them (`extend`)
-        self.extended = False
+        self.extended = False  # by a model's words
 
     def extend(self, common: Iterable[str]) -> None:
-        """Words of the language (an embedding model's whole-word tokens: `bank`, `balance`), which are never read
-        as typos though no command has them."""
+        """Words of the language (search's general vocabulary; an embedding model's whole-word tokens: `bank`,
+        `balance`), which are never read as typos though no command has them."""
         self.common |= set(common)
-        self.extended = True
 
     def _index(self) -> dict[str, list[str]]:
         if self._filed is None:
@@ -81,6 +79,8 @@ class Vocabulary:
             forms |= {d for form in list(forms) for d in _deletes(form)}
         filed = self._index()
         candidates = {c for form in forms for c in filed.get(form, ())}
+        if len(word) <= SWAP:
+            candidates = {c for c in candidates if len(c) == len(word) and sorted(c) == sorted(word)}
         scored = [(distance(word, c, most), -self.counts[c], c) for c in candidates]
         best = min((s for s in scored if s[0] <= most), default=None)
         return best[2] if best else word
