@@ -10,6 +10,7 @@ With a local embedding model configured (`embeddings.py`), the final score mixes
 
 from __future__ import annotations
 
+import heapq
 import logging
 import math
 import re
@@ -52,6 +53,7 @@ BODY_WEIGHT = 0.5  # what a word only a command's description or parameters have
 # the customer" meeting create-customer) takes OP_COST, and under WEAK_MODEL no command fits.
 GAP_WEIGHT = 4.0
 RUNNER_UP = 6
+CLOSEST = 100  # commands the model's cosine alone brings into the ranking, at most (of 10,000: a search stays fast)
 OP_COST = 1.0
 WEAK_MODEL = 0.45
 FEW = 100  # commands: how rare a word is, in a smaller tree, is told as in one of this many
@@ -425,8 +427,8 @@ class Index:
                 scores[doc] *= CONTEXT_BOOST
         for doc in named:
             scores.setdefault(doc, max(scores.values(), default=1.0))  # none of its words counted: stop words
-        ranked = sorted(scores.items(), key=lambda kv: (kv[0] not in named, -kv[1], self.docs[kv[0]][0]))
-        ranked = ranked[: limit or SHOWN]
+        ranked = heapq.nsmallest(limit or SHOWN, scores.items(),
+                                 key=lambda kv: (kv[0] not in named, -kv[1], self.docs[kv[0]][0]))  # fmt: skip
         if limit is None and ranked:
             ranked = [(doc, score) for doc, score in ranked if score >= STRONG * ranked[0][1]]
         return [(score, self.docs[doc][0], self.docs[doc][1]) for doc, score in ranked]
@@ -450,12 +452,17 @@ class Index:
 
     def _mixed(self, query: str, scores: dict[int, float], share: float) -> dict[int, float]:
         """BM25 `scores` over their best, mixed with the model's cosines over theirs (any command the model finds
-        close joins); the words' scores alone when the model fails."""
+        close, of the CLOSEST closest, joins); the words' scores alone when the model fails."""
         if (found := self.cosines(query)) is None:
             return scores
+        import numpy as np  # loaded with the model
+
         cosines = found.clip(0)
         best, closest = max(scores.values(), default=1.0), float(cosines.max(initial=0.0)) or 1.0
         mixed = {doc: (1 - share) * score / best for doc, score in scores.items()}
-        for doc in cosines.nonzero()[0].tolist():
-            mixed[doc] = mixed.get(doc, 0.0) + share * float(cosines[doc]) / closest
+        near = np.argpartition(-cosines, CLOSEST)[:CLOSEST] if len(cosines) > CLOSEST else range(len(cosines))
+        weighed = (share / closest) * cosines
+        for doc in {*near, *mixed}:  # a command the words found keeps the model's part of its score
+            if part := float(weighed[doc]):
+                mixed[int(doc)] = mixed.get(int(doc), 0.0) + part
         return mixed
