@@ -41,16 +41,17 @@ def endpoint():
 
 
 def first(hits: str) -> str:
-    return hits.splitlines()[0].split()[1]
+    """The first command listed, as a match or, where no command fits, as the closest."""
+    return next(line for line in hits.splitlines() if not line.startswith(("No command", "    "))).split()[1]
 
 
-async def test_without_a_model_words_that_share_nothing_with_a_command_find_nothing(team, cache):
-    async with served("serve", str(team), env=cache) as client:
+async def test_with_the_model_off_words_that_share_nothing_with_a_command_find_nothing(team, cache):
+    async with served("serve", str(team), env={**cache, "MCP_CLI_EMBEDDINGS": "none"}) as client:
         assert "No command fits" in await ok(client, command="search will it rain tomorrow")
 
 
-async def test_the_bundled_model_finds_commands_that_share_no_word_with_the_request(team, cache):
-    async with served("serve", str(team), env={**cache, "MCP_CLI_EMBEDDINGS": "wordllama"}) as client:
+async def test_by_default_the_bundled_model_finds_commands_that_share_no_word_with_the_request(team, cache):
+    async with served("serve", str(team), env=cache) as client:  # the default: WordLlama
         assert first(await ok(client, command="search will it rain tomorrow")) == "get-weather-forecast"
         assert first(await ok(client, command="search say this in french")) == "translate-text"
         assert first(await ok(client, command="search list the issues")) == "list-issues"  # words still count
@@ -84,3 +85,23 @@ def test_a_model_that_cannot_be_used_leaves_search_to_words_and_says_why(team, c
     assert proc.stdout.splitlines()[0].split()[1] == "list-issues"
     (warning,) = [line for line in proc.stderr.splitlines() if "search ranks by words only" in line]
     assert warning.startswith("warning: ") and why in warning and "Traceback" not in proc.stderr
+
+
+def test_the_model_is_loaded_by_the_first_search_never_at_start(team, cache):
+    """A served tree whose agent never searches imports neither WordLlama nor numpy; the first search does."""
+    script = f"""
+import sys, anyio
+from mcp_cli.testing import ainvoke
+from mcp_cli.sources.loader import load
+async def main():
+    tree = load({str(team)!r})
+    await ainvoke(tree, "--help")
+    before = {{"wordllama", "numpy"}} & set(sys.modules)
+    await ainvoke(tree, "search will it rain tomorrow")
+    print(sorted(before), "wordllama" in sys.modules)
+anyio.run(main)
+"""
+    env = {k: v for k, v in os.environ.items() if k != "MCP_CLI_EMBEDDINGS"}
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env={**env, **cache},
+                         timeout=budget(120))  # fmt: skip
+    assert out.stdout.split("\n")[0] == "[] True", out.stderr

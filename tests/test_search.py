@@ -106,7 +106,6 @@ def test_stems_keep_words_apart_and_bring_forms_together():
         ("resolve issue 12", "tracker close-issue"),  # a synonym of the name's verb
         ("open a new ticket", "tracker create-issue"),
         ("show me the open issues", "tracker list-issues"),  # "show" says nothing of which command
-        ("can you please show me the issues", "tracker list-issues"),
         ("what was logged yesterday", "misc list-logs"),
         ("statuses of my commit", "misc get-statuses"),
         ("today's news", "misc read-news"),
@@ -205,7 +204,7 @@ async def test_when_no_command_fits_the_first_line_says_so_and_the_closest_comma
     assert (await ranked(tree, "Read a recipe for Italian lasagna"))[0] == "misc read-news"
     lines = result.output.splitlines()
     assert result.ok and lines[0] == (  # the words of things no command knows: look elsewhere rather than reword
-        "No command fits 'Read a recipe for Italian lasagna'; none knows recipe, italian, lasagna. The closest:"
+        "No command fits 'Read a recipe for Italian lasagna'; none knows recipe, lasagna. The closest:"  # a name: no
     )
     assert lines[1].split()[0] == "misc" and lines[2].strip().startswith(f"{tree.name} misc read-news")  # usage
     assert len(re.findall(r"^  \S+ \S+", result.output, re.M)) <= 3
@@ -219,8 +218,35 @@ async def test_a_served_session_admits_a_miss_and_finds_a_fit(tmp_path):
         missed = await ok(client, command="search get the weather in Paris")  # `get` alone meets get-me
         assert (
             missed.splitlines()[0]
-            == "No command fits 'get the weather in Paris'; none knows weather, paris. The closest:"
+            == "No command fits 'get the weather in Paris'; none knows weather. The closest:"  # a place: no
         )
         assert missed.splitlines()[1].split()[:2] == ["gh", "get-me"] and "    team gh get-me [--repo TEXT]\n" in missed
         found = await ok(client, command="search list the issues")
         assert "\n    team gh list-issues [--repo TEXT]\n" in found
+
+
+async def test_a_typo_d_request_is_still_found_and_not_declined(tree):
+    result = await ainvoke(tree, "search clsoe the isssue")
+    assert result.ok and result.output.splitlines()[0].split()[:2] == ["tracker", "close-issue"]
+
+
+async def test_a_request_naming_a_person_and_a_branch_is_not_declined(tree):
+    result = await ainvoke(tree, "search create an issue for Priya about the release/2.4 branch")
+    assert not result.output.startswith("No command fits")
+    assert result.output.splitlines()[0].split()[:2] == ["tracker", "create-issue"]
+
+
+def search_document(query: str) -> str:
+    """搜索云文档。"""
+    return query
+
+
+def send_message(text: str) -> str:
+    """发送消息。"""
+    return text
+
+
+async def test_a_tool_described_in_another_script_is_found_by_its_name_and_parameters():
+    feishu = await wrap({"feishu": mock_upstream("feishu", search_document, send_message), "misc": misc()})
+    assert (await ranked(feishu, "search the documents"))[0] == "feishu search-document"
+    assert (await ranked(feishu, "send a message"))[0] == "feishu send-message"

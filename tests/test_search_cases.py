@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from mcp_cli.search import embeddings, ranking
+from mcp_cli.search import embeddings, ranking, spelling
 from mcp_cli.search.ranking import Index, operations, query_weights, read, stem, terms, tokens
 from mcp_cli.tree import Command, Group, Param, Tree
 
@@ -16,7 +16,11 @@ NOOP = {"kind": "python", "target": "builtins:print"}
 
 @pytest.fixture(autouse=True)
 def words_only(monkeypatch):
-    monkeypatch.delenv("MCP_CLI_EMBEDDINGS", raising=False)
+    """The lexical machinery alone (the model, on by default, is given to an index where a test wants it)."""
+    monkeypatch.setenv("MCP_CLI_EMBEDDINGS", "none")
+    embeddings.configured.cache_clear()
+    yield
+    embeddings.configured.cache_clear()
 
 
 def command(name: str, summary: str = "", **fields) -> Command:
@@ -59,7 +63,8 @@ def test_terms_are_stems_without_stop_words_unless_asked():
         ("toggle-flag", "", ["@" + stem("toggle")]),  # a verb of no operation row is an operation of its own
         ("thing", "A thing.", []),
         ("thing", "A list of things.", []),  # the summary's first word only
-        ("issue-create-form", "", []),  # the name's first or last word only
+        ("datadog-list-dashboards", "", ["@list"]),  # else another word of the name (after a server's prefix)
+        ("create-list", "", ["@create"]),  # the first word before the others
     ],
 )
 def test_the_operations_of_a_command(name, summary, ops):
@@ -185,8 +190,8 @@ def test_an_embedding_model_decides_its_share_of_the_score():
     hits = {path: score for score, path, _ in index.search("rain", 5)}  # scaled by the closest command's cosine
     assert hits == pytest.approx({"get-weather": 0.25, "book-flight": 0.25 * 0.8 / 0.96})
     assert len(model.calls) == 4 and model.calls[0][:2] == [
-        "book-flight: Book a flight. ",
-        "get-weather: Get the weather. ",
+        "book flight: Book a flight. ",  # the path's words, summary, description (and parameters' names)
+        "get weather: Get the weather. ",
     ]
     index.search("the", 5)
     assert len(model.calls) == 4  # only stop words: nothing to ask the model
@@ -352,33 +357,60 @@ def test_each_unheard_of_thing_costs_the_fit_up_to_a_few():
     assert index.fits("get the account of repo 4471", "get-user") == pytest.approx(plain)  # a value, a known word
 
 
-def test_each_name_the_tree_never_heard_of_costs_the_fit():
+def test_a_name_or_a_value_never_counts_against_a_fit():
     index = fitting(command("send-message", "Send a message to a team channel."), command("get-user", "Get a user."))
     plain = index.fits("send a message to the team", "send-message")
-    unheard = ranking.NAME_COST + ranking.UNHEARD_COST  # a name is a thing too
-    assert plain - index.fits("send a message to Sarah on the team", "send-message") == pytest.approx(unheard)
-    assert index.fits("send a message to the team Alpha", "send-message") == pytest.approx(plain - unheard)
-    assert index.fits("send a message to the team Alpha or Beta", "send-message") == pytest.approx(plain - 2 * unheard)
+    assert index.fits("send a message to Sarah on the team", "send-message") == pytest.approx(plain)
+    assert index.fits("send a message to the team Alpha or Beta", "send-message") == pytest.approx(plain)
+    assert index.fits("send a message to the team about 'Zorblax rollout' at 7am", "send-message") >= plain
 
 
-def test_an_embedding_model_judges_the_fit_too_by_its_cosine_above_a_floor():
-    tools = (command("book-flight", "Book a flight."), command("get-weather", "Get the weather."))
+def test_a_typo_reads_as_the_word_it_is_close_to():
+    index = fitting(command("list-pull-requests", "List open pull requests."), command("get-user", "Get a user."),
+                    command("close-issue", "Close an issue."))  # fmt: skip
+    assert index.clean("list the opne pull reqeusts on acme/biling") == "list the open pull requests on acme/biling"
+    assert [p for _, p, _ in index.search("lsit the pull reqeusts", 1)] == ["list-pull-requests"]
+    assert index.fits("list the opne pull reqeusts", "list-pull-requests") == pytest.approx(
+        index.fits("list the open pull requests", "list-pull-requests")
+    )
+    assert not index.misses("colse the isue", index.search("colse the isue"))
+    assert index.clean("ask Jonh about the bnak") == "ask Jonh about the bnak"  # a name; a word too short to tell
+
+
+def test_the_spelling_vocabulary_prefers_the_nearest_then_the_commoner_word():
+    vocabulary = spelling.Vocabulary({"open": 3, "oven": 1, "back": 2, "repository": 1, "generators": 1})
+    assert vocabulary.correct("opne") == "open"  # a swap of neighbours is one edit
+    assert vocabulary.correct("bank") == "bank"  # four letters: corrected only by a swap
+    assert vocabulary.correct("repositroy") == "repository"
+    assert vocabulary.correct("genrators") == "generators"
+    assert vocabulary.correct("gnratrs") == "gnratrs"  # three edits: no word is near
+    vocabulary.extend(["repositor"])  # a word of the language is never read as a typo
+    assert vocabulary.correct("repositor") == "repositor"
+    assert spelling.distance("opne", "open") == 1 and spelling.distance("kitten", "sitting", most=5) == 3
+
+
+def test_an_embedding_model_judges_the_fit_by_how_far_its_best_cosine_leads_and_the_operation():
+    tools = (command("book-flight", "Book a flight."), command("get-weather", "Get the weather."),
+             command("ground-crew", "Call the ground crew."))  # fmt: skip
     words, model = fitting(*tools), FakeModel()
     judged = Index(tree(*tools), semantic=(model, 0.0))  # weight 0: the model judges, words rank
-    assert [p for _, p, _ in judged.search("book a plane seat", 5)] == ["book-flight"]  # no cosine-only hit
-    cosine = 1.0  # plane and flight: the same vector
+    lead = 1.0 - (-1.0)  # plane and flight: the same vector; the ground: the opposite, the last of few commands
+    assert judged.lead("book a plane seat") == pytest.approx(lead)
     assert judged.fits("book a plane seat", "book-flight") == pytest.approx(
-        words.fits("book a plane seat", "book-flight") + ranking.COSINE_WEIGHT * (cosine - ranking.COSINE_FLOOR)
+        words.fits("book a plane seat", "book-flight") + ranking.GAP_WEIGHT * lead
     )
     calls = len(model.calls)
     judged.fits("book a plane seat", "get-weather")
     assert len(model.calls) == calls  # the same query again: its cosines are kept
-    assert judged.fits("a ground stop", "get-weather") < words.fits("a ground stop", "get-weather")  # opposite
-    assert judged.fits("book a plane seat", "book-flight") > words.fits("book a plane seat", "book-flight")  # alike
-    assert judged.misses("will it be sunny", judged.search("will it be sunny"))  # no word: no hit, words rank
-    ranking_too = Index(tree(*tools), semantic=(FakeModel(), 0.5))  # finds what shares no word: judges no miss
-    hits = ranking_too.search("will it be sunny")
-    assert hits[0][1] == "get-weather" and not ranking_too.misses("will it be sunny", hits)
+    # an operation the command lacks, where it has operations of its own, costs OP_COST
+    assert judged.fits("delete the weather", "get-weather") == pytest.approx(
+        words.fits("delete the weather", "get-weather")
+        + ranking.GAP_WEIGHT * judged.lead("delete the weather")
+        - ranking.OP_COST
+    )
+    ranking_too = Index(tree(*tools), semantic=(FakeModel(), 0.5))  # a model that ranks judges misses too
+    hits = ranking_too.search("the plane flight")
+    assert hits[0][1] == "book-flight" and not ranking_too.misses("the plane flight", hits)
 
 
 def test_a_miss_names_the_words_of_things_no_command_knows():
@@ -387,3 +419,15 @@ def test_a_miss_names_the_words_of_things_no_command_knows():
         "No command fits 'Check my bank account balance at 7am'; none knows bank, balance."  # not a value: `7am`
     )
     assert index.no_fit("get the account") == "No command fits 'get the account'."
+
+
+def test_an_english_title_reaches_search_where_the_description_is_in_another_script():
+    from mcp_cli.sources import mcp_tools
+
+    tool = {"name": "doc_query", "title": "Search documents", "description": "搜索云文档。"}
+    found = mcp_tools.command("feishu", tool)
+    assert found.description == "Search documents. 搜索云文档。"
+    kept = mcp_tools.command("gh", {"name": "list_issues", "title": "Issues", "description": "List issues."})
+    assert kept.description == "List issues."  # a description a reader of English can read stays as it is
+    index = fitting(found, command("get-user", "Get a user."))
+    assert [p for _, p, _ in index.search("search the documents", 1)] == ["doc-query"]

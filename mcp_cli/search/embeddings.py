@@ -1,13 +1,15 @@
-"""Optional semantic search: `search` also ranks commands by the cosine of their text and the query's in a local
-embedding model, when `MCP_CLI_EMBEDDINGS` names one. Never required: unset, or when the model cannot be used, search
-ranks by words alone (with one warning saying why).
+"""Semantic search: `search` also ranks commands by the cosine of their text and the query's in an embedding model,
+and counts it in whether a command fits at all (`ranking.Index.fits`). By default WordLlama's small static model,
+whose weights come inside its package (a dependency of mcp-cli): loaded by a tree's first search, never at a server's
+start. `MCP_CLI_EMBEDDINGS` chooses otherwise:
 
-- `MCP_CLI_EMBEDDINGS=wordllama`: WordLlama's small static model, whose weights come inside its package;
+- `MCP_CLI_EMBEDDINGS=none` (or `off`): words alone;
+- `MCP_CLI_EMBEDDINGS=wordllama`: the default;
 - `MCP_CLI_EMBEDDINGS=http://HOST:PORT/v1` (with `MCP_CLI_EMBEDDINGS_MODEL=NAME`): an OpenAI-compatible embeddings
   endpoint on the user's machine or network (Ollama, llama.cpp's server, LM Studio, vLLM, text-embeddings-inference).
 
-Both need the `embeddings` extra (`pip install 'mcp-cli-tree[embeddings]'`: numpy, wordllama).
-`MCP_CLI_EMBEDDINGS_WEIGHT` (0 to 1, default WEIGHT) is the share of the final score the model decides.
+A model that cannot be used leaves search to words, with one warning saying why.
+`MCP_CLI_EMBEDDINGS_WEIGHT` (0 to 1, default WEIGHT) is the share of the ranking score the model decides.
 """
 
 from __future__ import annotations
@@ -25,10 +27,12 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("mcp_cli")
 
-WEIGHT = 0.5
+WEIGHT = 0.3  # the best R@1 on the tune half of bench/data/fresh (0.3, 0.5, 0.7 tried)
+DEFAULT = "wordllama"  # the model used when MCP_CLI_EMBEDDINGS is unset
+OFF = {"none", "off", "no", "false", "0"}  # values of MCP_CLI_EMBEDDINGS that turn the model off
 BATCH = 64  # texts per request to an endpoint
 TIMEOUT = 30.0  # seconds an endpoint may take for one batch
-EXTRA = "pip install 'mcp-cli-tree[embeddings]'"
+EXTRA = "reinstall mcp-cli-tree, which depends on them"
 
 
 class Unusable(Exception):
@@ -38,8 +42,17 @@ class Unusable(Exception):
 class Model:
     """An embedding model: unit vectors (a numpy array, one row per text) for texts."""
 
-    def __init__(self, name: str, embed: Callable[[list[str]], npt.ArrayLike]) -> None:
-        self.name, self._embed = name, embed
+    def __init__(
+        self, name: str, embed: Callable[[list[str]], npt.ArrayLike], words: Callable[[], set[str]] = set
+    ) -> None:
+        self.name, self._embed, self._words = name, embed, words
+
+    def words(self) -> set[str]:
+        """The words the model knows whole (its tokenizer's word tokens), lower-cased; empty when it cannot tell."""
+        try:
+            return self._words()
+        except Exception:  # a model's own failure costs the spelling its help, never a search
+            return set()
 
     def vectors(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
         try:
@@ -63,12 +76,12 @@ def configured() -> tuple[Model, float] | None:
     """The model `MCP_CLI_EMBEDDINGS` names and its weight, or None (unset, or unusable: then a warning says why);
     loaded once a process, whatever number of indexes (scopes, surfaces) use it."""
     spec = os.environ.get("MCP_CLI_EMBEDDINGS", "").strip()
-    if not spec:
+    if spec.lower() in OFF:
         return None
     try:
-        return load(spec, os.environ.get("MCP_CLI_EMBEDDINGS_MODEL", "")), weight()
+        return load(spec or DEFAULT, os.environ.get("MCP_CLI_EMBEDDINGS_MODEL", "")), weight()
     except Unusable as exc:
-        log.warning("MCP_CLI_EMBEDDINGS=%s: %s; search ranks by words only", spec, exc)
+        log.warning("MCP_CLI_EMBEDDINGS=%s: %s; search ranks by words only", spec or DEFAULT, exc)
         return None
 
 
@@ -104,7 +117,11 @@ def _wordllama() -> Model:
         model = wordllama.WordLlama.load(cache_dir=Path(wordllama.__file__).parent, disable_download=True)
     except (OSError, ValueError) as exc:
         raise Unusable(f"wordllama cannot load its model: {exc}") from None
-    return Model("wordllama", lambda texts: model.embed(texts, norm=True))
+
+    def whole() -> set[str]:  # "▁bank": a word the tokenizer has as one piece, so one of the language
+        return {t[1:].lower() for t in model.tokenizer.get_vocab() if t.startswith("\u2581") and t[1:].isalpha()}
+
+    return Model("wordllama", lambda texts: model.embed(texts, norm=True), whole)
 
 
 def _endpoint(base: str, model: str) -> Model:

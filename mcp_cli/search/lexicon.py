@@ -140,3 +140,12 @@ def table(text: str) -> dict[str, list[str]]:
     """`word: w1 w2; ...` rows -> {word: [w1, w2, ...]}."""
     rows = (row.partition(":") for row in text.replace("\n", " ").split(";"))
     return {key.strip(): value.split() for key, _, value in rows if key.strip()}
+
+
+def words() -> set[str]:
+    """Every word of the tables above, as written: the general vocabulary, which is never read as a typo."""
+    found = NAME_VERBS | STOP | QUESTION | CONTENT | DESTINATION
+    for text in (PHRASES, VERBS, SYNONYMS):
+        for key, expansion in table(text).items():
+            found |= {*key.split(), *expansion}
+    return found

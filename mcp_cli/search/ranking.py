@@ -10,6 +10,7 @@ With a local embedding model configured (`embeddings.py`), the final score mixes
 
 from __future__ import annotations
 
+import heapq
 import logging
 import math
 import re
@@ -18,7 +19,7 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field as default
-from functools import cache
+from functools import cache, partial
 from typing import TYPE_CHECKING, Protocol
 
 from ..entities import acts_in
@@ -26,6 +27,7 @@ from ..text import command_name, words
 from ..tree import Command, Tree
 from . import embeddings, lexicon
 from .lexicon import NAME_VERBS
+from .spelling import Vocabulary
 
 if TYPE_CHECKING:
     import numpy as np
@@ -42,12 +44,18 @@ EXACT_WEIGHT = 0.5  # a word as written, where a command's name has it so ("issu
 SHOWN = 5  # results at most, unless a number is asked for
 STRONG = 0.5  # unless a number is asked for, a result scoring under this share of the best one is left out
 WEAK = 0.3  # a top result fitting a query less than this (`Index.fits`) means no command fits (bench/nofit.py)
-NAME_COST = 0.3  # what a name the tree has never heard of (`Zendesk`) takes from how well a command fits
 UNHEARD_COST = 0.25  # what each word of a thing the tree has never heard of (`balance`) takes from it ...
 UNHEARD_MOST = 2  # ... for this many such words at most
 BODY_WEIGHT = 0.5  # what a word only a command's description or parameters have counts for in its fit (of its rarity)
-COSINE_WEIGHT = 0.75  # with an embedding model, what its cosine of a query and a command adds to how well it fits ...
-COSINE_FLOOR = 0.2  # ... above this, or takes below it (both chosen with WordLlama's model: bench/nofit.py)
+# With an embedding model, the fit is calibrated anew (a logistic fit on the tune half of bench/data/fresh and the
+# odd-numbered no-fit requests, rounded; bench/fresh.py): how much its best cosine stands out from the RUNNER_UP-th
+# best adds GAP_WEIGHT times that lead, a query's operation that a command with operations of its own lacks ("delete
+# the customer" meeting create-customer) takes OP_COST, and under WEAK_MODEL no command fits.
+GAP_WEIGHT = 4.0
+RUNNER_UP = 6
+CLOSEST = 100  # commands the model's cosine alone brings into the ranking, at most (of 10,000: a search stays fast)
+OP_COST = 1.0
+WEAK_MODEL = 0.45
 FEW = 100  # commands: how rare a word is, in a smaller tree, is told as in one of this many
 CONTEXT_BOOST = 1.5  # a command of a domain acting on an entity in the session's context (`entities.py`)
 # scripts written without spaces between words (Hangul, kana, CJK ideographs); compiled when used
@@ -125,11 +133,11 @@ def _synonyms() -> dict[str, list[str]]:
 
 
 def operations(name: str, summary: str) -> list[str]:
-    """The operations of a command: of its name's first word if that is a verb, else of its last, else of its
-    summary's first word ("Get logs from a container")."""
+    """The operations of a command: of its name's first word if that is a verb, else of its last, else of another
+    (`datadog_list_monitors`), else of its summary's first word ("Get logs from a container")."""
     ws, first = [stem(w) for w in words(name)], [stem(w) for w in words(summary)[:1]]
     ops = _operations()
-    verb = next((w for w in ws[:1] + ws[-1:] + first if w in ops), None)
+    verb = next((w for w in ws[:1] + ws[-1:] + ws[1:-1] + first if w in ops), None)
     return ops[verb] if verb else []
 
 
@@ -185,7 +193,7 @@ def read(query: str) -> Query:
                 add(syn, scale * SYNONYM_WEIGHT)
             if scale == 1.0 and len(token) > 1:
                 out.words.append((token, frozenset([term, *synonyms.get(term, [])])))
-                out.things.append(term not in ops and token not in values)
+                out.things.append(term not in ops and token not in values and term not in out.names)
     return out
 
 
@@ -225,6 +233,22 @@ def _names(query: str) -> list[str]:
     return found
 
 
+def meaning(path: str, cmd: Command) -> str:
+    """What an embedding model reads of a command: its path and aliases as words, summary, description and
+    parameter names."""
+    params = ", ".join(" ".join(words(p.name)) for p in cmd.params if not p.name.startswith("@"))
+    name = " ".join(words(" ".join([path, *cmd.aliases])))
+    return f"{name}: {cmd.summary} {cmd.description[:300]}" + (f" ({params})" if params else "")
+
+
+def plain(query: str) -> str:
+    """What an embedding model reads of a query: its words without its values (`acme/web`, `#19`, quoted text),
+    which mean nothing to it but noise."""
+    text = _QUOTED.sub(" ", query)
+    kept = [w for w in text.split() if not _VALUE_WORD.search(w.strip("?!.,;:()\"'"))]
+    return " ".join(kept) or query
+
+
 class Index:
     """BM25 postings over a tree's commands (the `search` command itself left out)."""
 
@@ -240,6 +264,7 @@ class Index:
         self.named: dict[str, list[int]] = defaultdict(list)  # a command by the names a query may give it
         self.postings: dict[str, list[tuple[int, float]]] = defaultdict(list)
         lengths: list[float] = []
+        spelled: Counter[str] = Counter()  # the commands' words as written, and how many commands have each
         for path, node in tree.walk():
             if not isinstance(node, Command) or node.handler.get("kind") == "search":
                 continue
@@ -251,6 +276,7 @@ class Index:
             }
             tf: Counter[str] = Counter()
             head: set[str] = set()
+            spelled.update({t for text in fields.values() for t in tokens(text) if t.isascii()})
             for field, weight in FIELD_WEIGHTS:
                 for term in terms(fields[field], stop=field not in ("path", "params")):
                     tf[term] += weight
@@ -272,6 +298,39 @@ class Index:
         self.avg = (sum(lengths) / len(lengths)) if lengths else 1.0
         self.lengths = lengths
         self.at = {path: doc for doc, (path, _) in enumerate(self.docs)}
+        self.spelling = Vocabulary(spelled)
+        self.spelling.extend(lexicon.words())
+        self._clean: tuple[str, str] = ("", "")  # the last query and how it reads (`clean`)
+
+    def clean(self, query: str) -> str:
+        """The query with each typo read as the word of the tree (or of search's vocabulary, or of the embedding
+        model's, where it is loaded) it is close to (`spelling.py`): "list the opne pull reqeusts" -> "list the open
+        pull requests". Values (`acme/billing`, `v1.2`, quoted text) and names it capitalises mid-sentence are left as
+        they are."""
+        if self._clean[0] == query:
+            return self._clean[1]
+        if self.semantic is not None and not self.spelling.extended:
+            known = getattr(self.semantic[0], "words", None)  # a model that cannot tell its words adds none
+            self.spelling.extend(known() if callable(known) else ())
+            self.spelling.extended = True
+        quoted = [match.span() for match in _QUOTED.finditer(query)]
+        out = []
+        for i, match in enumerate(re.finditer(r"\S+", query)):
+            word = match.group()
+            if any(a <= match.start() < b for a, b in quoted) or _VALUE_WORD.search(word.strip("?!.,;:()\"'")):
+                out.append(word)
+                continue
+            out.append(re.sub(r"[A-Za-z]+", partial(self._spell, mid=i > 0), word))
+        cleaned = " ".join(out) if any(a != b for a, b in zip(out, query.split(), strict=False)) else query
+        self._clean = (query, cleaned)
+        return cleaned
+
+    def _spell(self, match: re.Match[str], mid: bool) -> str:
+        run = match.group()
+        if run.islower() or (not mid and run[:1].isupper() and run[1:].islower()):
+            fixed = self.spelling.correct(run.lower())
+            return run if fixed == run.lower() else fixed
+        return run
 
     def rarity(self, term: str) -> float:
         """The term's idf, as if the tree had FEW commands at least (a word of one command in three is as telling
@@ -292,6 +351,7 @@ class Index:
         fits: what it shares with the query is incidental."""
         if self.at[path] in self.named.get(command_name(query), ()):
             return 1.0
+        query = self.clean(query)
         q, terms, head = read(query), self.terms[self.at[path]], self.heads[self.at[path]]
         shared: dict[str, float] = {}
         unheard = things = 0
@@ -305,23 +365,34 @@ class Index:
         mass = sum(shared.values())
         if (ops := terms.intersection(q.ops)) and (shared or unheard < 2):
             mass += max(self.rarity(op) for op in ops)
-        names = sum(1 for name in dict.fromkeys(q.names) if name not in self.postings)
-        fit = mass / self.rarity("") - UNHEARD_COST * min(things, UNHEARD_MOST) - NAME_COST * names
-        if (cosines := self.cosines(query)) is not None:
-            fit += COSINE_WEIGHT * (float(cosines[self.at[path]]) - COSINE_FLOOR)
+        fit = mass / self.rarity("") - UNHEARD_COST * min(things, UNHEARD_MOST)
+        if (lead := self.lead(query)) is not None:
+            own = {t for t in terms if t.startswith("@")}
+            fit += GAP_WEIGHT * lead - (OP_COST if q.ops and own and not own.intersection(q.ops) else 0.0)
         return fit
 
+    def lead(self, query: str) -> float | None:
+        """How far the embedding model's best cosine with `query` stands above the RUNNER_UP-th best (None without a
+        model): a request the tree serves tends to have one command, or a few, much closer than the rest."""
+        if (cosines := self.cosines(query)) is None or not len(cosines):
+            return None
+        import numpy as np  # loaded with the model
+
+        top = np.partition(cosines, len(cosines) - min(RUNNER_UP, len(cosines)))[-RUNNER_UP:]
+        return float(top.max() - top.min())
+
     def misses(self, query: str, hits: Sequence[tuple[float, str, Command]]) -> bool:
-        """Whether no command fits `query`: no hit, or the best fits it under WEAK; not judged while an embedding
-        model ranks too (a weight over 0), which finds commands sharing no word with a request, at cosines that do
-        not tell them from a miss (WordLlama: "say this in french" meets translate-text at 0.15, a pizza order
-        send-email at 0.16)."""
-        return not hits or (not (self.semantic and self.semantic[1]) and self.fits(query, hits[0][1]) < WEAK)
+        """Whether no command fits `query`: no hit, or the best fits it under WEAK (WEAK_MODEL with an embedding
+        model, whose cosines count in the fit)."""
+        if not hits:
+            return True
+        fit = self.fits(query, hits[0][1])
+        return fit < (WEAK_MODEL if self.lead(query) is not None else WEAK)
 
     def no_fit(self, query: str) -> str:
         """The sentence saying that no command fits `query`, naming the words of things no command has (`bank`), which
         tell an agent to look elsewhere rather than reword."""
-        q = read(query)
+        q = read(self.clean(query))
         unheard = [token for (token, word), thing in zip(q.words, q.things, strict=True)
                    if thing and not any(t in self.postings for t in word)]  # fmt: skip
         return (
@@ -338,6 +409,8 @@ class Index:
         word matches stays out)."""
         scores: dict[int, float] = defaultdict(float)
         n = len(self.docs)
+        named = self.named.get(command_name(query), [])  # commands named outright come first (`get_me`)
+        query = self.clean(query)
         weights = query_weights(query)
         for term, weight in weights.items():
             posting = self.postings.get(term)
@@ -352,11 +425,10 @@ class Index:
         for doc in scores:
             if acts_in(self.docs[doc][0], prefer):
                 scores[doc] *= CONTEXT_BOOST
-        named = self.named.get(command_name(query), [])  # commands named outright come first (`get_me`)
         for doc in named:
             scores.setdefault(doc, max(scores.values(), default=1.0))  # none of its words counted: stop words
-        ranked = sorted(scores.items(), key=lambda kv: (kv[0] not in named, -kv[1], self.docs[kv[0]][0]))
-        ranked = ranked[: limit or SHOWN]
+        ranked = heapq.nsmallest(limit or SHOWN, scores.items(),
+                                 key=lambda kv: (kv[0] not in named, -kv[1], self.docs[kv[0]][0]))  # fmt: skip
         if limit is None and ranked:
             ranked = [(doc, score) for doc, score in ranked if score >= STRONG * ranked[0][1]]
         return [(score, self.docs[doc][0], self.docs[doc][1]) for doc, score in ranked]
@@ -370,9 +442,8 @@ class Index:
             model = self.semantic[0]
             try:
                 if self.vectors is None:
-                    self.vectors = model.vectors([f"{path}: {cmd.summary} {cmd.description[:300]}" for path, cmd in
-                                                  self.docs])  # fmt: skip
-                self._cosines = query, self.vectors @ model.vectors([query])[0]
+                    self.vectors = model.vectors([meaning(path, cmd) for path, cmd in self.docs])
+                self._cosines = query, self.vectors @ model.vectors([plain(query)])[0]
             except (embeddings.Unusable, ValueError) as exc:  # ValueError: the query's vector has another length
                 log.warning("embedding model %s: %s; search ranks by words only", model.name, exc)
                 self.semantic = None
@@ -381,12 +452,17 @@ class Index:
 
     def _mixed(self, query: str, scores: dict[int, float], share: float) -> dict[int, float]:
         """BM25 `scores` over their best, mixed with the model's cosines over theirs (any command the model finds
-        close joins); the words' scores alone when the model fails."""
+        close, of the CLOSEST closest, joins); the words' scores alone when the model fails."""
         if (found := self.cosines(query)) is None:
             return scores
+        import numpy as np  # loaded with the model
+
         cosines = found.clip(0)
         best, closest = max(scores.values(), default=1.0), float(cosines.max(initial=0.0)) or 1.0
         mixed = {doc: (1 - share) * score / best for doc, score in scores.items()}
-        for doc in cosines.nonzero()[0].tolist():
-            mixed[doc] = mixed.get(doc, 0.0) + share * float(cosines[doc]) / closest
+        near = np.argpartition(-cosines, CLOSEST)[:CLOSEST] if len(cosines) > CLOSEST else range(len(cosines))
+        weighed = (share / closest) * cosines
+        for doc in {*near, *mixed}:  # a command the words found keeps the model's part of its score
+            if part := float(weighed[doc]):
+                mixed[int(doc)] = mixed.get(int(doc), 0.0) + part
         return mixed

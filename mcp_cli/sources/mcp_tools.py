@@ -13,6 +13,7 @@ server that could not list its tools is an empty group that says why.
 from __future__ import annotations
 
 import fnmatch
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -48,6 +49,8 @@ def command(server: str, tool: dict[str, Any], name: str = "", declared: dict[st
     description = str(tool.get("description") or title or "").strip() or summaries.of_tool(
         tool["name"], list(properties)
     )
+    if isinstance(title, str) and title.strip() and not re.search("[A-Za-z]", description):
+        description = f"{title.strip()}. {description}"  # an English title first, for a description in another script
     cmd_name = name or command_name(tool["name"])
     return Command(
         name=cmd_name,
