@@ -160,3 +160,16 @@ async def test_a_message_over_the_limit_is_refused_for_its_request():
         assert isinstance(line, stdio_client.TooLarge) and line.size > 5000
         error = line.answer().message
         assert error.id == request_id and "bytes, over mcp-cli's limit" in error.error.message
+
+
+async def test_a_python_handler_s_value_nested_past_the_recursion_limit_is_answered_as_json_text():
+    """A Python handler's value 1,000 to 100,000 levels deep is written without recursion (it was an internal
+    error, with a traceback in the log)."""
+    from mcp_cli.testing import ainvoke
+
+    from .conftest import FAULTS
+
+    for depth in (1000, 100000):
+        result = await ainvoke(FAULTS, ["py", "odd", "--depth", str(depth)])
+        assert result.ok and result.error is None, result.text()[:300]
+        assert result.output.lstrip().startswith("[[[") or result.output.lstrip().startswith('{"')

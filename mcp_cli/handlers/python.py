@@ -61,6 +61,37 @@ def ref(func: Callable[..., object], **options: Any) -> dict[str, Any]:
     return {"kind": "python", "target": f"{func.__module__}:{func.__qualname__}", **options}
 
 
+def deep_json(value: object) -> str:
+    """`value` as compact JSON, however deep, written with a stack rather than recursion (json.dumps stops at
+    Python's recursion limit); what JSON cannot hold is written as its `str`."""
+    out: list[str] = []
+    stack: list[object] = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, _Raw):
+            out.append(item)
+        elif isinstance(item, dict):
+            out.append("{")
+            stack.append(_Raw("}"))
+            for i, (key, member) in reversed(list(enumerate(item.items()))):
+                stack += [member, _Raw(("," if i else "") + json.dumps(str(key), ensure_ascii=False) + ":")]
+        elif isinstance(item, (list, tuple)):
+            out.append("[")
+            stack.append(_Raw("]"))
+            for i, member in reversed(list(enumerate(item))):
+                stack += [member] + ([_Raw(",")] if i else [])
+        else:
+            try:
+                out.append(json.dumps(item, ensure_ascii=False))
+            except (TypeError, ValueError):
+                out.append(json.dumps(str(item), ensure_ascii=False))
+    return "".join(out)
+
+
+class _Raw(str):
+    """Text `deep_json` writes as it is (brackets, commas, keys)."""
+
+
 def _to_result(value: object, printed: str) -> Result:
     """The handler's value as a Result. Lone surrogates (undecodable file names) become U+FFFD; data nested
     deeper than JSON arguments may be is left as text only, as the wire could not carry it."""
@@ -71,7 +102,9 @@ def _to_result(value: object, printed: str) -> Result:
         return Result(ok=True, output=wire_text(printed + (value or "")))
     try:
         text = wire_text(json.dumps(value, indent=1, ensure_ascii=False, default=str))
-    except (TypeError, ValueError, RecursionError):  # keys JSON cannot have, or a cycle: its repr
+    except RecursionError:  # nested deeper than the encoder goes: written without recursion, as compact JSON
+        return Result(ok=True, output=wire_text(printed + deep_json(value)))
+    except (TypeError, ValueError):  # keys JSON cannot have, or a cycle: its repr
         return Result(ok=True, output=wire_text(printed + repr(value)))
     try:
         data = loads(text)

@@ -85,7 +85,7 @@ def reply(exc: Exception, tree_name: str) -> types.JSONRPCResponse | types.JSONR
     text = f"Error: the request {why}."
     if method == "tools/call" and request_id is not None:  # a result goes to a request it can name
         result = Result(ok=False, path=tree_name, error="bad_request", message=text)
-        body = {k: v for k, v in result.to_mcp().items() if k != "resultType"}  # era unknown: what both read
+        body = {**result.to_mcp(), "resultType": "complete"}  # era unknown: the 2026 era needs it, the other reads it
         return types.JSONRPCResponse(jsonrpc="2.0", id=request_id, result=body)
     return types.JSONRPCError(jsonrpc="2.0", id=request_id, error=types.ErrorData(code=code, message=text))
 
