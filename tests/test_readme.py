@@ -220,7 +220,10 @@ class Workspace:
         else:
             (bin_dir / "mcp-cli").write_text(f'#!/bin/sh\nexec "{sys.executable}" -m mcp_cli "$@"\n')
             (bin_dir / "mcp-cli").chmod(0o755)
-        (bin_dir / "python").symlink_to(sys.executable)
+        # a script, not a link: a link to a virtual environment's python, outside its folder, finds no pyvenv.cfg
+        # beside it and runs without the environment's packages
+        (bin_dir / "python").write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')
+        (bin_dir / "python").chmod(0o755)
         path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)
         self.env = {
             **os.environ,
