@@ -103,6 +103,7 @@ EXPECT: dict[str, Run | Serve | Export] = {
     "mcp-cli cache --clear": Run("deleted 4 cached file(s)", own_cache=True),  # JSON's two, Codex's (another env)
     # Pipelines
     "mcp-cli run examples/demo/demo.json -- math mean 1 2 3 4 '|' jq .mean": Run("2.5"),
+    "mcp-cli run examples/demo/demo.json -- text upper hi ';' math add 2 3": Run("[2/2] math add 2 3\n5"),
     "mcp-cli run examples/demo/demo.json -- math mean 2 4 9 '|' jq '[.count, .median]' '|' each math add {} 10": Run(
         '{"item": 4, "ok": true, "output": 14}'
     ),
