@@ -376,9 +376,9 @@ class Index:
         model): a request the tree serves tends to have one command, or a few, much closer than the rest."""
         if (cosines := self.cosines(query)) is None or not len(cosines):
             return None
-        import numpy as np  # loaded with the model
-
-        top = np.partition(cosines, len(cosines) - min(RUNNER_UP, len(cosines)))[-RUNNER_UP:]
+        top = cosines.copy()  # the array's own methods: numpy is the model's, never an import of the runtime's
+        top.partition(len(top) - min(RUNNER_UP, len(top)))
+        top = top[-RUNNER_UP:]
         return float(top.max() - top.min())
 
     def misses(self, query: str, hits: Sequence[tuple[float, str, Command]]) -> bool:
@@ -455,12 +455,10 @@ class Index:
         close, of the CLOSEST closest, joins); the words' scores alone when the model fails."""
         if (found := self.cosines(query)) is None:
             return scores
-        import numpy as np  # loaded with the model
-
         cosines = found.clip(0)
         best, closest = max(scores.values(), default=1.0), float(cosines.max(initial=0.0)) or 1.0
         mixed = {doc: (1 - share) * score / best for doc, score in scores.items()}
-        near = np.argpartition(-cosines, CLOSEST)[:CLOSEST] if len(cosines) > CLOSEST else range(len(cosines))
+        near = (-cosines).argpartition(CLOSEST)[:CLOSEST] if len(cosines) > CLOSEST else range(len(cosines))
         weighed = (share / closest) * cosines
         for doc in {*near, *mixed}:  # a command the words found keeps the model's part of its score
             if part := float(weighed[doc]):
