@@ -109,7 +109,7 @@ def test_claude_code_defers_the_tool_without_the_hint(tmp_path):
 def test_claude_code_with_wrapped_servers_shows_images_and_links(tmp_path):
     config = servers_config(tmp_path)
     script = [call("team-tools", argv=["everything", "get-tiny-image"]),
-              call("team-tools", argv=["everything", "resource", "get-links", "--count", "2"]),
+              call("team-tools", argv=["everything", "get-resource-links", "--count", "2"]),
               call("team-tools", argv=["memory", "read-graph"])]  # fmt: skip
     model = run_claude(tmp_path, {"team": host_runs.mcp_cli(str(config))}, script, ["mcp__team__team-tools"])
     tool = tool_def(claude_loop(model)[0], "mcp__team__team-tools")
@@ -148,7 +148,7 @@ def test_claude_code_uses_an_exported_skill_through_skill_and_bash(tmp_path):
     assert "pdf-tools" in listing and "Comprehensive PDF toolkit" in listing  # listed with its description
     everything = json.dumps(last["messages"])
     assert "scripts/pdf-tools.sh --help" in everything  # the SKILL.md body, read when the skill was picked
-    assert "pdf text - Extract text content from PDFs." in texts(results(last)[-1])
+    assert "pdf-tools.sh text - Extract text content from PDFs." in texts(results(last)[-1])  # help names the script
 
 
 # Codex

@@ -121,20 +121,19 @@ async def test_capability_gated_tools_are_listed(world, era):
     async with served("serve", str(world), **Client().options(era)) as client:
         ok, listing = await call(client, "everything", "--help")
         assert ok, listing
-        ok, requests = await call(client, "everything", "request", "--help")
-        assert "trigger-elicitation" in requests and "trigger-sampling" in requests
+        assert "trigger-elicitation-request" in listing and "trigger-sampling-request" in listing  # their own names
         assert "trigger-url-elicitation" in listing and "simulate-research-query" in listing
 
 
 async def test_form_elicitation_accepted_and_declined(world, era):
     asker = Client()
     async with served("serve", str(world), **asker.options(era)) as client:
-        ok, said = await call(client, "everything", "request", "trigger-elicitation")
+        ok, said = await call(client, "everything", "trigger-elicitation-request")
         assert ok, said
         assert "Ada Lovelace" in said and '"action": "accept"' in said
         assert "name" in asker.asked[0].requested_schema["properties"]  # the upstream's form reached the client whole
         asker.answer = "decline"
-        ok, said = await call(client, "everything", "request", "trigger-elicitation")
+        ok, said = await call(client, "everything", "trigger-elicitation-request")
         assert ok and "declined" in said.lower()
 
 
@@ -151,7 +150,7 @@ async def test_url_elicitation(world, era):
 async def test_sampling(world, era):
     asker = Client()
     async with served("serve", str(world), **asker.options(era)) as client:
-        ok, said = await call(client, "everything", "request", "trigger-sampling", "--prompt", "write a haiku")
+        ok, said = await call(client, "everything", "trigger-sampling-request", "--prompt", "write a haiku")
         assert ok, said
         assert "a sampled haiku" in said and "test-model" in said
         assert asker.asked[0].messages[0].content.text.endswith("write a haiku")
@@ -159,9 +158,9 @@ async def test_sampling(world, era):
 
 async def test_a_client_that_cannot_answer_is_told_what_the_tool_asked(world, era):
     async with served("serve", str(world), **ERAS[era]) as client:  # no elicitation or sampling callbacks
-        ok, said = await call(client, "everything", "request", "trigger-elicitation")
+        ok, said = await call(client, "everything", "trigger-elicitation-request")
         assert "the tool asked for form elicitation" in said and "`elicitation.form` capability" in said
-        ok, said = await call(client, "everything", "request", "trigger-sampling", "--prompt", "hi")
+        ok, said = await call(client, "everything", "trigger-sampling-request", "--prompt", "hi")
         assert "the tool asked for sampling" in said and "`sampling` capability" in said
         ok, said = await call(client, "everything", "echo", "--message", "still serving")
         assert ok and "still serving" in said
@@ -334,8 +333,8 @@ async def test_through_the_meta_surface(world, era):
             assert not got.is_error, text(got)
             return text(got)
 
-        assert "Ada Lovelace" in await run("everything request trigger-elicitation")
-        assert "a sampled haiku" in await run("everything request trigger-sampling", prompt="a haiku")
+        assert "Ada Lovelace" in await run("everything trigger-elicitation-request")
+        assert "a sampled haiku" in await run("everything trigger-sampling-request", prompt="a haiku")
         assert "completed" in await run("everything trigger-long-running-operation", duration=1, steps=2)
         assert [(p, t) for p, t, _ in asker.progress] == [(1, 2), (2, 2)]
         assert "# Research Report: go" in await run("everything simulate-research-query", topic="go")

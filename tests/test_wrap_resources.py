@@ -101,7 +101,7 @@ async def team(world, request):
 async def test_tools_through_the_one_tool(team):
     assert [t.name for t in (await team.list_tools()).tools] == ["team"]
     assert "Echo: hi" in await ok(team, "everything", "echo", "--message", "hi")
-    gated = await call(team, "everything", "request", "trigger-sampling", "--help")  # the upstream client declares
+    gated = await call(team, "everything", "trigger-sampling-request", "--help")  # the upstream client declares
     assert gated.ok  # elicitation and sampling, so the server lists the tools that need them (and they group)
 
 
@@ -144,13 +144,13 @@ async def test_prompts_listed_with_clashing_names_prefixed_and_got_with_argument
 
 
 async def test_resource_links_a_tool_returns_are_readable(team):
-    reply = await call(team, "everything", "resource", "get-links", "--count", "4")
+    reply = await call(team, "everything", "get-resource-links", "--count", "4")
     links = [c for c in reply.content if c.type == "resource_link"]
     assert len(links) == 4
     for link in links:
         contents = (await team.read_resource(str(link.uri))).contents
         assert contents and contents[0].uri == str(link.uri)
-    reference = ("resource", "get-reference", "--resource-type", "Text", "--resource-id", "3")
+    reference = ("get-resource-reference", "--resource-type", "Text", "--resource-id", "3")
     embedded = await call(team, "everything", *reference)
     [resource] = [c.resource for c in embedded.content if c.type == "resource"]
     assert "Resource 3" in (await team.read_resource(str(resource.uri))).contents[0].text
@@ -200,7 +200,7 @@ async def test_the_meta_surface_reaches_them_as_commands(world, mode):
         assert "features.md" in await run("everything resources list")
         assert "Resource 5" in await run("everything resources read", uri="demo://resource/dynamic/text/5")
         links = await client.call_tool(
-            "call_tool", {"name": "everything resource get-links", "arguments": {"count": 2}}
+            "call_tool", {"name": "everything get-resource-links", "arguments": {"count": 2}}
         )
         for link in [c for c in links.content if c.type == "resource_link"]:
             assert (await client.read_resource(str(link.uri))).contents
@@ -251,7 +251,7 @@ def test_openapi_runs_them_as_commands(scoped):
     assert "features.md" in run("everything", "resources", "list")
     assert "Features" in run("everything", "resources", "read", "demo://resource/static/document/features.md")
     assert "Resource 6" in run("everything", "resources", "read", "demo://resource/dynamic/text/6")
-    link = run("everything", "resource", "get-links", "--count", "2").splitlines()[-1]  # [resource_link TYPE URI]
+    link = run("everything", "get-resource-links", "--count", "2").splitlines()[-1]  # [resource_link TYPE URI]
     assert "Resource 2" in run("everything", "resources", "read", link.rstrip("]").split()[-1])
     assert "Paris" in run("everything", "prompts", "get", "args-prompt", "--city", "Paris")
 
