@@ -50,8 +50,9 @@ async def test_with_the_model_off_words_that_share_nothing_with_a_command_find_n
         assert "No command fits" in await ok(client, command="search will it rain tomorrow")
 
 
-async def test_by_default_the_bundled_model_finds_commands_that_share_no_word_with_the_request(team, cache):
-    async with served("serve", str(team), env=cache) as client:  # the default: WordLlama
+async def test_the_bundled_model_ranking_finds_commands_that_share_no_word_with_the_request(team, cache):
+    weighed = {**cache, "MCP_CLI_EMBEDDINGS_WEIGHT": "0.3"}  # the default model, given a share of the ranking
+    async with served("serve", str(team), env=weighed) as client:
         assert first(await ok(client, command="search will it rain tomorrow")) == "get-weather-forecast"
         assert first(await ok(client, command="search say this in french")) == "translate-text"
         assert first(await ok(client, command="search list the issues")) == "list-issues"  # words still count
@@ -60,7 +61,12 @@ async def test_by_default_the_bundled_model_finds_commands_that_share_no_word_wi
 
 async def test_an_openai_compatible_endpoint_is_asked_for_the_configured_model(team, cache, endpoint):
     proc, url = endpoint
-    env = {**cache, "MCP_CLI_EMBEDDINGS": url, "MCP_CLI_EMBEDDINGS_MODEL": "nomic-embed-text"}
+    env = {
+        **cache,
+        "MCP_CLI_EMBEDDINGS": url,
+        "MCP_CLI_EMBEDDINGS_MODEL": "nomic-embed-text",
+        "MCP_CLI_EMBEDDINGS_WEIGHT": "0.5",
+    }
     async with served("serve", str(team), env=env) as client:
         assert first(await ok(client, command="search will it rain tomorrow")) == "get-weather-forecast"
         assert first(await ok(client, command="search turn the box off and on again")) == "restart-server"
