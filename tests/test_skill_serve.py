@@ -27,7 +27,8 @@ async def test_help_at_each_level(argtool):
     root = await ok(argtool, "--help")
     assert "Domains:\n  notes" in root and "Commands:\n  count" in root
     group = await ok(argtool, "notes")
-    assert "add     Add a note with a title and tags.\n    argtool notes add [options] TITLE\n" in group  # usage too
+    usage = "    argtool notes add [--tag TEXT] [--priority {1,2,3,4,5}] [--pinned] TITLE\n"  # its optional flags too
+    assert "add     Add a note with a title and tags.\n" + usage in group
     cmd = await ok(argtool, "notes", "add", "--help")
     assert "argtool notes add [options] TITLE" in cmd  # optional options folded, each in the Options list
     assert all(f"\n  {o}  " in cmd for o in ("--tag, -t TEXT", "--priority {1,2,3,4,5}", "--pinned"))
