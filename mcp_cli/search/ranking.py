@@ -249,6 +249,12 @@ def plain(query: str) -> str:
     return " ".join(kept) or query
 
 
+def _spellings(aliases: list[str]) -> list[str]:
+    """Aliases once each however they are spelt (`list_issues`, `list-issues`: one), so that a name's words are
+    counted once in a command's terms."""
+    return list({command_name(a): a for a in aliases}.values())
+
+
 class Index:
     """BM25 postings over a tree's commands (the `search` command itself left out)."""
 
@@ -269,7 +275,7 @@ class Index:
             if not isinstance(node, Command) or node.handler.get("kind") == "search":
                 continue
             fields = {
-                "path": " ".join(path + node.aliases),
+                "path": " ".join(path + _spellings(node.aliases)),
                 "summary": node.summary,
                 "params": " ".join(p.name for p in node.params if not p.name.startswith("@")),
                 "description": node.description[:600],
