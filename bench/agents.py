@@ -39,11 +39,11 @@ from mcp_cli.engine.runtime import Runtime
 from mcp_cli.handlers import kinds
 from mcp_cli.handlers.base import Call, Kind
 from mcp_cli.result import Result
-from mcp_cli.tree import Tree
 
 from .corpora import Corpus, progressive
 from .crowded import crowded
 from .economy import FlatIndex, _definition, tree_of
+from .turns import _Recorder
 
 DATA = Path(__file__).resolve().parent / "data" / "agents"
 RUNS = DATA / "runs"
@@ -65,20 +65,11 @@ def tasks(tree: str) -> dict[str, Task]:
             for r in rows}  # fmt: skip
 
 
-class _Echo:
-    """A tool that runs nothing: it answers what it was asked, with an id, and the run's log notes it."""
-
-    used: list[tuple[str, str]] = []
-
-    def __init__(self, ref: dict[str, Any], tree: Tree) -> None:
-        self.ref = ref
-
-    @staticmethod
-    def check(ref: dict[str, Any]) -> None:
-        return None
+class _Echo(_Recorder):
+    """turns' recording handler, answering an echo of the call with an id instead of "done"."""
 
     async def run(self, call: Call) -> Result:
-        _Echo.used.append((self.ref["server"], self.ref["tool"]))
+        await super().run(call)
         return Result(ok=True, output=echo(self.ref["tool"], call.values))
 
 
@@ -141,11 +132,11 @@ def call(run: str, command: str) -> str:
     tree = tree_of(_corpus(entry["tree"]))
     found = kinds(tree)
     found["mcp"] = Kind(_Echo, tree)
-    _Echo.used = []
+    _Recorder.calls = []
     result = anyio.run(Runtime(tree, found).call_tool, {"command": command})
     answer = result.text()
     _append(run, {"call": command, "said": tokens.count(command), "read": tokens.count(answer), "ok": result.ok,
-                  "used": [f"{s} {t}" for s, t in _Echo.used]})  # fmt: skip
+                  "used": [f"{s} {t}" for s, t, _ in _Recorder.calls]})  # fmt: skip
     return answer
 
 
