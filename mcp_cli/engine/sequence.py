@@ -87,7 +87,8 @@ async def run(runtime: Runtime, steps: list[Step], cwd: str | None, context: Con
     except CallError as exc:
         return runtime.failure(exc, None)
     parts: list[str] = []
-    failed: Result | None = None
+    failed: Result | None = None  # the first that failed
+    failures = 0
     for number, step in enumerate(steps, 1):
         head = step.label(number, count)
         if step.joiner == AND and failed is not None:
@@ -97,15 +98,14 @@ async def run(runtime: Runtime, steps: list[Step], cwd: str | None, context: Con
         if result.ok:
             parts.append(f"{head}\n{result.output.rstrip()}")
         else:
-            failed = failed or result
+            failed, failures = failed or result, failures + 1
             said = result.text().removeprefix("Error: ").rstrip()
             parts.append(f"{head}: failed ({result.error or 'error'})\n{said}")
     ask.tokens = joined(steps)
     text = "\n\n".join(parts) + "\n"
     whole = Result(ok=failed is None, path=runtime.tree.name, output=text, error=failed.error if failed else None)
     if failed is not None:
-        done = sum(1 for p in parts if ": failed (" in p.split("\n", 1)[0])
-        whole.message = f"Error: {done} of {count} commands failed; each answer follows under its header."
+        whole.message = f"Error: {failures} of {count} commands failed; each answer follows under its header."
     return await answers.fit(runtime.tree, runtime.kept, whole, ask, context)
 
 
