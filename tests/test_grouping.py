@@ -102,6 +102,16 @@ async def test_every_server_is_a_row_of_the_root_named_by_its_key_however_many(t
         assert named and named[1].split(", ") == [*root][:12]
 
 
+async def test_a_key_that_says_nothing_is_told_by_the_name_its_server_gives(tmp_path, cache):
+    named = {"env": {"LISTED_NAME": "pipedrive-mcp-server"}}
+    team = config(tmp_path / "team.json", {"mcp": entry("list_deals", "get_deal", **named),
+                                           "pipedrive": entry("list_deals", "get_deal", **named)})  # fmt: skip
+    async with served("serve", str(team), env=cache) as client:
+        root = listed(await ok(client, "--help"))
+        assert root["mcp"] == "Pipedrive: list-deals, get-deal."
+        assert root["pipedrive"] == "list-deals, get-deal."  # its key says it already
+
+
 async def test_tool_filters_apply_before_the_tree_is_built(tmp_path, cache):
     gh = entry(*GITHUB, **{"mcp-cli": {"exclude_tools": ["delete_*"]}})
     team = config(tmp_path / "team.json", {"gh": gh, "other": entry("list_issues")})

@@ -116,11 +116,11 @@ def test_a_listing_gives_up_what_tells_least_first():
     assert ways[1] == ["Commands:", "  t get --id INT", "  t put [--v TEXT]"]
     assert ways[2] == ["Commands:", "  get  Gets.", "  put  Puts."]
     assert ways[-1] == ["Commands (2, summaries left out to fit):", "  get, put"]
-    assert [len(w) for w in ways] == [5, 3, 3, 3, 3, 3, 2]
+    assert [len(w) for w in ways] == [5, 3, 3, 3, 3, 3, 3, 3, 2]
     long = [cmd("x", "A summary that goes on and on about what the command does, well past forty characters.")]
     cut = [way()[1] for way in h._listings("Commands", long)]
-    assert [len(row) for row in cut[:4]] == sorted((len(row) for row in cut[:4]), reverse=True)
-    assert cut[3].endswith("...") and len(cut[3]) <= len("  x  ") + h.SHORTEST
+    assert [len(row) for row in cut[:6]] == sorted((len(row) for row in cut[:6]), reverse=True)
+    assert cut[5].endswith("...") and len(cut[5]) <= len("  x  ") + h.SHORTEST
     assert [way() for way in h._listings("Topics", TOPICS)][0] == ["Topics:", "  guide  A guide."]  # no usage lines
 
 

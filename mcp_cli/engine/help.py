@@ -73,7 +73,7 @@ def _listings(heading: str, nodes: Sequence[Node], prog: str = "") -> list[Calla
         return [*out, row]
 
     ways = [(None, True), (0, True)] if calls else []
-    ways += [(width, False) for width in (None, 60, 40, SHORTEST)]
+    ways += [(width, False) for width in (None, 60, 52, 44, 36, SHORTEST)]
     return [*(cache(partial(rendered, width, usages)) for width, usages in ways), cache(names)]
 
 

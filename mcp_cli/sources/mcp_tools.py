@@ -87,6 +87,7 @@ def server_group(
     listing (`prog`: the path of the server, as the listing writes them), or when there are more than `threshold`."""
     info = listing.get("server", {})
     own = summaries.of_server(info, server.name)
+    brand = summaries.brand([t.get("description") or "" for t in tools], server.name, info)
     group = _domain(server, description=own or first_sentence(info.get("instructions") or "", 300))
     limit = server.options.get("threshold") or threshold
     by_name = {t["name"]: t for t in tools}
@@ -98,7 +99,7 @@ def server_group(
     commands = [c for c in flat if isinstance(c, Command)]
     if len(tools) <= int(limit) if limit else help.callable_within(prog or group.name, commands, LISTING):
         group.children = flat
-        return _summarised(group, own)
+        return _summarised(group, own, brand)
     preset: dict[str, list[str]] = {}
     for sub, patterns in (server.options.get("groups") or {}).items():
         preset[kebab(sub)] = [n for n in by_name if any(fnmatch.fnmatchcase(n, p) for p in patterns)]
@@ -114,16 +115,19 @@ def server_group(
         group.children.append(Group(name=sub, summary=_names(children), children=children))
     group.children += [command(server.name, by_name[n], declared=declared) for n in left]
     tool_names.distinct(group.children)
-    return _summarised(group, own)
+    return _summarised(group, own, brand)
 
 
-def _summarised(group: Group, own: str) -> Group:
+def _summarised(group: Group, own: str, brand: str = "") -> Group:
     """The group with its summary: the server's `own` words, else `_about` its commands, else (where that says too
-    little: `search.`) the first sentence of its instructions or of its first command's description."""
+    little: `search.`) the first sentence of its instructions or of its first command's description; led by the
+    `brand` its tools name where its key does not say it (`mcp`: `Pipedrive: contacts, deals, company.`)."""
     group.summary = own or _about(group)
     if not summaries.says_something(group.summary, group.name):
         first = next((n for _, n in Tree(group).walk() if isinstance(n, Command) and n.summary), None)
         group.summary = group.description or (first.summary if first else "") or group.summary
+    if brand and brand.lower() not in group.summary.lower():
+        group.summary = f"{brand}: {group.summary[:1].lower()}{group.summary[1:]}"
     return group
 
 

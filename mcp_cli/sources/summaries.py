@@ -9,6 +9,8 @@ from its name and parameters (`list_events` with `limit`, `cursor` -> `List even
 
 from __future__ import annotations
 
+import re
+from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
@@ -33,6 +35,44 @@ def of_server(info: Mapping[str, Any], name: str, keys: tuple[str, ...] = ("desc
         if says_something(line, name):
             return line
     return ""
+
+
+def brand(descriptions: list[str], name: str, info: Mapping[str, Any] | None = None) -> str:
+    """The name a server's tools call what they work on, where its key `name` does not say it: the capitalised
+    words (`Pipedrive`, `Outlook Mail`, `Word`) that at least half its tools' descriptions use inside a sentence,
+    else the words of its `serverInfo` name where it names an MCP server (`pipedrive-mcp` -> `Pipedrive`; not
+    `FastMCP`, a framework's default); '' when neither says more than the key.
+    A key like `mcp` or `srv` then reads `Pipedrive: contacts, deals, company.`"""
+    own, key = set(words(name)), _compact(name)
+    counts: Counter[str] = Counter()
+    for text in descriptions:
+        counts.update({m for m in _BRAND.findall(first_sentence(text, 300)) if _new(m, own, key)})
+    if counts:
+        found, times = max(counts.items(), key=lambda kv: (kv[1], len(kv[0])))
+        if times * 2 >= len(descriptions) and not found.isupper():
+            return found
+    server = words(info.get("name") or "") if info and isinstance(info.get("name"), str) else []
+    said = [w for w in server if w not in _SERVER_WORDS]
+    named = len(said) < len(server) and _compact(" ".join(server)) != "fastmcp"  # `pipedrive-mcp`, not `listed`
+    return " ".join(said).title() if named and said and _new(" ".join(said), own, key) else ""
+
+
+def _compact(text: str) -> str:
+    return "".join(words(text))
+
+
+def _new(brand: str, own: set[str], key: str) -> bool:
+    """Whether a brand says more than a server's key: none of its words is the key's (`Outlook Mail` of
+    `outlook-mail`, `Terraform Cloud` of `terraform`), nor is it spelt inside it (`GitLab` of `gitlab`, `PDFs` of
+    `pdf-reader`), and it is more than stop words."""
+    said = set(words(brand))
+    compact = _compact(brand)
+    return bool(said - STOP) and not said & own and compact.rstrip("s") not in key and key not in compact
+
+
+# a capitalised word or run of them after a sentence's first word: `in Outlook Mail`, `a Word document`
+_BRAND = re.compile(r"(?<=\w[ (])[A-Z][\w-]*(?: [A-Z][\w-]*)*")
+_SERVER_WORDS = frozenset({"mcp", "server", "servers", "model", "context", "protocol", "tool", "tools", "api"})
 
 
 def of_tool(name: str, params: list[str]) -> str:
