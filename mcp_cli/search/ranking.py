@@ -268,7 +268,7 @@ class Index:
         self.terms: list[set[str]] = []  # each command's terms, for how well it `fits` a query ...
         self.heads: list[set[str]] = []  # ... and those of its name, aliases and summary
         self.named: dict[str, list[int]] = defaultdict(list)  # a command by the names a query may give it
-        self.postings: dict[str, list[tuple[int, float]]] = defaultdict(list)
+        self.postings: dict[str, list[tuple[int, float]]] = defaultdict(list)  # term: (command, weighted count)
         lengths: list[float] = []
         spelled: Counter[str] = Counter()  # the commands' words as written, and how many commands have each
         for path, node in tree.walk():
@@ -303,6 +303,10 @@ class Index:
                 self.postings[term].append((doc, count))
         self.avg = (sum(lengths) / len(lengths)) if lengths else 1.0
         self.lengths = lengths
+        self.weighted = {  # each term's count made its BM25 weight once, not at every search
+            term: [(doc, tf * (K1 + 1) / (tf + K1 * (1 - B + B * lengths[doc] / self.avg))) for doc, tf in posting]
+            for term, posting in self.postings.items()
+        }
         self.at = {path: doc for doc, (path, _) in enumerate(self.docs)}
         self.spelling = Vocabulary(spelled)
         self.spelling.extend(lexicon.words())
@@ -393,7 +397,7 @@ class Index:
         if not hits:
             return True
         fit = self.fits(query, hits[0][1])
-        return fit < (WEAK_MODEL if self.lead(query) is not None else WEAK)
+        return fit < (WEAK_MODEL if self.semantic is not None else WEAK)  # None: no model, or it failed in `fits`
 
     def no_fit(self, query: str) -> str:
         """The sentence saying that no command fits `query`, naming the words of things no command has (`bank`), which
@@ -419,20 +423,23 @@ class Index:
         query = self.clean(query)
         weights = query_weights(query)
         for term, weight in weights.items():
-            posting = self.postings.get(term)
+            posting = self.weighted.get(term)
             if not posting:
                 continue
-            idf = math.log(1 + (n - len(posting) + 0.5) / (len(posting) + 0.5))
-            for doc, tf in posting:
-                norm = tf * (K1 + 1) / (tf + K1 * (1 - B + B * self.lengths[doc] / self.avg))
-                scores[doc] += weight * idf * norm
+            weighed = weight * math.log(1 + (n - len(posting) + 0.5) / (len(posting) + 0.5))  # times its idf
+            for doc, norm in posting:
+                scores[doc] += weighed * norm
         if self.semantic and self.semantic[1] and weights:  # not only stop words: the model may find what no word does
             scores = self._mixed(query, scores, self.semantic[1])
-        for doc in scores:
-            if acts_in(self.docs[doc][0], prefer):
-                scores[doc] *= CONTEXT_BOOST
+        if prefer:
+            for doc in scores:
+                if acts_in(self.docs[doc][0], prefer):
+                    scores[doc] *= CONTEXT_BOOST
         for doc in named:
             scores.setdefault(doc, max(scores.values(), default=1.0))  # none of its words counted: stop words
+        if len(scores) > (limit or SHOWN):  # only those that can rank: as high as the last shown, or named
+            least = heapq.nlargest(limit or SHOWN, scores.values())[-1]
+            scores = {doc: score for doc, score in scores.items() if score >= least or doc in named}
         ranked = heapq.nsmallest(limit or SHOWN, scores.items(),
                                  key=lambda kv: (kv[0] not in named, -kv[1], self.docs[kv[0]][0]))  # fmt: skip
         if limit is None and ranked:
@@ -449,7 +456,7 @@ class Index:
             try:
                 if self.vectors is None:
                     self.vectors = model.vectors([meaning(path, cmd) for path, cmd in self.docs])
-                self._cosines = query, self.vectors @ model.vectors([plain(query)])[0]
+                self._cosines = query, embeddings.cosines(self.vectors, model.vectors([plain(query)])[0])
             except (embeddings.Unusable, ValueError) as exc:  # ValueError: the query's vector has another length
                 log.warning("embedding model %s: %s; search ranks by words only", model.name, exc)
                 self.semantic = None
