@@ -34,6 +34,18 @@ async def in_thread(work: Callable[[], T], timeout: float, what: str) -> T:
         raise HandlerTimeout(f"{what} did not finish within {timeout:g} s; give it a smaller input.") from None
 
 
+@dataclass(frozen=True)
+class Scope:
+    """What one call carries from its caller to every command it runs, whatever the surface: where the caller works
+    (an MCP client's first root; None: this process's own folder), its session context (see `entities.py`), and
+    whether its `@FILE` arguments name files of this machine (stdio and `mcp-cli run`: yes; HTTP, whose callers'
+    files are not this machine's: no)."""
+
+    cwd: str | None = None
+    context: Context | None = None
+    local_files: bool = False
+
+
 @dataclass
 class Call:
     """One parsed call: the command's path (`pdf text extract`), parsed values and the raw tokens after it."""
