@@ -30,7 +30,7 @@ import anyio
 
 from mcp_cli.cli.tokens import count, static_tool, tool_json
 from mcp_cli.engine import answers
-from mcp_cli.handlers import Scope
+from mcp_cli.handlers import CallScope
 from mcp_cli.result import tokens
 from mcp_cli.tree import Command
 
@@ -217,7 +217,7 @@ async def measure(config_path: Path, plans: list[Task], budget: int) -> dict[str
         async def answer(call: str, whole: bool = False) -> str:
             tokens = split(call)
             result = await (
-                pipeline.run(runtime.commands, split_argv(tokens), Scope()) if whole else runtime.call(tokens)
+                pipeline.run(runtime.commands, split_argv(tokens), CallScope()) if whole else runtime.call(tokens)
             )
             if not result.ok:
                 raise RuntimeError(f"`{call}` failed: {result.text()[:300]}")
@@ -264,7 +264,7 @@ def forms(config_path: Path) -> list[tuple[str, dict[str, int]]]:
     async def run() -> None:
         async with Runtime(tree) as runtime:
             for label, call in calls.items():
-                text = (await pipeline.run(runtime.commands, split_argv(split(call)), Scope())).output
+                text = (await pipeline.run(runtime.commands, split_argv(split(call)), CallScope())).output
                 try:
                     value = json.loads(text)
                 except ValueError:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from .. import entities
 from ..entities import domain
 from ..errors import CallError, HandlerError, NotFound, UsageError, close_to
-from ..handlers import Call, Handler, Kind, Scope
+from ..handlers import Call, CallScope, Handler, Kind
 from ..result import Result, wire_text
 from ..text import clip
 from ..tree import Command, Group, Node, Topic, Tree
@@ -42,7 +42,7 @@ class Invocation:
     tree: Tree
     walked: list[Node]
     rest: list[str] = field(default_factory=list)
-    scope: Scope = field(default_factory=Scope)
+    scope: CallScope = field(default_factory=CallScope)
     piped: Flow | None = None  # what the stage before it in a pipeline gave (`pipeline.py`)
     name: str | None = None  # how the caller runs the tool (`--prog`), which help names it by; None: its name
 
@@ -95,7 +95,7 @@ class Commands:
         self.kinds = kinds
         self._compiled: dict[int, tuple[Command, _Compiled]] = {}
 
-    def invocation(self, tokens: list[str], scope: Scope | None = None) -> Invocation:
+    def invocation(self, tokens: list[str], scope: CallScope | None = None) -> Invocation:
         """Walk groups by name as far as the tokens go. A name a group lacks that names exactly one node of one of
         its subgroups reaches it there (`everything trigger-elicitation-request`, the tool filed under `everything
         request`): a tool's own name finds it at its server's level."""
@@ -112,7 +112,7 @@ class Commands:
                 child = below[0][1]
             walked.append(child)
             i += 1
-        return Invocation(self.tree, walked, tokens[i:], scope or Scope())
+        return Invocation(self.tree, walked, tokens[i:], scope or CallScope())
 
     def flags_of(self, tokens: list[str]) -> list[str] | None:
         """The option flags of the command `tokens` reach (none for a group or topic; None when not known)."""
@@ -224,9 +224,7 @@ class Commands:
         if context is not None and cmd.entities:  # named by a call that reached its command, whatever it gives
             context.record(domain(inv.walked), entities.found(cmd.entities, values))
         handler = self._compile(cmd, inv.prog).handler
-        call = Call(
-            inv.prog, values, rest, inv.scope.cwd, context, stdin=stdin, usage=partial(helptext.usage, counted=True)
-        )
+        call = Call(inv.prog, values, rest, inv.scope, stdin=stdin, usage=partial(helptext.usage, counted=True))
         result = await handler.run(call)
         if context is not None and cmd.entities and result.ok and isinstance(result.data, dict):
             context.record(domain(inv.walked), entities.found(cmd.entities, result.data))
@@ -234,7 +232,7 @@ class Commands:
 
 
 @contextlib.contextmanager
-def _reading(scope: Scope) -> Iterator[None]:
+def _reading(scope: CallScope) -> Iterator[None]:
     """While a command is checked or run, whether its `@FILE` arguments are read (`types.LOCAL_FILES`: argparse's
     type callbacks, which no parameter reaches, read it)."""
     reading = LOCAL_FILES.set(scope.local_files)

@@ -15,14 +15,13 @@ from __future__ import annotations
 import json
 import re
 import shlex
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import anyio
 
 from ..errors import CallError, NotFound, UsageError
-from ..handlers import Scope
-from ..handlers.base import WHOLE
+from ..handlers import CallScope
 from ..result import Result
 from ..text import clip, spellings
 from ..tree import Command, Group
@@ -105,7 +104,7 @@ class _Refused(Exception):
         self.error, self.inv = error, inv
 
 
-async def run(commands: Commands, stages: list[list[str]], scope: Scope, name: str | None = None) -> Result:
+async def run(commands: Commands, stages: list[list[str]], scope: CallScope, name: str | None = None) -> Result:
     """The whole result of one step's stages, one command or a pipeline, before it is fitted to a budget; `name`:
     how the caller runs the tool (`--prog`), which the help of one command's call names it by."""
     if len(stages) > 1 or stages[0][:1] == [DRY_RUN]:
@@ -115,7 +114,7 @@ async def run(commands: Commands, stages: list[list[str]], scope: Scope, name: s
     return await commands.run(inv)
 
 
-def check(commands: Commands, stages: list[list[str]], scope: Scope) -> None:
+def check(commands: Commands, stages: list[list[str]], scope: CallScope) -> None:
     """Check one step's stages without running any: raise what it would fail with first (a wrong name or bad usage
     with the help of where it got to)."""
     if len(stages) > 1 or stages[0][:1] == [DRY_RUN]:
@@ -124,7 +123,7 @@ def check(commands: Commands, stages: list[list[str]], scope: Scope) -> None:
         commands.checked(commands.invocation(stages[0], scope))
 
 
-async def _run(commands: Commands, stages: list[list[str]], scope: Scope) -> Result:
+async def _run(commands: Commands, stages: list[list[str]], scope: CallScope) -> Result:
     """The answer of a pipeline (or of a `--dry-run` of one call): every stage checked, then run in turn."""
     dry = stages[0][:1] == [DRY_RUN]
     if dry:
@@ -138,20 +137,17 @@ async def _run(commands: Commands, stages: list[list[str]], scope: Scope) -> Res
     flow: Flow | None = None
     result = Result(ok=True)
     for stage in planned:
-        whole = WHOLE.set(stage is not planned[-1] or stage.inv is None)
         try:
-            result = await _step(commands, stage, flow, scope)
+            result = await _step(commands, stage, flow, replace(scope, whole=stage is not planned[-1]))
         except CallError as exc:
             result = commands.failure(exc, None)
-        finally:
-            WHOLE.reset(whole)
         if not result.ok:
             return _failed(stage, result, len(planned))
         flow = Flow.of(result.data, result.output, result.value)
     return result
 
 
-def _check_all(commands: Commands, stages: list[list[str]], scope: Scope) -> None:
+def _check_all(commands: Commands, stages: list[list[str]], scope: CallScope) -> None:
     """Check every stage of a pipeline (or a `--dry-run` of one call) without running any: raise what the first that
     cannot run fails with (a wrong name or bad usage with the help of where it got to)."""
     if stages[0][:1] == [DRY_RUN]:
@@ -164,7 +160,7 @@ def _check_all(commands: Commands, stages: list[list[str]], scope: Scope) -> Non
         raise exc.error from None
 
 
-def _plan(commands: Commands, stages: list[list[str]], scope: Scope) -> list[_Stage]:
+def _plan(commands: Commands, stages: list[list[str]], scope: CallScope) -> list[_Stage]:
     """Every stage checked, none run; _Refused naming the first that cannot run."""
     if len(stages) > MAX_STAGES:
         raise _Refused(UsageError(f"the call has {len(stages):,} stages, more than the {MAX_STAGES} a pipeline may "
@@ -181,7 +177,7 @@ def _plan(commands: Commands, stages: list[list[str]], scope: Scope) -> list[_St
     return planned
 
 
-def _check(commands: Commands, stage: _Stage, count: int, scope: Scope) -> None:
+def _check(commands: Commands, stage: _Stage, count: int, scope: CallScope) -> None:
     """Check one stage (UsageError, NotFound), filling in what it runs."""
     words, number = stage.words, stage.number
     if not words and count == 1:  # `--dry-run` alone
@@ -223,7 +219,7 @@ def _check(commands: Commands, stage: _Stage, count: int, scope: Scope) -> None:
     stage.values = commands.check(inv)
 
 
-def _template(commands: Commands, words: list[str], scope: Scope) -> list[str]:
+def _template(commands: Commands, words: list[str], scope: CallScope) -> list[str]:
     """The command `each` runs (with `{}` / `{.field}` in its words), checked: a command of the tree, with options
     it has."""
     if not words:
@@ -259,10 +255,10 @@ def _substitute(words: list[str], item: Any) -> list[str]:
     return [_FIELD.sub(field, word) for word in words]
 
 
-async def _step(commands: Commands, stage: _Stage, flow: Flow | None, scope: Scope) -> Result:
+async def _step(commands: Commands, stage: _Stage, flow: Flow | None, scope: CallScope) -> Result:
     """Run one checked stage on the previous stage's output."""
     if stage.inv is not None:
-        stage.inv.piped = flow
+        stage.inv.piped, stage.inv.scope = flow, scope
         return await commands.run(stage.inv)
     assert flow is not None  # built-ins come after the first stage
     if stage.each is not None:
@@ -272,7 +268,7 @@ async def _step(commands: Commands, stage: _Stage, flow: Flow | None, scope: Sco
     return Result(ok=True, path=stage.words[0], output=out.text, value=out.written_value)
 
 
-async def _each(commands: Commands, words: list[str], flow: Flow, scope: Scope) -> Result:
+async def _each(commands: Commands, words: list[str], flow: Flow, scope: CallScope) -> Result:
     """`each`: the command once per item (at most MAX_EACH, EACH_AT_ONCE at a time), each item's answer or failure
     beside the others', as a JSON array of {"item", "ok", "output" or "error"}."""
     if not flow.is_json or not isinstance(flow.value, list):
@@ -283,6 +279,7 @@ async def _each(commands: Commands, words: list[str], flow: Flow, scope: Scope) 
         raise UsageError(f"`each` runs at most {MAX_EACH} items, and its input has {len(items):,}; take fewer first "
                          f"(| head {MAX_EACH}).")  # fmt: skip
     rows: list[dict[str, Any]] = [{"item": item} for item in items]
+    whole = replace(scope, whole=True)  # what each item's command gives goes on into the array
     limiter = anyio.CapacityLimiter(EACH_AT_ONCE)
 
     async def one(row: dict[str, Any]) -> None:
@@ -292,7 +289,7 @@ async def _each(commands: Commands, words: list[str], flow: Flow, scope: Scope) 
             row.update(ok=False, error=exc.args[0])
             return
         async with limiter:
-            result = await commands.run(commands.invocation(tokens, scope))
+            result = await commands.run(commands.invocation(tokens, whole))
         if result.ok:
             out = Flow.of(result.data, result.output)
             row.update(ok=True, output=out.value if out.is_json else out.text)

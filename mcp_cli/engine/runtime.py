@@ -13,7 +13,7 @@ import anyio
 
 from .. import handlers
 from ..errors import CallError
-from ..handlers import Kind, Scope
+from ..handlers import CallScope, Kind
 from ..handlers.processes import kill_all
 from ..result import Result
 from ..tree import Tree
@@ -99,7 +99,7 @@ class Runtime:
             await kind.stop()
         kill_all()
 
-    async def call_tool(self, arguments: dict[str, Any] | None, scope: Scope | None = None) -> Result:
+    async def call_tool(self, arguments: dict[str, Any] | None, scope: CallScope | None = None) -> Result:
         """A call from the MCP tool: exactly one of `argv` (list of strings) or `command` (one string), from a caller
         in `scope` (where it works, which commands that run processes run in; its session context, which a call
         that reaches a command adds the entities it names to; whether `@FILE` arguments are read)."""
@@ -109,17 +109,17 @@ class Runtime:
             return self.commands.failure(exc, None)
         return await self.run_steps(steps, scope)
 
-    async def call(self, tokens: list[str], scope: Scope | None = None) -> Result:
+    async def call(self, tokens: list[str], scope: CallScope | None = None) -> Result:
         """The answer to one call (see `call_tool`), a pipeline when a token is `|`, a sequence when one is `;` or
         `&&`; never raises for what a caller sent."""
         return await self.run_steps(sequence.split_argv(tokens, self.tree), scope)
 
-    async def run_steps(self, steps: list[Step], scope: Scope | None = None) -> Result:
+    async def run_steps(self, steps: list[Step], scope: CallScope | None = None) -> Result:
         """The answer to a call's steps: the steps (`sequence.py`) run within the call's token budget (`answers.py`:
         the options it reserves count at the front of the first stage), each step's stages (`pipeline.py`), each
         stage's command (`command.py`). Never raises: a bug is an `internal` failure, logged, and the server keeps
         serving."""
-        commands, scope = self.commands, scope or Scope()  # the tree the call started on, though another be adopted
+        commands, scope = self.commands, scope or CallScope()  # the tree the call started on, though another be adopted
         tree, words = commands.tree, steps[0].stages[0]
         one = len(steps) == 1 and len(steps[0].stages) == 1
         if one and words[:1] and words[0] in builtins.USAGE and words[1:] in (["--help"], ["-h"]):

@@ -6,7 +6,8 @@ place and a step `&&` skipped said so; it is one answer, fitted to the call's on
 go before the first command and apply to the whole; an answer's `--more` is a call of its own.
 
 In `command`, an unquoted `;` or `&&` separates steps (quoted, they are data); in `argv`, a token that is exactly `;`
-or `&&`. A `;` at the very end is allowed, as in a shell.
+or `&&`. A `;` at the very end is allowed, as in a shell. Every call is read here into its steps (`steps_of`), one
+step or several, and run by `run`: a step's stages by `pipeline.py`.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import BadRequest, CallError, UsageError, unsplittable
-from ..handlers import Scope
+from ..handlers import CallScope
 from ..result import Result, has_surrogate
 from ..text import clip
 from ..tree import Command, Tree
@@ -144,7 +145,7 @@ def joined(steps: list[Step]) -> list[str]:
     return [t for step in steps for t in ([step.joiner] if step.joiner else []) + step.words]
 
 
-async def run(commands: Commands, steps: list[Step], scope: Scope, name: str | None = None) -> Result:
+async def run(commands: Commands, steps: list[Step], scope: CallScope, name: str | None = None) -> Result:
     """The whole result of a call's steps, before it is fitted to the call's budget; `name`: how the caller runs the
     tool (`--prog`). One step is its command or pipeline (`pipeline.run`); several are every step checked (CallError
     naming the first that cannot run), then each run in turn (`&&` stops after a failure), their outputs under their
@@ -175,7 +176,7 @@ async def run(commands: Commands, steps: list[Step], scope: Scope, name: str | N
     return whole
 
 
-def _check(commands: Commands, steps: list[Step], scope: Scope) -> None:
+def _check(commands: Commands, steps: list[Step], scope: CallScope) -> None:
     """Check every step as it would be checked alone, none run; the first that cannot run, named."""
     count = len(steps)
     if count > MAX_STEPS:

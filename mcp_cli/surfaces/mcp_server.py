@@ -25,7 +25,7 @@ from .. import __version__
 from ..engine.runtime import Runtime
 from ..entities import KEYED, Contexts
 from ..errors import NotFound
-from ..handlers import Scope, relay
+from ..handlers import CallScope, relay
 from ..handlers.processes import exit_process
 from ..text import clip
 from . import http_guard, scopes
@@ -177,7 +177,7 @@ def build(
         changes.heard(ctx)
 
         async def work() -> dict[str, Any]:  # with the client's relay (`relay.py`): it may be asked, told progress
-            scope = Scope(await roots.cwd(ctx), context, local_files)
+            scope = CallScope(await roots.cwd(ctx), context, local_files)
             if meta is not None:
                 answer = await meta.call(params.name, params.arguments, scope)
                 return answer.to_mcp(structured=True)  # the meta-tools keep their envelope

@@ -17,7 +17,7 @@ from ..engine.runtime import Runtime
 from ..engine.schema import input_schema
 from ..engine.sequence import Step
 from ..errors import BadRequest, CallError, NotFound, close_to
-from ..handlers.base import Scope, in_thread
+from ..handlers.base import CallScope, in_thread
 from ..result import Result
 from ..search.ranking import SHOWN, Index, bounded
 from ..text import one_line, rows
@@ -83,10 +83,10 @@ class Meta:
         self.runtime = runtime
         self._index: tuple[Tree, Index] | None = None  # the tree it indexes, and the index
 
-    async def call(self, name: str, arguments: dict[str, Any] | None, scope: Scope | None = None) -> Result:
+    async def call(self, name: str, arguments: dict[str, Any] | None, scope: CallScope | None = None) -> Result:
         """The result of one meta tool call from a caller in `scope` (see `Runtime.call_tool`); a bad name or bad
         arguments as an error result, never a raise. The caller's session context ranks search, and calls add to it."""
-        arguments, scope = arguments or {}, scope or Scope()
+        arguments, scope = arguments or {}, scope or CallScope()
         context = scope.context
         try:
             if name not in TOOLS:

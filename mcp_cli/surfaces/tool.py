@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 from ..engine.runtime import Runtime
-from ..handlers import Scope
+from ..handlers import CallScope
 from ..result import Result
 from ..text import clip, named, one_line
 from ..tree import Group
@@ -51,7 +51,7 @@ def invalid(runtime: Runtime, problem: str) -> Result:
     return Result(ok=False, path=runtime.tree.name, error="bad_request", message=text)
 
 
-async def run(runtime: Runtime, arguments: Any, scope: Scope | None = None) -> Result:
+async def run(runtime: Runtime, arguments: Any, scope: CallScope | None = None) -> Result:
     """A call of the one tool, from any surface, from a caller in `scope` (see `Runtime.call_tool`): arguments that
     do not fit INPUT_SCHEMA are a bad_request."""
     problem = malformed(arguments)
