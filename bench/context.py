@@ -17,6 +17,7 @@ import anyio
 
 from mcp_cli.engine.runtime import Runtime
 from mcp_cli.entities import Context
+from mcp_cli.handlers import CallScope
 from mcp_cli.search.ranking import Index
 from mcp_cli.surfaces.meta_tools import argv
 from mcp_cli.text import kebab
@@ -61,7 +62,7 @@ async def _ranks(corpus: Corpus, misleading: bool) -> list[dict[str, Any]]:
             call = context_call(tree, candidates[0], "" if misleading else tool) if candidates else None
             context = Context()
             if call is not None:
-                await runtime.call(call, context=context)
+                await runtime.call(call, CallScope(context=context))
             rank = {}
             for label, prefer in (("without", []), ("with", context.domains())):
                 found = index.search(prompt, DEPTH, prefer)

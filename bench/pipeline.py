@@ -30,6 +30,7 @@ from tempfile import TemporaryDirectory
 import anyio
 
 from mcp_cli.engine.runtime import Runtime
+from mcp_cli.handlers import CallScope
 from mcp_cli.handlers.python import ref
 from mcp_cli.tree import Command, Group, Param, Tree
 
@@ -112,11 +113,11 @@ async def _cpu(runtime: Runtime, command: str, cwd: str, calls: int) -> float:
     """A call's CPU time: the median of this process's (all its threads) over `calls` calls, plus the mean of its
     children's (a jq stage's worker process; counted in clock ticks, so over all the calls)."""
     for _ in range(3):  # warm-up: the command compiled, jq loaded
-        await runtime.call_tool({"command": command}, cwd, local_files=True)
+        await runtime.call_tool({"command": command}, CallScope(cwd, local_files=True))
     times, before = [], _children_cpu()
     for _ in range(calls):
         start = CLOCK()
-        result = await runtime.call_tool({"command": command}, cwd, local_files=True)
+        result = await runtime.call_tool({"command": command}, CallScope(cwd, local_files=True))
         times.append(CLOCK() - start)
         if not result.ok:
             raise RuntimeError(f"`{command}` failed: {result.text()[:300]}")

@@ -30,6 +30,7 @@ import anyio
 
 from mcp_cli.cli.tokens import count, static_tool, tool_json
 from mcp_cli.engine import answers
+from mcp_cli.handlers import CallScope
 from mcp_cli.result import tokens
 from mcp_cli.tree import Command
 
@@ -198,6 +199,7 @@ def has_note(text: str) -> bool:
 
 
 async def measure(config_path: Path, plans: list[Task], budget: int) -> dict[str, Any]:
+    from mcp_cli.engine import pipeline
     from mcp_cli.engine.pipeline import split_argv, split_command
     from mcp_cli.engine.runtime import Runtime
     from mcp_cli.sources.loader import load
@@ -214,7 +216,9 @@ async def measure(config_path: Path, plans: list[Task], budget: int) -> dict[str
 
         async def answer(call: str, whole: bool = False) -> str:
             tokens = split(call)
-            result = await (runtime.result(split_argv(tokens)) if whole else runtime.call(tokens))
+            result = await (
+                pipeline.run(runtime.commands, split_argv(tokens), CallScope()) if whole else runtime.call(tokens)
+            )
             if not result.ok:
                 raise RuntimeError(f"`{call}` failed: {result.text()[:300]}")
             text = result.text()
@@ -243,6 +247,7 @@ def forms(config_path: Path) -> list[tuple[str, dict[str, int]]]:
     checked to decode to the same value."""
     import toon_format
 
+    from mcp_cli.engine import pipeline
     from mcp_cli.engine.pipeline import split_argv
     from mcp_cli.engine.runtime import Runtime
     from mcp_cli.sources.loader import load
@@ -259,7 +264,7 @@ def forms(config_path: Path) -> list[tuple[str, dict[str, int]]]:
     async def run() -> None:
         async with Runtime(tree) as runtime:
             for label, call in calls.items():
-                text = (await runtime.result(split_argv(split(call)))).output
+                text = (await pipeline.run(runtime.commands, split_argv(split(call)), CallScope())).output
                 try:
                     value = json.loads(text)
                 except ValueError:

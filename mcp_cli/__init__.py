@@ -49,8 +49,7 @@ __all__ = [
     "testing",
 ]
 
-if TYPE_CHECKING:
-    from . import testing
+if TYPE_CHECKING:  # `testing` not among them: it is above the layers that import the package for its version
     from .engine.runtime import Runtime
     from .errors import CallError, SourceError
     from .result import Result

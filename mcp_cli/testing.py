@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from .engine.runtime import Runtime
+from .handlers import CallScope
 from .result import META, Result
 from .tree import Group, Node, Tree
 
@@ -80,7 +81,7 @@ async def ainvoke(
         tree = replace(tree, upstreams={**tree.upstreams, **{n: {"server": s} for n, s in upstreams.items()}})
     arguments = {"command": argv} if isinstance(argv, str) else {"argv": list(argv)}
     async with Runtime(tree) as runtime:
-        return await runtime.call_tool(arguments, None if cwd is None else str(cwd), local_files=True)
+        return await runtime.call_tool(arguments, CallScope(None if cwd is None else str(cwd), local_files=True))
 
 
 @asynccontextmanager

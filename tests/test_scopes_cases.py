@@ -183,7 +183,7 @@ async def test_a_view_is_made_once_per_serving_tree_and_a_request_gets_its_scope
     assert [" ".join(p) for p, _ in first.tree.walk()] == ["gh", "gh pulls", "gh pulls get", "gh pulls merge", "search"]
     assert runtime_for(None, serving) is serving and runtime_for({}, serving) is serving
     assert runtime_for({ACCESS: view}, serving) is first
-    serving.tree = sample()
+    serving.adopt(sample())
     assert view.runtime is not first
     read_only = View(Scope("r", b"e", ("gh *",), read_only=True), serving)
     assert "create-issue" not in (await read_only.runtime.call(["gh", "--help"])).output

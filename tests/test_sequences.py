@@ -13,6 +13,7 @@ import pytest
 
 from mcp_cli.engine.sequence import split_argv
 from mcp_cli.testing import ainvoke, call, ok, served
+from mcp_cli.tree import Command, Group, Param, Tree
 
 from .conftest import NODE_BIN, ROOT, budget
 from .test_http_security import environment, server
@@ -83,6 +84,21 @@ async def test_a_trailing_semicolon_is_allowed_and_quoted_separators_are_data():
         "[1/2] text upper 'a;b'\nA;B\n\n[2/2] text upper 'c && d'\nC && D\n"
     )
     assert (await ainvoke(DEMO, "text upper a & b")).output.strip() == "A & B"
+
+
+async def test_a_local_caller_s_file_arguments_are_read_in_every_step(tmp_path):
+    """The caller's scope (here `mcp-cli run`'s: its files are this machine's) holds for each step as it is checked
+    before any runs, as for one command."""
+    tree = Tree(root=Group(name="t", children=[
+        Command("show", handler={"kind": "python", "target": "builtins:dict"},
+                params=[Param("value", type="json", flags=["--value"])]),
+    ]))  # fmt: skip
+    (tmp_path / "v.json").write_text('{"a": 1}')
+    at = f"@{tmp_path / 'v.json'}"
+    assert (await ainvoke(tree, ["show", "--value", at])).ok
+    result = await ainvoke(tree, ["show", "--value", at, ";", "show", "--value", at])
+    assert result.ok, result.text()
+    assert result.output.count('"a": 1') == 2
 
 
 def test_argv_is_cut_at_tokens_that_are_exactly_a_separator():

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from mcp_cli.engine.runtime import Runtime
+from mcp_cli.handlers import CallScope
 from mcp_cli.sources.skill.folder import load
 from mcp_cli.sources.skill.pyast import Module
 from mcp_cli.sources.skill.read_python import is_entry_point
@@ -31,7 +32,7 @@ def paths(tree) -> list[str]:
 async def run(skill: str, *argv: str, cwd: Path | None = None):
     tree, _ = load(FIXTURES / skill)
     async with Runtime(tree) as runtime:
-        return await runtime.call(list(argv), str(cwd) if cwd else None, local_files=True)
+        return await runtime.call(list(argv), CallScope(str(cwd) if cwd else None, local_files=True))
 
 
 def without_uv() -> str:

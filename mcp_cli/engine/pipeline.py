@@ -15,23 +15,19 @@ from __future__ import annotations
 import json
 import re
 import shlex
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, replace
+from typing import Any
 
 import anyio
 
-from ..entities import Context
 from ..errors import CallError, NotFound, UsageError
-from ..handlers.base import WHOLE
+from ..handlers import CallScope
 from ..result import Result
 from ..text import clip, spellings
 from ..tree import Command, Group
-from ..types import LOCAL_FILES
 from . import builtins
 from .builtins import Flow
-
-if TYPE_CHECKING:
-    from .runtime import Invocation, Runtime
+from .command import Commands, Invocation, takes
 
 SEP = "|"
 DRY_RUN = "--dry-run"
@@ -85,29 +81,6 @@ def split_argv(tokens: list[str]) -> list[list[str]]:
     return stages
 
 
-def feed(cmd: Command, inv: Invocation) -> tuple[bytes | None, dict[str, Any] | None]:
-    """What a command stage gets of the previous stage's output: a script's standard input, or an upstream tool's
-    arguments object (under the options given); (None, None) outside a pipeline."""
-    flow = inv.piped
-    if flow is None:
-        return None, None
-    taker = takes(cmd)
-    if taker == "stdin":
-        return flow.text.encode("utf-8"), None
-    if flow.is_json and isinstance(flow.value, dict):
-        return None, flow.value
-    raise UsageError(f"`{inv.prog}` takes a JSON object as its arguments, but its input is {flow.shape()}; make one "
-                     "with jq first, e.g. | jq '{path: .[0]}'.")  # fmt: skip
-
-
-def takes(cmd: Command) -> str | None:
-    """How a command takes a previous stage's output: "stdin" (a script), "arguments" (an upstream tool), or None."""
-    kind = cmd.handler.get("kind")
-    if kind == "subprocess":
-        return "stdin"
-    return "arguments" if kind == "mcp" and "tool" in cmd.handler and cmd.schema is not None else None
-
-
 @dataclass
 class _Stage:
     """A checked stage: its number and words; an invocation of the tree, or a built-in (`each`: a template)."""
@@ -131,50 +104,63 @@ class _Refused(Exception):
         self.error, self.inv = error, inv
 
 
-async def run(runtime: Runtime, stages: list[list[str]], cwd: str | None, context: Context | None,
-              local_files: bool) -> Result:  # fmt: skip
+async def run(commands: Commands, stages: list[list[str]], scope: CallScope, name: str | None = None) -> Result:
+    """The whole result of one step's stages, one command or a pipeline, before it is fitted to a budget; `name`:
+    how the caller runs the tool (`--prog`), which the help of one command's call names it by."""
+    if len(stages) > 1 or stages[0][:1] == [DRY_RUN]:
+        return await _run(commands, stages, scope)
+    inv = commands.invocation(stages[0], scope)
+    inv.name = name
+    return await commands.run(inv)
+
+
+def check(commands: Commands, stages: list[list[str]], scope: CallScope) -> None:
+    """Check one step's stages without running any: raise what it would fail with first (a wrong name or bad usage
+    with the help of where it got to)."""
+    if len(stages) > 1 or stages[0][:1] == [DRY_RUN]:
+        _check_all(commands, stages, scope)
+    else:
+        commands.checked(commands.invocation(stages[0], scope))
+
+
+async def _run(commands: Commands, stages: list[list[str]], scope: CallScope) -> Result:
     """The answer of a pipeline (or of a `--dry-run` of one call): every stage checked, then run in turn."""
     dry = stages[0][:1] == [DRY_RUN]
     if dry:
         stages = [stages[0][1:], *stages[1:]]
     try:
-        planned = _plan(runtime, stages, cwd, context, local_files)
+        planned = _plan(commands, stages, scope)
     except _Refused as exc:
-        return runtime.failure(exc.error, exc.inv)
+        return commands.failure(exc.error, exc.inv)
     if dry:
-        return Result(ok=True, path=runtime.tree.name, output=_describe(planned))
+        return Result(ok=True, path=commands.tree.name, output=_describe(planned))
     flow: Flow | None = None
     result = Result(ok=True)
     for stage in planned:
-        whole = WHOLE.set(stage is not planned[-1] or stage.inv is None)
         try:
-            result = await _step(runtime, stage, flow, cwd, context)
+            result = await _step(commands, stage, flow, replace(scope, whole=stage is not planned[-1]))
         except CallError as exc:
-            result = runtime.failure(exc, None)
-        finally:
-            WHOLE.reset(whole)
+            result = commands.failure(exc, None)
         if not result.ok:
             return _failed(stage, result, len(planned))
         flow = Flow.of(result.data, result.output, result.value)
     return result
 
 
-def check(runtime: Runtime, stages: list[list[str]], cwd: str | None, context: Context | None,
-          local_files: bool) -> None:  # fmt: skip
+def _check_all(commands: Commands, stages: list[list[str]], scope: CallScope) -> None:
     """Check every stage of a pipeline (or a `--dry-run` of one call) without running any: raise what the first that
     cannot run fails with (a wrong name or bad usage with the help of where it got to)."""
     if stages[0][:1] == [DRY_RUN]:
         stages = [stages[0][1:], *stages[1:]]
     try:
-        _plan(runtime, stages, cwd, context, local_files)
+        _plan(commands, stages, scope)
     except _Refused as exc:
         if exc.inv is not None and not exc.error.usage and isinstance(exc.error, (NotFound, UsageError)):
             exc.error.usage = exc.inv.usage
         raise exc.error from None
 
 
-def _plan(runtime: Runtime, stages: list[list[str]], cwd: str | None, context: Context | None,
-          local_files: bool) -> list[_Stage]:  # fmt: skip
+def _plan(commands: Commands, stages: list[list[str]], scope: CallScope) -> list[_Stage]:
     """Every stage checked, none run; _Refused naming the first that cannot run."""
     if len(stages) > MAX_STAGES:
         raise _Refused(UsageError(f"the call has {len(stages):,} stages, more than the {MAX_STAGES} a pipeline may "
@@ -183,7 +169,7 @@ def _plan(runtime: Runtime, stages: list[list[str]], cwd: str | None, context: C
     for number, words in enumerate(stages, 1):
         stage = _Stage(number, words)
         try:
-            _check(runtime, stage, len(stages), cwd, context, local_files)
+            _check(commands, stage, len(stages), scope)
         except CallError as exc:
             exc.message = f"{stage.label}: {exc.message}" if words else exc.message
             raise _Refused(exc, stage.inv) from None
@@ -191,8 +177,7 @@ def _plan(runtime: Runtime, stages: list[list[str]], cwd: str | None, context: C
     return planned
 
 
-def _check(runtime: Runtime, stage: _Stage, count: int, cwd: str | None, context: Context | None,
-           local_files: bool) -> None:  # fmt: skip
+def _check(commands: Commands, stage: _Stage, count: int, scope: CallScope) -> None:
     """Check one stage (UsageError, NotFound), filling in what it runs."""
     words, number = stage.words, stage.number
     if not words and count == 1:  # `--dry-run` alone
@@ -201,48 +186,47 @@ def _check(runtime: Runtime, stage: _Stage, count: int, cwd: str | None, context
         where = "starts with" if number == 1 else "ends with" if number == count else "has two"
         raise UsageError(f"the pipeline {where} `|` (stage {number} is empty); put a command or a built-in "
                          "(jq, head, tail, each, save) on each side of every `|`.")  # fmt: skip
-    first, name = number == 1, runtime.tree.name
+    first, name = number == 1, commands.tree.name
     if not first and words[0] in builtins.USAGE:
         usage = builtins.help_of(words[0], name)
         try:
             if words[0] == "each":
-                stage.each = _template(runtime, words[1:], cwd, context, local_files)
+                stage.each = _template(commands, words[1:], scope)
             else:
-                stage.builtin = builtins.make(words[0], words[1:], cwd, local_files)
+                stage.builtin = builtins.make(words[0], words[1:], scope.cwd, scope.local_files)
         except CallError as exc:
             exc.usage = exc.usage or usage
             raise
         if words[0] == "save" and number != count:
             raise UsageError("`save` answers with a summary of what it wrote: make it the last stage.", (), usage)
         return
-    if first and words[0] in builtins.USAGE and runtime.tree.root.child(words[0]) is None:
+    if first and words[0] in builtins.USAGE and commands.tree.root.child(words[0]) is None:
         raise UsageError(f"`{words[0]}` is a built-in, which takes the output of a stage before it; start with a "
                          f"command of {name} (`{name} --help` lists them).", (),
                          builtins.help_of(words[0], name))  # fmt: skip
-    if not first and words[0] == name and runtime.tree.root.child(name) is None:
+    if not first and words[0] == name and commands.tree.root.child(name) is None:
         words = words[1:]  # the tool's name first: the tree's command, even one named like a built-in
-    stage.inv = inv = runtime.invocation(words, cwd, context, local_files)
+    stage.inv = inv = commands.invocation(words, scope)
     if not first:
         node = inv.node
         if isinstance(node, Group) and inv.rest:
-            runtime.check(inv)  # NotFound for a name it does not have
+            commands.check(inv)  # NotFound for a name it does not have
         if not isinstance(node, Command) or takes(node) is None:
             what = f"`{inv.prog}`" if len(inv.walked) > 1 else "the root"
             raise UsageError(f"{what} takes no input from a stage before it; only scripts (on their standard input) "
                              "and upstream tools (a JSON object as arguments) do.")  # fmt: skip
         inv.piped = Flow(text="")  # a stand-in while checking: the real output comes when the stage runs
-    stage.values = runtime.check(inv)
+    stage.values = commands.check(inv)
 
 
-def _template(runtime: Runtime, words: list[str], cwd: str | None, context: Context | None,
-              local_files: bool) -> list[str]:  # fmt: skip
+def _template(commands: Commands, words: list[str], scope: CallScope) -> list[str]:
     """The command `each` runs (with `{}` / `{.field}` in its words), checked: a command of the tree, with options
     it has."""
     if not words:
         raise UsageError("`each` needs a command to run per item: each issues show --number {.number}.")
-    inv = runtime.invocation(words, cwd, context, local_files)
+    inv = commands.invocation(words, scope)
     if isinstance(inv.node, Group):
-        runtime.check(inv)  # NotFound for a name it does not have
+        commands.check(inv)  # NotFound for a name it does not have
     cmd = inv.node
     if not isinstance(cmd, Command):
         raise UsageError(f"`each` runs a command; `{inv.prog}` is not one ({inv.prog} --help lists them).")
@@ -271,21 +255,20 @@ def _substitute(words: list[str], item: Any) -> list[str]:
     return [_FIELD.sub(field, word) for word in words]
 
 
-async def _step(runtime: Runtime, stage: _Stage, flow: Flow | None, cwd: str | None,
-                context: Context | None) -> Result:  # fmt: skip
+async def _step(commands: Commands, stage: _Stage, flow: Flow | None, scope: CallScope) -> Result:
     """Run one checked stage on the previous stage's output."""
     if stage.inv is not None:
-        stage.inv.piped = flow
-        return await runtime.run_invocation(stage.inv)
+        stage.inv.piped, stage.inv.scope = flow, scope
+        return await commands.run(stage.inv)
     assert flow is not None  # built-ins come after the first stage
     if stage.each is not None:
-        return await _each(runtime, stage.each, flow, cwd, context)
+        return await _each(commands, stage.each, flow, scope)
     assert stage.builtin is not None
-    out = await stage.builtin.run(flow, runtime.tree.settings.timeout)
+    out = await stage.builtin.run(flow, commands.tree.settings.timeout)
     return Result(ok=True, path=stage.words[0], output=out.text, value=out.written_value)
 
 
-async def _each(runtime: Runtime, words: list[str], flow: Flow, cwd: str | None, context: Context | None) -> Result:
+async def _each(commands: Commands, words: list[str], flow: Flow, scope: CallScope) -> Result:
     """`each`: the command once per item (at most MAX_EACH, EACH_AT_ONCE at a time), each item's answer or failure
     beside the others', as a JSON array of {"item", "ok", "output" or "error"}."""
     if not flow.is_json or not isinstance(flow.value, list):
@@ -296,6 +279,7 @@ async def _each(runtime: Runtime, words: list[str], flow: Flow, cwd: str | None,
         raise UsageError(f"`each` runs at most {MAX_EACH} items, and its input has {len(items):,}; take fewer first "
                          f"(| head {MAX_EACH}).")  # fmt: skip
     rows: list[dict[str, Any]] = [{"item": item} for item in items]
+    whole = replace(scope, whole=True)  # what each item's command gives goes on into the array
     limiter = anyio.CapacityLimiter(EACH_AT_ONCE)
 
     async def one(row: dict[str, Any]) -> None:
@@ -305,8 +289,7 @@ async def _each(runtime: Runtime, words: list[str], flow: Flow, cwd: str | None,
             row.update(ok=False, error=exc.args[0])
             return
         async with limiter:
-            inv = runtime.invocation(tokens, cwd, context, LOCAL_FILES.get())
-            result = await runtime.run_invocation(inv)
+            result = await commands.run(commands.invocation(tokens, whole))
         if result.ok:
             out = Flow.of(result.data, result.output)
             row.update(ok=True, output=out.value if out.is_json else out.text)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ..errors import SourceError
 from ..tree import Command, Tree
-from .base import Call, Handler, HandlerClass, Kind
+from .base import Call, CallScope, Handler, HandlerClass, Kind
 from .mcp import McpHandler, McpKind
 from .python import PythonHandler
 from .search import SearchHandler
@@ -42,4 +42,4 @@ def check(tree: Tree) -> None:
                 raise SourceError(f"`{' '.join([tree.name, *path])}` cannot run: {exc}") from None
 
 
-__all__ = ["Call", "Handler", "KINDS", "Kind", "check", "kinds"]
+__all__ = ["Call", "CallScope", "Handler", "KINDS", "Kind", "check", "kinds"]

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
 import anyio
@@ -15,10 +14,7 @@ from ..errors import HandlerTimeout
 from ..result import Result
 from ..tree import Command, Tree
 
-# Set while a pipeline runs a stage whose output goes on to the next: handlers keep their whole output (no cap: the
-# pipeline's answer is capped), up to WHOLE_MAX characters.
-WHOLE: ContextVar[bool] = ContextVar("mcp_cli_whole", default=False)
-WHOLE_MAX = 64 * 2**20
+WHOLE_MAX = 64 * 2**20  # characters of output a handler keeps when its whole output is asked for (`CallScope.whole`)
 
 
 T = TypeVar("T")
@@ -34,17 +30,45 @@ async def in_thread(work: Callable[[], T], timeout: float, what: str) -> T:
         raise HandlerTimeout(f"{what} did not finish within {timeout:g} s; give it a smaller input.") from None
 
 
+@dataclass(frozen=True)
+class CallScope:
+    """What one call carries from its caller to every command it runs, whatever the surface: where the caller works
+    (an MCP client's first root; None: this process's own folder), its session context (see `entities.py`),
+    whether its `@FILE` arguments name files of this machine (stdio and `mcp-cli run`: yes; HTTP, whose callers'
+    files are not this machine's: no), and the caller's terminal under `mcp-cli run`: its (stdin, stdout)
+    descriptors, which a script reads and writes itself, byte for byte and whole (stdout None: a program reads the
+    caller's, so the output is read, to be answered within the budget). `whole`: the command's output goes on to a
+    pipeline's next stage, so handlers keep all of it (up to WHOLE_MAX characters; the pipeline's answer is capped)
+    and a script writes no terminal."""
+
+    cwd: str | None = None
+    context: Context | None = None
+    local_files: bool = False
+    terminal: tuple[int, int | None] | None = None
+    whole: bool = False
+
+
 @dataclass
 class Call:
-    """One parsed call: the command's path (`pdf text extract`), parsed values and the raw tokens after it."""
+    """One parsed call: the command's path (`pdf text extract`), parsed values and the raw tokens after it, and what
+    the call carries from its caller (`scope`)."""
 
     path: str
     values: dict[str, Any]
     tokens: list[str]
-    cwd: str | None = None  # where the caller works (an MCP client's first root); None: this process's own
-    context: Context | None = None  # the caller's session context (see `entities.py`)
+    scope: CallScope = field(default_factory=CallScope)
     stdin: bytes | None = None  # what a pipeline's previous stage gave, for a script's standard input
     usage: Callable[[str, Command], str] | None = None  # the engine's usage line of a command at a path
+
+    @property
+    def cwd(self) -> str | None:
+        """Where the caller works (an MCP client's first root); None: this process's own."""
+        return self.scope.cwd
+
+    @property
+    def context(self) -> Context | None:
+        """The caller's session context (see `entities.py`)."""
+        return self.scope.context
 
 
 class Handler(Protocol):

@@ -9,7 +9,8 @@ as the same user can still read the server's own from /proc), the variables `inh
 `PYTHONPATH` in `env` goes before the inherited one. A Python script that fails because a module is missing is told
 in one line, naming the tree's `requirements.txt` when there is one. Output that is not UTF-8 is binary: described
 in a line, and sent whole as an embedded resource with its MIME type (up to MAX_BLOB). Under `mcp-cli run`
-(IN_TERMINAL) the command reads its caller's stdin, and writes its caller's stdout itself unless that is a pipe.
+(`CallScope.terminal`) the command reads its caller's stdin, and writes its caller's stdout itself unless that is a
+pipe.
 
 Optional keys:
 - `"stdin": true`: the command takes `--stdin TEXT` (or `@FILE`, relative to where it runs), taken out of the
@@ -35,7 +36,6 @@ import re
 import shutil
 import subprocess
 import sys
-from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -47,7 +47,7 @@ from ..errors import ExitStatus, HandlerError, HandlerTimeout, UsageError
 from ..result import KEEP, Result, blob, sniff
 from ..tree import Tree
 from ..types import at_file
-from .base import WHOLE, WHOLE_MAX, Call, check_timeout, may, need, timeout_of
+from .base import WHOLE_MAX, Call, check_timeout, may, need, timeout_of
 from .processes import ended, guarded, handed, kill_group, started
 
 log = logging.getLogger("mcp_cli")
@@ -55,10 +55,6 @@ _STDERR_TAIL = 2_000
 _HELD = 1.0  # seconds to finish reading a command's output once it has exited
 STDIN_FLAG = "--stdin"  # the option of a command that reads its standard input (reference: "stdin": true)
 MAX_BLOB = 8 * 2**20  # bytes of binary output an answer carries (as an embedded resource)
-# Set by `mcp-cli run` to its caller's (stdin, stdout) descriptors: commands read and write them themselves, byte for
-# byte and whole, as when run directly (no output cap: that is for answers over MCP). stdout None: the caller's is read
-# by a program (a pipe), so the output is read, to be answered within the budget.
-IN_TERMINAL: ContextVar[tuple[int, int | None] | None] = ContextVar("mcp_cli_in_terminal", default=None)
 
 
 @dataclass
@@ -309,8 +305,9 @@ class SubprocessHandler:
         argv, data = self._arrange(call)
         data = call.stdin if data is None else data
         out, err = _Kept(), _Kept()
-        keep = WHOLE_MAX if WHOLE.get() else self.keep
-        terminal = None if WHOLE.get() else IN_TERMINAL.get()  # a pipeline's stage before the last is read
+        whole = call.scope.whole
+        keep = WHOLE_MAX if whole else self.keep
+        terminal = None if whole else call.scope.terminal  # a pipeline's stage before the last is read
         try:
             proc = await anyio.open_process(
                 argv,

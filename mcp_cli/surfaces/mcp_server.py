@@ -25,7 +25,7 @@ from .. import __version__
 from ..engine.runtime import Runtime
 from ..entities import KEYED, Contexts
 from ..errors import NotFound
-from ..handlers import relay
+from ..handlers import CallScope, relay
 from ..handlers.processes import exit_process
 from ..text import clip
 from . import http_guard, scopes
@@ -158,7 +158,7 @@ def build(
         """The runtime a request may use, with what is kept for it: the meta-tools' index, the sessions' contexts."""
         rt = scopes.runtime_for(getattr(ctx.request, "scope", None), runtime)
         if rt not in kept:
-            kept[rt] = (meta_tools.Meta(rt, local_files) if surface == "meta" else None, Contexts())
+            kept[rt] = (meta_tools.Meta(rt) if surface == "meta" else None, Contexts())
         return rt, *kept[rt]
 
     async def list_tools(
@@ -173,14 +173,15 @@ def build(
         context = contexts.of(ctx, params.meta)
         if meta is None and params.name != rt.tree.name:  # a not_found in the envelope, as every failure
             unknown = NotFound(f"no tool named {clip(params.name, 100)!r}; this server has one tool, {rt.tree.name!r}.")
-            return rt.failure(unknown, None).to_mcp(structured=rt.tree.settings.structured)
+            return rt.commands.failure(unknown, None).to_mcp(structured=rt.tree.settings.structured)
         changes.heard(ctx)
 
         async def work() -> dict[str, Any]:  # with the client's relay (`relay.py`): it may be asked, told progress
+            scope = CallScope(await roots.cwd(ctx), context, local_files)
             if meta is not None:
-                answer = await meta.call(params.name, params.arguments, await roots.cwd(ctx), context)
+                answer = await meta.call(params.name, params.arguments, scope)
                 return answer.to_mcp(structured=True)  # the meta-tools keep their envelope
-            answer = await run(rt, params.arguments or {}, await roots.cwd(ctx), context, local_files)
+            answer = await run(rt, params.arguments or {}, scope)
             return answer.to_mcp(structured=rt.tree.settings.structured)
 
         return await relays.run(ctx, roots.session(ctx), params, work)

@@ -12,13 +12,12 @@ from typing import Any
 
 from mcp import types
 
-from ..engine import answers
+from ..engine import answers, sequence
 from ..engine.runtime import Runtime
 from ..engine.schema import input_schema
 from ..engine.sequence import Step
-from ..entities import Context
 from ..errors import BadRequest, CallError, NotFound, close_to
-from ..handlers.base import in_thread
+from ..handlers.base import CallScope, in_thread
 from ..result import Result
 from ..search.ranking import SHOWN, Index, bounded
 from ..text import one_line, rows
@@ -78,20 +77,17 @@ def instructions(tree: Tree) -> str:
 
 
 class Meta:
-    """Answers the three tools from `runtime` (whose tree may be replaced while serving); `local_files`: the callers
-    are on this machine, so `@FILE` arguments are read (see `Runtime.call_tool`)."""
+    """Answers the three tools from `runtime` (whose tree may be replaced while serving)."""
 
-    def __init__(self, runtime: Runtime, local_files: bool = False) -> None:
+    def __init__(self, runtime: Runtime) -> None:
         self.runtime = runtime
-        self.local_files = local_files
         self._index: tuple[Tree, Index] | None = None  # the tree it indexes, and the index
 
-    async def call(
-        self, name: str, arguments: dict[str, Any] | None, cwd: str | None = None, context: Context | None = None
-    ) -> Result:
-        """The result of one meta tool call; a bad name or bad arguments as an error result, never a raise.
-        `context` is the caller's session context: search ranks by it, and calls add to it."""
-        arguments = arguments or {}
+    async def call(self, name: str, arguments: dict[str, Any] | None, scope: CallScope | None = None) -> Result:
+        """The result of one meta tool call from a caller in `scope` (see `Runtime.call_tool`); a bad name or bad
+        arguments as an error result, never a raise. The caller's session context ranks search, and calls add to it."""
+        arguments, scope = arguments or {}, scope or CallScope()
+        context = scope.context
         try:
             if name not in TOOLS:
                 raise NotFound(f"no tool named {name!r}; the tools are {', '.join(TOOLS)}.", close_to(name, [*TOOLS]))
@@ -103,27 +99,29 @@ class Meta:
             if name == "describe_tools":
                 return await self._answer(self._describe(arguments["names"]))
             if "--more" in arguments["name"].split():  # the next part of a cut answer, as its note gives it
-                steps = self.runtime.steps_of({"command": arguments["name"]})
+                steps = sequence.steps_of(self.runtime.commands, {"command": arguments["name"]})
             else:
                 path, cmd = self.command(arguments["name"])
                 values = arguments.get("arguments", {})
                 check(input_schema(cmd), values, f"arguments of `{path}`")
-                steps = [Step([self.runtime.tokens_of({"argv": [*path.split(), *argv(cmd, values)]})])]  # checked
+                steps = [
+                    Step([sequence.tokens_of(self.runtime.commands, {"argv": [*path.split(), *argv(cmd, values)]})])
+                ]  # checked
                 if arguments.get("then") is not None:  # its stages, and the commands after it (`;`, `&&`)
-                    then = self.runtime.steps_of({"command": arguments["then"]})
+                    then = sequence.steps_of(self.runtime.commands, {"command": arguments["then"]})
                     steps[0].stages += then[0].stages
                     steps += then[1:]
             first = steps[0].stages[0]
             reserved = [[f"--{k}", str(arguments[k])] for k in ("budget", "format") if arguments.get(k) is not None]
             at = answers.leading(first)  # after those of a note's call (answers.py): these win
             first[at:at] = [t for option in reserved for t in option]
-            return await self.runtime.run_steps(steps, cwd, context, self.local_files)
+            return await self.runtime.run_steps(steps, scope)
         except CallError as exc:
-            return self.runtime.failure(exc, None)
+            return self.runtime.commands.failure(exc, None)
 
     def command(self, name: str) -> tuple[str, Command]:
         """The path and command a name gives; NotFound with close paths when there is none."""
-        inv = self.runtime.invocation(name.split())
+        inv = self.runtime.commands.invocation(name.split())
         if isinstance(inv.node, Command) and not inv.rest:
             return " ".join(n.name for n in inv.walked[1:]), inv.node
         paths = [" ".join(p) for p, node in self.runtime.tree.walk() if isinstance(node, Command)]

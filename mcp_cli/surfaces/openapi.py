@@ -20,7 +20,8 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route, request_response
 
 from .. import __version__
-from ..engine.runtime import Runtime, internal
+from ..engine.command import internal
+from ..engine.runtime import Runtime
 from ..result import SCHEMA, Result
 from ..text import one_line
 from . import scopes, tool

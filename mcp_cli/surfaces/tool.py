@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 from ..engine.runtime import Runtime
-from ..entities import Context
+from ..handlers import CallScope
 from ..result import Result
 from ..text import clip, named, one_line
 from ..tree import Group
@@ -51,15 +51,13 @@ def invalid(runtime: Runtime, problem: str) -> Result:
     return Result(ok=False, path=runtime.tree.name, error="bad_request", message=text)
 
 
-async def run(
-    runtime: Runtime, arguments: Any, cwd: str | None = None, context: Context | None = None, local_files: bool = False
-) -> Result:
-    """A call of the one tool, from any surface, in a session's `context` (`local_files`: see `Runtime.call_tool`):
-    arguments that do not fit INPUT_SCHEMA are a bad_request."""
+async def run(runtime: Runtime, arguments: Any, scope: CallScope | None = None) -> Result:
+    """A call of the one tool, from any surface, from a caller in `scope` (see `Runtime.call_tool`): arguments that
+    do not fit INPUT_SCHEMA are a bad_request."""
     problem = malformed(arguments)
     if problem:
         return invalid(runtime, problem)
-    return await runtime.call_tool(one_of(arguments), cwd, context, local_files)
+    return await runtime.call_tool(one_of(arguments), scope)
 
 
 def one_of(arguments: dict[str, Any]) -> dict[str, Any]:
