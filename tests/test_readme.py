@@ -106,6 +106,7 @@ EXPECT: dict[str, Run | Serve | Export] = {
         "exported skill 'team-tools'", files={"~/.claude/skills/team-tools/SKILL.md": "name: team-tools"}
     ),
     "mcp-cli cache": Run("tool lists are kept 24 h"),
+    "mcp-cli daemon status": Run("No daemon runs"),  # the tests run `mcp-cli run` in-process (tests/conftest.py)
     "mcp-cli cache --clear": Run("deleted 4 cached file(s)", own_cache=True),  # JSON's two, Codex's (another env)
     # docs/pipelines.md
     "mcp-cli run examples/demo/demo.json -- math mean 1 2 3 4 '|' jq .mean": Run("2.5"),
@@ -234,6 +235,9 @@ def local(servers: dict) -> dict:
 class Workspace:
     def __init__(self, folder: Path) -> None:
         self.folder, self.home, self.cache = folder, folder / "home", folder / "cache"
+        self.runtime = folder / "rt"
+        self.runtime.mkdir(mode=0o700)
+        self.ran: set[tuple[str, frozenset[str]]] = set()  # lines run here, with the variables exported before them
         for name in ("skills", "examples"):
             shutil.copytree(ROOT / name, folder / name, ignore=shutil.ignore_patterns("__pycache__"))
         bin_dir = folder / "bin"
@@ -254,6 +258,7 @@ class Workspace:
             "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
             "HOME": str(self.home),
             "MCP_CLI_CACHE_DIR": str(self.cache),
+            "MCP_CLI_RUNTIME_DIR": str(self.runtime),  # `mcp-cli daemon status` sees the examples' daemons only
             "PYTHONPATH": path,  # this checkout's mcp_cli, wherever the example runs
         }
         self.env.pop("MCP_CLI_TOKEN", None)
@@ -308,11 +313,15 @@ def rewrite(line: str, port: int) -> str:
 
 @pytest.mark.parametrize("block", of("bash"), ids=lambda b: b.where)
 def test_bash_block(ws, block):
+    """Each line of the block, in order; a line that another document shows too (README's examples are also in
+    docs/) runs once in the workspace, where what it left behind stays for the lines after it."""
     env = dict(ws.env)
     for said in block.body.splitlines():
         line = command(said)
-        if not line or line in NOT_RUN:
+        seen = (line, frozenset(env.items() - ws.env.items()))
+        if not line or line in NOT_RUN or seen in ws.ran:
             continue
+        ws.ran.add(seen)
         expect, port = EXPECT[line], free_port()
         runs = rewrite(line, port)
         where = f"{block.where}: {line}" + (f"\n(run as: {runs})" if runs != line else "")
@@ -392,7 +401,7 @@ async def helps(client, out: str, where: str) -> None:
     assert not result.is_error and out in text(result), f"{where}\n{text(result)}"
 
 
-@pytest.mark.parametrize("line", [line for b in walks() for line in b.body.splitlines()])
+@pytest.mark.parametrize("line", sorted({line for b in walks() for line in b.body.splitlines()}))
 def test_the_walk_at_the_top(ws, line):
     argv = shlex.split(line.split("->")[0])[1:]
     result = invoke(ws.folder / "skills" / "pdf", argv, cwd=ws.folder)
