@@ -501,6 +501,11 @@ def test_the_site_lists_every_page_once():
     assert sorted(nav) == sorted(pages()), set(nav) ^ pages()
 
 
+def test_readme_stays_short():
+    """README is for a newcomer: what it is, two commands, one example of each thing done; the reference is docs/."""
+    assert len(README.read_text(encoding="utf-8").splitlines()) <= 250
+
+
 def test_readme_links_every_page():
     linked = {t.removeprefix("docs/").partition("#")[0] for f, t in LINKS if f == "README.md"}
     assert pages() <= linked, pages() - linked
