@@ -2,7 +2,7 @@
 an error carries what was wrong, close names as data ("Did you mean ...?"), and where it happened, so that the help
 shown with it is rendered only when the error is.
 
-`KINDS` is the one list of kinds a result can carry (README's table follows it; a test checks).
+`KINDS` is the one list of kinds a result can carry (the table of docs/tool.md follows it; a test checks).
 """
 
 from __future__ import annotations

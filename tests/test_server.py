@@ -485,12 +485,12 @@ def test_output_json_cannot_carry_is_made_carriable():
     assert raw.close() == 0
 
 
-def test_readme_documents_every_error_kind():
-    """The kinds a result can carry are listed once (errors.KINDS) and README's table says the same."""
+def test_the_docs_list_every_error_kind():
+    """The kinds a result can carry are listed once (errors.KINDS) and the table of docs/tool.md says the same."""
     import re
 
     from mcp_cli.errors import KINDS
 
-    readme = (FAULTS.parents[3] / "README.md").read_text(encoding="utf-8")
-    table = readme.split("| Kind | What went wrong |", 1)[1].split("\n\n", 1)[0]
+    page = (FAULTS.parents[3] / "docs" / "tool.md").read_text(encoding="utf-8")
+    table = page.split("| Kind | What went wrong |", 1)[1].split("\n\n", 1)[0]
     assert re.findall(r"^\| `(\w+)` \| ", table, re.M) == list(KINDS)

@@ -333,7 +333,7 @@ def login(
         False, "--no-browser", help="Print the URL instead of opening it, and take the redirect URL pasted back."
     ),
 ) -> None:
-    """Log in to an MCP server that wants OAuth, and keep its tokens for this user (README: OAuth upstreams)."""
+    """Log in to an MCP server that wants OAuth, and keep its tokens for this user (docs/oauth.md)."""
     from . import login as oauth_login
 
     _oauth("login", config, server, lambda entry: oauth_login.login(entry, browser=not no_browser))

@@ -17,7 +17,7 @@ if TYPE_CHECKING:  # markdown-it is imported on the first document read, not at 
 
 
 PIPES = "Pipe with |: jq, head, tail, each, save (`each --help`); run several with ; or &&."  # the grammar, in as few
-# tokens as root help allows (README)
+# tokens as root help allows (docs/pipelines.md)
 _HINTS = (
     ("readOnlyHint", "read-only"),
     ("destructiveHint", "destructive"),
