@@ -47,6 +47,19 @@ def _timed(thunk: Any) -> tuple[Any, tuple[float, float]]:
     return out, (time.process_time() - cpu, time.perf_counter() - wall)
 
 
+def _remembering(model: embeddings.Model) -> embeddings.Model:
+    """The model, each text's vector computed once (a query is asked again at each weight)."""
+    seen: dict[str, Any] = {}
+
+    def embed(texts: list[str]) -> Any:
+        new = [t for t in dict.fromkeys(texts) if t not in seen]
+        if new:
+            seen.update(zip(new, model.vectors(new), strict=True))
+        return [seen[t] for t in texts]
+
+    return embeddings.Model(model.name, embed, model.words)
+
+
 def run(half: str, models: list[str], weights: list[float]) -> dict[str, Any]:
     trees: dict[str, Tree] = {name: tree_of(corpus(name)) for name in SETS}
     asked = {name: [r for r in requests(name) if r.half == half] for name in SETS}
@@ -58,7 +71,8 @@ def run(half: str, models: list[str], weights: list[float]) -> dict[str, Any]:
         model: embeddings.Model | None = None
         vectors: dict[str, Any] = {}
         if name != "words":
-            model, load = _timed(lambda name=name: embeddings.load(name))
+            loaded, load = _timed(lambda name=name: embeddings.load(name))
+            model = _remembering(loaded)
             for set_name, tree in trees.items():
                 index = Index(tree, (model, 0.0))
                 _, spent = _timed(lambda index=index: index.cosines("warm up"))
@@ -90,6 +104,7 @@ def run(half: str, models: list[str], weights: list[float]) -> dict[str, Any]:
             ranks = [quality.rank_of(indexes["boundary"], p, needed[0]) for p, needed in prompts.tasks]
             row["boundary"] = quality.metrics(ranks)
             rows.append(row)
+            print(row, flush=True)
     return {"half": half, "rows": rows, "costs": costs}
 
 

