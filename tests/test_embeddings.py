@@ -118,12 +118,13 @@ anyio.run(main)
 
 
 def test_minilm_in_numpy_gives_sentence_transformers_own_similarities():
-    """The figures sentence-transformers' quickstart prints for all-MiniLM-L6-v2 (its torch forward pass), to four
-    places: tokenizer, every layer, mean pooling and unit length as it computes them."""
+    """The figures sentence-transformers' quickstart prints for all-MiniLM-L6-v2 (its torch forward pass), within
+    1e-4 (GELU in its tanh form; 5e-6 with the exact one): tokenizer, every layer, mean pooling and unit length as it
+    computes them."""
     model = embeddings.load("minilm")
     v = model.vectors(["The weather is lovely today.", "It's so sunny outside!", "He drove to the stadium."])
     assert v.shape == (3, 384) and np.allclose(np.linalg.norm(v, axis=1), 1, atol=1e-5)
-    assert np.allclose(v @ v.T, [[1, 0.666, 0.1046], [0.666, 1, 0.1411], [0.1046, 0.1411, 1]], atol=5e-5)
+    assert np.allclose(v @ v.T, [[1, 0.666, 0.1046], [0.666, 1, 0.1411], [0.1046, 0.1411, 1]], atol=1e-4)
     alone = model.vectors(["He drove to the stadium."])  # padded in a batch or not, the same vector
     assert np.allclose(alone[0], v[2], atol=1e-5)
     assert {"weather", "stadium", "forecast"} <= model.words() and not any(w.startswith("##") for w in model.words())
