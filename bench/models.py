@@ -2,8 +2,8 @@
 share of the ranking it decides, the fresh requests of one half (bench/fresh.py: Recall@1 and @5 of the answerable
 requests, @5 of the paraphrases, the answerable ones declined and the unanswerable ones declined, GitHub's set and
 the crowded one's) and Boundary's Recall@1, @5 and MRR (bench/quality.py, whose targets `search` must hold); then
-what each model costs: loading it, embedding the crowded tree's 500 commands (cold), one query (warm), in CPU
-seconds (the machine may be shared: wall time tells its load more than the model) and wall seconds.
+what each model costs: loading it, embedding the crowded tree's 500 commands (cold: not read back from disk), one
+query (warm), in CPU seconds (the machine may be shared: wall time tells its load more than the model) and wall seconds.
 
 `python -m bench.models [--half tune|held_out] [--models wordllama,minilm] [--weights 0,0.3,0.5]`.
 """
@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mcp_cli.search import embeddings
-from mcp_cli.search.ranking import Index
+from mcp_cli.search.ranking import Index, meaning
 from mcp_cli.tree import Tree
 
 from . import quality
@@ -57,7 +57,7 @@ def _remembering(model: embeddings.Model) -> embeddings.Model:
             seen.update(zip(new, model.vectors(new), strict=True))
         return [seen[t] for t in texts]
 
-    return embeddings.Model(model.name, embed, model.words)
+    return embeddings.Model(model.name, embed, model.words, model.weights)
 
 
 def run(half: str, models: list[str], weights: list[float]) -> dict[str, Any]:
@@ -75,10 +75,11 @@ def run(half: str, models: list[str], weights: list[float]) -> dict[str, Any]:
             model = _remembering(loaded)
             for set_name, tree in trees.items():
                 index = Index(tree, (model, 0.0))
-                _, spent = _timed(lambda index=index: index.cosines("warm up"))
+                index.cosines("warm up")  # the commands' vectors (kept on disk by a slow model)
                 vectors[set_name] = index.vectors
                 if set_name == "crowded":
-                    cold = spent
+                    meanings = [meaning(path, cmd) for path, cmd in index.docs]
+                    _, cold = _timed(lambda m=loaded, texts=meanings: m.vectors(texts))
             texts = [r.text for r in asked["crowded"]]
             _, warm = _timed(lambda model=model, texts=texts: [model.vectors([t]) for t in texts])
             costs[name] = Cost(load, cold, (warm[0] / len(texts), warm[1] / len(texts)))
