@@ -144,8 +144,22 @@ def test_a_slow_model_keeps_its_command_vectors_on_disk_and_reads_them_back(tmp_
     assert np.allclose(embeddings.load("minilm").kept(texts), made, atol=1e-6)
 
 
+def test_minilm_takes_its_own_share_of_the_ranking_unless_one_is_configured(monkeypatch):
+    monkeypatch.setenv("MCP_CLI_EMBEDDINGS", "minilm")
+    monkeypatch.delenv("MCP_CLI_EMBEDDINGS_WEIGHT", raising=False)
+    embeddings.configured.cache_clear()
+    try:
+        model, share = embeddings.configured() or (None, None)
+        assert model is not None and model.name == "minilm" and share == embeddings.MINILM_WEIGHT > 0
+        monkeypatch.setenv("MCP_CLI_EMBEDDINGS_WEIGHT", "0.5")
+        embeddings.configured.cache_clear()
+        assert (embeddings.configured() or (None, None))[1] == 0.5
+    finally:
+        embeddings.configured.cache_clear()
+
+
 async def test_minilm_ranks_and_judges_the_miss_in_a_served_session(team, cache):
-    env = {**cache, "MCP_CLI_EMBEDDINGS": "minilm", "MCP_CLI_EMBEDDINGS_WEIGHT": "0.5"}
+    env = {**cache, "MCP_CLI_EMBEDDINGS": "minilm"}  # at its own share of the ranking
     async with served("serve", str(team), env=env) as client:
         assert first(await ok(client, command="search will it rain tomorrow")) == "get-weather-forecast"
         assert first(await ok(client, command="search turn the box off and on again")) == "restart-server"
