@@ -9,13 +9,19 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import numpy as np
-import numpy.typing as npt
-from safetensors.numpy import load_file
-from tokenizers import Tokenizer
+try:  # optional to a built package's runtime (generators/vendor.py); embeddings.py says which one is missing
+    import numpy as np
+    from safetensors.numpy import load_file
+    from tokenizers import Tokenizer
+except ImportError:
+    raise
 
-Array = npt.NDArray[np.float32]
+if TYPE_CHECKING:
+    import numpy.typing as npt
+
+    Array = npt.NDArray[np.float32]
 
 
 def _gelu(x: Array) -> Array:

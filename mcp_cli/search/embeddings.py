@@ -96,8 +96,10 @@ class Model:
         rather than computed; those of a model that keeps none (`weights` empty) computed."""
         if not self.weights or not texts:
             return self.vectors(texts)
-        import numpy as np
-
+        try:  # here, as below, numpy is optional to a built package's runtime (generators/vendor.py)
+            import numpy as np
+        except ImportError:
+            raise Unusable(f"numpy is not installed ({EXTRA})") from None
         known = self._known()
         keys = [hashlib.sha256(text.encode()).hexdigest()[:32] for text in texts]
         missing = {key: text for key, text in zip(keys, texts, strict=True) if key not in known}
@@ -113,13 +115,13 @@ class Model:
 
     def _known(self) -> dict[str, npt.NDArray[np.float32]]:
         if self._kept is None:
-            import numpy as np
-
             self._kept = {}
             try:
+                import numpy as np
+
                 with np.load(self._file(), allow_pickle=False) as stored:
                     self._kept = dict(zip(stored["keys"].tolist(), stored["vectors"], strict=True))
-            except FileNotFoundError:
+            except (FileNotFoundError, ImportError):
                 pass
             except (OSError, ValueError, KeyError) as exc:  # damaged: computed anew, and written over
                 log.debug("embedding model %s: cannot read %s: %s", self.name, self._file(), exc)
@@ -130,16 +132,16 @@ class Model:
         be written costs the next process the vectors, never this search."""
         import tempfile
 
-        import numpy as np
-
         newest = list(known.items())[-KEPT:]
         path = self._file()
         try:
+            import numpy as np
+
             path.parent.mkdir(parents=True, exist_ok=True)
             with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".npz", delete=False) as out:
                 np.savez(out, keys=np.array([k for k, _ in newest]), vectors=np.stack([v for _, v in newest]))
             os.replace(out.name, path)
-        except OSError as exc:
+        except (OSError, ImportError) as exc:
             log.debug("embedding model %s: cannot keep its vectors in %s: %s", self.name, path, exc)
 
 
