@@ -6,6 +6,8 @@ words and says why once."""
 import os
 import subprocess
 import sys
+from importlib.util import find_spec
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -128,6 +130,9 @@ def test_minilm_in_numpy_gives_sentence_transformers_own_similarities():
     alone = model.vectors(["He drove to the stadium."])  # padded in a batch or not, the same vector
     assert np.allclose(alone[0], v[2], atol=1e-5)
     assert {"weather", "stadium", "forecast"} <= model.words() and not any(w.startswith("##") for w in model.words())
+    package = Path(find_spec(embeddings.MINILM_PACKAGE).origin).parent  # the same model, named by its folder
+    folder = package / "data" / "embeddings" / "sentence-transformers__all-MiniLM-L6-v2"
+    assert np.allclose(embeddings.load(str(folder)).vectors(["He drove to the stadium."]), alone, atol=1e-6)
 
 
 def test_a_slow_model_keeps_its_command_vectors_on_disk_and_reads_them_back(tmp_path, monkeypatch):
