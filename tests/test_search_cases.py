@@ -178,6 +178,9 @@ class FakeModel:
         return np.array([[1.0, 0.0] if "flight" in t or "plane" in t else [0.8, 0.6] if "rain" in t else
                          [-1.0, 0.0] if "ground" in t else [0.6, 0.8] for t in texts])  # fmt: skip
 
+    def kept(self, texts):  # a model that keeps no vectors (as `embeddings.Model` with no weights): computed
+        return self.vectors(texts)
+
 
 def test_an_embedding_model_decides_its_share_of_the_score():
     model = FakeModel()

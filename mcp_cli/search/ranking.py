@@ -455,7 +455,7 @@ class Index:
             model = self.semantic[0]
             try:
                 if self.vectors is None:
-                    self.vectors = model.vectors([meaning(path, cmd) for path, cmd in self.docs])
+                    self.vectors = model.kept([meaning(path, cmd) for path, cmd in self.docs])
                 self._cosines = query, embeddings.cosines(self.vectors, model.vectors([plain(query)])[0])
             except (embeddings.Unusable, ValueError) as exc:  # ValueError: the query's vector has another length
                 log.warning("embedding model %s: %s; search ranks by words only", model.name, exc)

@@ -30,8 +30,8 @@ from pathlib import Path
 from typing import Any, TypedDict
 
 import anyio
-import platformdirs
 
+from ..compat import cache_dir as cache_dir  # also read here (cli, surfaces)
 from ..errors import SourceError
 from ..handlers.processes import stopping
 from ..handlers.relay import Calls, listing
@@ -100,11 +100,6 @@ def startup_budget(one_shot: bool = False) -> float:
     if not 0 < value < float("inf"):
         raise SourceError(f"{STARTUP_ENV}={raw!r} is not a number of seconds above 0")
     return value
-
-
-def cache_dir() -> Path:
-    """mcp-cli's cache folder: `MCP_CLI_CACHE_DIR`, else the platform's user cache folder."""
-    return Path(os.environ.get("MCP_CLI_CACHE_DIR") or platformdirs.user_cache_dir("mcp-cli", appauthor=False))
 
 
 def cache_entries() -> list[tuple[str, str, float]]:
