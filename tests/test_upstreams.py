@@ -1,8 +1,11 @@
-"""One start per upstream server per cold call: the session discovery opens to list a server's tools (no cached
-listing) is the one the call goes through, whether the call runs in-process or in `mcp-cli run`'s daemon. A real
-stdio server (`fixtures/upstreams/listed.py`) appends a line to a file at each start."""
+"""The one owner of upstream sessions. One start per upstream server per cold call: the session discovery opens to
+list a server's tools (no cached listing) is the one the call goes through, whether the call runs in-process or in
+`mcp-cli run`'s daemon (a real stdio server, `fixtures/upstreams/listed.py`, appends a line to a file at each start).
+A server entry is typed once, and a broken one (a hand-edited tree) is told in one line naming the server and the key.
+"""
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -10,6 +13,8 @@ import tempfile
 from pathlib import Path
 
 import pytest
+
+from mcp_cli.handlers.server_config import BadConfig, Http, InProcess, Stdio, parse
 
 from .conftest import ROOT, budget, stop_daemons
 from .listed import config, entry, starts
@@ -65,3 +70,34 @@ def test_a_warm_cache_call_starts_only_the_server_it_calls(tmp_path):
     called = run(env, str(team), "--", "gh", "list-issues")
     assert called.returncode == 0, called.stderr
     assert starts(gh) == 2 and starts(other) == 1
+
+
+def test_entries_are_typed_once_with_their_options():
+    stdio = parse("gh", {"command": "gh-mcp", "args": ["--ro"], "env": {"K": "${K:-x}"}, "cwd": "/srv", "timeout": 5,
+                         "inherit": ["PATH"]})  # fmt: skip
+    assert isinstance(stdio, Stdio) and stdio.args == ("--ro",) and stdio.inherit == ("PATH",) and stdio.timeout == 5.0
+    assert stdio.expanded().env == {"K": "x"} and stdio.env == {"K": "${K:-x}"}  # expanded when it starts only
+    http = parse("api", {"url": "https://api.example/mcp", "headers": {"X-Team": "a"}, "mode": "auto"})
+    assert isinstance(http, Http) and http.login_url == "https://api.example/mcp" and http.mode == "auto"
+    assert parse("api", {"url": "https://a/mcp", "headers": {"Authorization": "Bearer t"}}).login_url is None
+    assert parse("api", {"url": "https://a/sse", "transport": "sse"}).login_url is None
+    assert isinstance(parse("mem", {"server": object()}), InProcess)
+
+
+@pytest.mark.parametrize(
+    ("entry", "said"),
+    [
+        ("npx server", "must be an object with `command` or `url`"),
+        ({"args": ["x"]}, "needs a `command` (stdio) or a `url` (HTTP)"),
+        ({"command": "x", "args": "--flag"}, "`args` must be a list of strings"),
+        ({"command": "x", "env": {"K": 1}}, "`env` must be an object of strings"),
+        ({"command": "x", "timeout": "soon"}, "`timeout` must be a number of seconds above 0"),
+        ({"command": "x", "mode": "2024"}, "`mode` must be one of legacy, auto, 2026-07-28"),
+        ({"url": "https://a/mcp", "transport": "ws"}, "`transport` must be http or sse"),
+        ({"url": 5}, "`url` must be a URL string"),
+    ],
+)
+def test_a_broken_entry_is_told_naming_the_server_and_the_key(entry, said):
+    with pytest.raises(BadConfig, match=re.escape(said)) as raised:
+        parse("gh", entry)
+    assert str(raised.value).startswith("upstream server `gh`: ")
