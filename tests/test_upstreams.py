@@ -16,7 +16,7 @@ import pytest
 
 from mcp_cli.handlers.server_config import BadConfig, Http, InProcess, Stdio, parse
 
-from .conftest import ROOT, budget, stop_daemons
+from .conftest import ROOT, budget, served, stop_daemons, text
 from .listed import config, entry, starts
 
 
@@ -59,6 +59,15 @@ def test_a_cold_call_starts_its_upstream_once(tmp_path, daemon_env, where):
     assert again.returncode == 0, again.stderr
     # in-process, the next call lists from the cache and starts the server for the call; the daemon kept it
     assert starts(gh) == (2 if where == "in-process" else 1) and starts(other) == 1
+
+
+@pytest.mark.anyio
+async def test_a_served_config_calls_through_the_sessions_its_listing_opened(tmp_path):
+    team, gh, other = two_servers(tmp_path)
+    async with served("serve", str(team), env={"MCP_CLI_CACHE_DIR": str(tmp_path / "cache")}) as client:
+        result = await client.call_tool("team", {"argv": ["gh", "list-issues"]})
+        assert not result.is_error and '"tool": "list_issues"' in text(result), text(result)
+        assert starts(gh) == 1 and starts(other) == 1
 
 
 def test_a_warm_cache_call_starts_only_the_server_it_calls(tmp_path):

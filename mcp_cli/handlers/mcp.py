@@ -96,7 +96,7 @@ class McpHandler:
             raise HandlerError(f"`{call.path}` calls an upstream server, which needs a running server (mcp-cli serve)")
         upstream = self.pool.get(self.server)
         result = await upstream.call(self.tool, call.values, self.timeout, call.path, self.task)
-        content = [item.model_dump(by_alias=True, exclude_none=True, mode="json") for item in result.content]
+        content = result.content
         if self.catalogue is not None:  # links and embedded resources as served: reading them finds this server
             self.catalogue.passed(self.server, content)
         output = "\n".join(as_text(c) for c in content)
@@ -105,5 +105,5 @@ class McpHandler:
             output=output,
             error=UpstreamError.kind if result.is_error else None,
             content=content,
-            data=result.structured_content,
+            data=result.structured,
         )

@@ -23,13 +23,12 @@ import anyio
 from anyio.abc import TaskGroup
 
 from ..errors import HandlerError, HandlerTimeout
-from .relay import CURRENT, Calls
+from .relay import CURRENT, Answer, Calls
 from .server_config import InProcess, ServerConfig, UnsetVariable, parse
 from .streams import ReadStream
 
 if TYPE_CHECKING:
     from mcp import Client
-    from mcp.types import CallToolResult
 
     from .oauth import Provider
 
@@ -227,12 +226,11 @@ class Upstream:
                 return False
         return False
 
-    async def call(
-        self, tool: str, arguments: dict[str, Any], timeout: float, path: str, task: bool = False
-    ) -> CallToolResult:
+    async def call(self, tool: str, arguments: dict[str, Any], timeout: float, path: str, task: bool = False) -> Answer:
         """Call a tool (as a task with `task`) for the current client (`relay.CURRENT`)."""
+        plain = self.config.mode == "legacy"  # a handshake-era session: its answers are relayed as they come
         return await self.ask(
-            lambda client: self.calls.call(client, tool, arguments, CURRENT.get(), task), timeout, path
+            lambda client: self.calls.call(client, tool, arguments, CURRENT.get(), task, plain), timeout, path
         )
 
     async def ask(self, send: Callable[[Client], Awaitable[T]], timeout: float, path: str) -> T:
