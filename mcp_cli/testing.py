@@ -159,5 +159,5 @@ async def wrap(servers: dict[str, InProcess], name: str = "mock") -> Tree:
     from .sources.mcp_config import Server
 
     entries = [Server(n, {"server": s}) for n, s in servers.items()]
-    found = {e.name: await discovery.list_tools(e.config, discovery.startup_budget()) for e in entries}
+    found = {e.name: await discovery.list_tools(e.upstream, discovery.startup_budget()) for e in entries}
     return mcp_tools.build(name, entries, found)

@@ -18,6 +18,7 @@ from . import serve as serving
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from ..handlers.server_config import Http
     from ..tree import Tree
 
 app = typer.Typer(
@@ -171,16 +172,18 @@ def run(
         raise typer.Exit(2)
     import anyio
 
+    from ..handlers.upstream import Upstreams
     from ..surfaces import terminal
 
     tokens = [*(["--budget", str(budget)] if budget else []), *tokens]  # the call's own budget (engine/answers.py)
 
     async def once() -> int:
-        async with terminal.runtime(loaded) as runtime:
-            return await terminal.answer(runtime, tokens, sys.stdin, sys.stdout, sys.stderr)
+        async with Upstreams() as pool:  # the sessions its servers are listed through answer the call
+            loaded = await anyio.to_thread.run_sync(lambda: _load(tree, **options, pool=pool))
+            async with terminal.runtime(loaded) as runtime:
+                return await terminal.answer(runtime, tokens, sys.stdin, sys.stdout, sys.stderr)
 
     try:
-        loaded = _load(tree, **options)
         exit_process(anyio.run(once))
     except KeyboardInterrupt:
         daemons.interrupted("run")
@@ -350,16 +353,16 @@ def logout(
     _oauth("logout", config, server, oauth_login.logout)
 
 
-def _oauth(command: str, config: str, server: str | None, act: Callable[[dict[str, Any]], Awaitable[str]]) -> None:
+def _oauth(command: str, config: str, server: str | None, act: Callable[[Http], Awaitable[str]]) -> None:
     import anyio
 
     from ..errors import SourceError
     from ..handlers.processes import exit_process
-    from ..handlers.upstream import describe
+    from ..handlers.upstream import StartFailed, describe
     from .login import server_config
 
     try:
-        name, entry = server_config(config, server)
+        entry = server_config(config, server)
     except SourceError as exc:
         typer.echo(f"mcp-cli: {exc}", err=True)
         raise typer.Exit(2) from None
@@ -369,9 +372,10 @@ def _oauth(command: str, config: str, server: str | None, act: Callable[[dict[st
     except KeyboardInterrupt:
         daemons.interrupted(command)
     except Exception as exc:
-        typer.echo(f"mcp-cli: {command} {server or config}: {describe(exc)}", err=True)
+        why = exc.why if isinstance(exc, StartFailed) else describe(exc)
+        typer.echo(f"mcp-cli: {command} {server or config}: {why}", err=True)
         exit_process(1)
-    typer.echo(f"{name}: {said}")
+    typer.echo(f"{entry.name}: {said}")
     exit_process(0)
 
 

@@ -369,8 +369,9 @@ def _daemon_main(path: str, spec_json: str) -> None:
     surface.serve(
         listener,
         describe={"source": source, "options": options, "cwd": spec["cwd"], "socket": path},
-        load=lambda refresh, startup: serving.load(
-            source, {**options, "refresh": refresh, "startup": startup, "progress": True, "one_shot": True}
+        load=lambda refresh, startup, pool: serving.load(
+            source,
+            {**options, "refresh": refresh, "startup": startup, "progress": True, "one_shot": True, "pool": pool},
         ),
         digest=lambda: digest(source),
         logins=lambda: logins(source, options),
@@ -384,7 +385,7 @@ def logins(source: str, options: dict[str, Any]) -> dict[str, object]:
     `mcp-cli login` and `logout`, not with a refresh. Empty for other sources."""
     from ..errors import SourceError
     from ..handlers.oauth import TokenFile, server_url
-    from ..handlers.upstream import UnsetVariable, expand
+    from ..handlers.server_config import BadConfig, UnsetVariable
     from ..sources import mcp_config
 
     path = Path(source)
@@ -396,8 +397,8 @@ def logins(source: str, options: dict[str, Any]) -> dict[str, object]:
         return {}
     found: dict[str, object] = {}
     for server in servers:
-        with contextlib.suppress(UnsetVariable):
-            url = server_url(expand(server.config))
+        with contextlib.suppress(UnsetVariable, BadConfig):
+            url = server_url(server.upstream.expanded())
             if url:
                 found[server.name] = TokenFile(url).login()
     return found

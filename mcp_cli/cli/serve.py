@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Any
 from ..surfaces import launcher
 
 if TYPE_CHECKING:
+    from ..engine.runtime import Runtime
+    from ..handlers.upstream import Upstreams
     from ..tree import Tree
 
 TREE_HELP = (
@@ -113,10 +115,14 @@ def main(argv: list[str]) -> None:
     options = {key: getattr(args, param) for param, *_, key in CONFIG_OPTIONS}
     if args.budget is not None and args.budget < BUDGET_MIN:
         parser.error(f"--budget takes a number of tokens, at least {BUDGET_MIN:,}")
-    tree = launcher.host_settings(load(args.tree, options), args)
-    tree.settings.budget = args.budget or tree.settings.budget
+
+    def runtime(pool: Upstreams) -> Runtime:  # in the serving loop: the sessions discovery opens serve the calls
+        tree = launcher.host_settings(load(args.tree, {**options, "pool": pool}), args)
+        tree.settings.budget = args.budget or tree.settings.budget
+        return launcher.serving(parser, tree)
+
     serve(
-        launcher.serving(parser, tree),
+        runtime,
         http=address,
         guard=checks,
         stateless=args.stateless,

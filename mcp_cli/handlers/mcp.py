@@ -26,6 +26,7 @@ class McpKind(Kind):
     def __init__(self, handler: HandlerClass, tree: Tree) -> None:
         super().__init__(handler, tree)
         self.pool: Upstreams | None = None
+        self.owned = False  # whether the pool is its own (else the host's: `Tree.sessions`)
         self.catalogue = Catalogue(tree)  # the servers' resources and prompts, as one server's
 
     def make(self, ref: dict[str, Any], tree: Tree) -> McpHandler | OpHandler:
@@ -40,10 +41,13 @@ class McpKind(Kind):
             self.pool.configs = tree.upstreams
 
     async def start(self) -> None:
-        if self.tree.upstreams or self.tree.rediscover:
+        if self.tree.sessions is not None:  # the host's pool, where discovery left the sessions it opened
+            self.pool = self.tree.sessions
+            self.pool.configs = self.tree.upstreams
+        elif self.tree.upstreams or self.tree.rediscover:
             from .upstream import Upstreams  # only for trees with upstream servers: not at every start
 
-            self.pool = await Upstreams(self.tree.upstreams).__aenter__()
+            self.pool, self.owned = await Upstreams(self.tree.upstreams).__aenter__(), True
 
     async def restart(self, servers: set[str]) -> None:
         if self.pool is not None:
@@ -55,8 +59,10 @@ class McpKind(Kind):
 
     async def aclose(self) -> None:
         pool, self.pool = self.pool, None
-        if pool is not None:
+        if pool is not None and self.owned:
             await pool.__aexit__(None, None, None)
+        elif pool is not None:  # the host's pool: its sessions closed, the pool left to the host
+            await pool.close()
 
 
 class McpHandler:
@@ -90,7 +96,7 @@ class McpHandler:
             raise HandlerError(f"`{call.path}` calls an upstream server, which needs a running server (mcp-cli serve)")
         upstream = self.pool.get(self.server)
         result = await upstream.call(self.tool, call.values, self.timeout, call.path, self.task)
-        content = [item.model_dump(by_alias=True, exclude_none=True, mode="json") for item in result.content]
+        content = result.content
         if self.catalogue is not None:  # links and embedded resources as served: reading them finds this server
             self.catalogue.passed(self.server, content)
         output = "\n".join(as_text(c) for c in content)
@@ -99,5 +105,5 @@ class McpHandler:
             output=output,
             error=UpstreamError.kind if result.is_error else None,
             content=content,
-            data=result.structured_content,
+            data=result.structured,
         )

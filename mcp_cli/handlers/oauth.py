@@ -29,6 +29,8 @@ import platformdirs
 from mcp.client.auth import AuthorizationCodeResult, OAuthClientProvider
 from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata, OAuthMetadata, OAuthToken
 
+from .server_config import Http, ServerConfig
+
 if TYPE_CHECKING:
     import httpx2
 
@@ -44,12 +46,9 @@ def token_dir() -> Path:
     return Path(os.environ.get(ENV) or Path(platformdirs.user_data_dir("mcp-cli", appauthor=False)) / "oauth")
 
 
-def server_url(config: dict[str, Any]) -> str | None:
+def server_url(config: ServerConfig) -> str | None:
     """The URL of a server config OAuth applies to: streamable HTTP without an `Authorization` header of its own."""
-    url, headers = config.get("url"), config.get("headers") or {}
-    if not url or config.get("transport", "http") == "sse" or any(h.lower() == "authorization" for h in headers):
-        return None
-    return str(url)
+    return config.login_url if isinstance(config, Http) else None
 
 
 class TokenFile:
@@ -230,7 +229,7 @@ async def _no_login(url: str) -> None:
 
 
 def provider(
-    config: dict[str, Any],
+    config: Http,
     redirect_uri: str = "http://127.0.0.1/callback",
     redirect: Callable[[str], Awaitable[None]] | None = None,
     callback: Callable[[], Awaitable[AuthorizationCodeResult]] | None = None,
@@ -241,7 +240,7 @@ def provider(
     url = server_url(config)
     if url is None:
         return None
-    options: dict[str, Any] = config["oauth"] if isinstance(config.get("oauth"), dict) else {}
+    options = config.oauth
 
     def option(*names: str) -> str | None:
         return next((str(options[n]) for n in names if options.get(n)), None)

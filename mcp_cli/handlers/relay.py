@@ -16,6 +16,7 @@ import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 from contextvars import ContextVar
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -91,6 +92,28 @@ CURRENT: ContextVar[Relay | None] = ContextVar("mcp_cli_relay", default=None)
 _CALLING: ContextVar[Relay | None] = ContextVar("mcp_cli_calling", default=None)  # set around the request alone
 
 
+@dataclass
+class Answer:
+    """A tool's answer as its upstream sent it: its content items (each as its MCP JSON), whether it is an error,
+    and its structured content."""
+
+    content: list[dict[str, Any]]
+    is_error: bool = False
+    structured: Any = None
+
+    @classmethod
+    def of(cls, result: types.CallToolResult) -> Answer:
+        content = [item.model_dump(by_alias=True, exclude_none=True, mode="json") for item in result.content]
+        return cls(content, result.is_error, result.structured_content)
+
+
+class _Raw(types.Result):
+    """A result kept as the upstream sent it (its members are the model's extras): what a plain call relays, once
+    the session has checked it against the protocol, without the SDK's second pass (`Calls.call`)."""
+
+    model_config = types.Result.model_config | {"extra": "allow"}
+
+
 class Calls:
     """The calls in flight on one upstream session, and the session's callbacks that reach their clients."""
 
@@ -136,18 +159,32 @@ class Calls:
         }
 
     async def call(
-        self, client: Client, tool: str, arguments: dict[str, Any], relay: Relay | None, task: bool = False
-    ) -> types.CallToolResult:
+        self,
+        client: Client,
+        tool: str,
+        arguments: dict[str, Any],
+        relay: Relay | None,
+        task: bool = False,
+        plain: bool = False,
+    ) -> Answer:
         """Call `tool` for the client behind `relay`: its progress goes there, and its questions; `task`: the
-        tool runs only as a task (created, polled, its result fetched)."""
+        tool runs only as a task (created, polled, its result fetched). `plain`: a handshake-era session, where
+        nothing comes back inside a call but its answer: the answer is relayed as the session got it, checked
+        against the protocol once (not again as a model, then dumped back to JSON; nor against the tool's output
+        schema: the caller gets what the upstream said)."""
         relay = relay or Relay()
         self.relays.append(relay)
         token = _CALLING.set(relay)
         try:
             if task:
-                return await _as_task(client, tool, arguments, relay)
+                return Answer.of(await _as_task(client, tool, arguments, relay))
             heard = relay.progress if relay.listens else None
-            return await client.call_tool(tool, arguments, progress_callback=heard)
+            if plain:
+                request = types.CallToolRequest(params=types.CallToolRequestParams(name=tool, arguments=arguments))
+                raw = (await client.session.send_request(request, _Raw, progress_callback=heard)).model_extra or {}
+                content = [{k: v for k, v in item.items() if v is not None} for item in raw.get("content") or []]
+                return Answer(content, bool(raw.get("isError")), raw.get("structuredContent"))
+            return Answer.of(await client.call_tool(tool, arguments, progress_callback=heard))
         finally:
             _CALLING.reset(token)
             self.relays.remove(relay)

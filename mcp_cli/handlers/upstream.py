@@ -1,12 +1,10 @@
-"""Upstream MCP servers: started on first use, kept connected, restarted after a crash, closed on shutdown.
+"""Upstream MCP servers: the one owner of their sessions. A server is started on first use (a call, or discovery
+listing its tools: `sources/discovery.py`, which leaves the session open in the pool it was given), kept connected,
+restarted after a crash, closed on shutdown. `mcp-cli login` opens its session here too.
 
-A config is one server entry, already normalised (`sources/mcp_config.py`): `{"command", "args", "env", "cwd"}`
-for stdio or `{"url", "headers", "transport"}` for streamable HTTP (or SSE), or `{"server"}` holding an in-process
-server in tests. `${VAR}` and `${VAR:-default}`
-in it are expanded from the environment when the server starts, so frozen trees hold no expanded secrets; an unset
-`${VAR}` without a default stops the start with an error naming it. A stdio server gets this process's environment
-(only the names under `inherit`, when the config has it) with the config's `env` over it.
-Each server's session lives in a task of its own, so a slow or hung server never blocks the others.
+Each server's config is typed once (`server_config.py`: stdio, streamable HTTP or SSE, in-process), its `${VAR}`s
+expanded when it starts. Each server's session lives in a task of its own, so a slow or hung server never blocks
+the others.
 """
 
 from __future__ import annotations
@@ -15,96 +13,38 @@ import contextlib
 import logging
 import math
 import os
-import re
-import sys
 import tempfile
 import warnings
-from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Mapping
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, TextIO, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio
 from anyio.abc import TaskGroup
 
 from ..errors import HandlerError, HandlerTimeout
-from .processes import guarded, handed
-from .relay import CURRENT, Calls
+from .relay import CURRENT, Answer, Calls
+from .server_config import InProcess, ServerConfig, UnsetVariable, parse
 from .streams import ReadStream
 
 if TYPE_CHECKING:
     from mcp import Client
-    from mcp.types import CallToolResult
+
+    from .oauth import Provider
 
 log = logging.getLogger("mcp_cli")
 START_TIMEOUT = 60.0
 PING_TIMEOUT = 3.0
 T = TypeVar("T")
-_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 
 
-class UnsetVariable(HandlerError):
-    """A `${VAR}` without a default whose variable is not set."""
+class StartFailed(HandlerError):
+    """A server that did not start: `why` in one line, the end of its stderr (`tail`), and whether it wants an
+    OAuth login (`login`); the message says all of it."""
 
-
-def _value(match: re.Match[str]) -> str:
-    name, default = match.group(1), match.group(2)
-    if name in os.environ:
-        return os.environ[name]
-    if default is None:
-        raise UnsetVariable(f"the environment variable {name} is not set (the configuration uses ${{{name}}}); set "
-                            f"it, or give a default in the configuration: ${{{name}:-value}}")  # fmt: skip
-    return default
-
-
-def expand(value: Any) -> Any:
-    """`${VAR}` / `${VAR:-default}` replaced from the environment, in strings, lists and dicts; `UnsetVariable`
-    for a `${VAR}` whose variable is not set."""
-    if isinstance(value, str):
-        return _VAR.sub(_value, value)
-    if isinstance(value, list):
-        return [expand(v) for v in value]
-    if isinstance(value, dict):
-        return {k: expand(v) for k, v in value.items()}
-    return value
-
-
-def transport(config: dict[str, Any], errlog: TextIO, auth: Any = None) -> Any:
-    """The client transport for a server config (stdio with stderr to `errlog`, streamable HTTP, or SSE); an
-    in-process server object under `server` (`mcp_cli.testing`) is connected over the SDK's in-memory transport.
-    Streamable HTTP logs in with OAuth (`auth`, else the user's stored login: `handlers/oauth.py`)."""
-    if "server" in config:
-        from mcp.client._memory import InMemoryTransport  # what Client(server) uses in legacy mode, as a transport
-
-        return InMemoryTransport(config["server"])
-    config = expand(config)
-    if "url" in config:
-        headers = config.get("headers") or None
-        if config.get("transport") == "sse":
-            from mcp.client.sse import sse_client
-
-            return sse_client(config["url"], headers=headers)
-        from mcp.client.streamable_http import (  # type: ignore[attr-defined]  # the SDK's own import, not re-exported
-            create_mcp_http_client,
-            streamable_http_client,
-        )
-
-        from .oauth import provider
-
-        auth = auth or provider(config)
-        return streamable_http_client(config["url"], http_client=create_mcp_http_client(headers=headers, auth=auth))
-    from mcp import StdioServerParameters
-
-    if sys.platform == "win32":  # process groups are POSIX's: Windows keeps the SDK's transport (a Job Object)
-        from mcp.client.stdio import stdio_client
-    else:
-        from .stdio_client import stdio_client
-
-    command, *args = guarded([config["command"], *config.get("args", [])])
-    inherit = config.get("inherit")
-    env = {k: v for k, v in handed().items() if inherit is None or k in inherit} | (config.get("env") or {})
-    cwd = os.path.expanduser(config["cwd"]) if config.get("cwd") else None
-    params = StdioServerParameters(command=command, args=args, env=env, cwd=cwd)
-    return stdio_client(params, errlog=errlog)
+    def __init__(self, message: str, why: str, tail: str = "", login: bool = False) -> None:
+        super().__init__(message)
+        self.why, self.tail, self.login = why, tail, login
 
 
 class _OneLine(logging.Filter):
@@ -162,8 +102,8 @@ class Upstream:
     it has stopped answering everything: nothing heard from it since that call was sent, and no answer to a ping.
     A busy server, which answered something else meanwhile, is left running."""
 
-    def __init__(self, name: str, config: dict[str, Any], tg: TaskGroup) -> None:
-        self.name, self.config, self.tg = name, config, tg
+    def __init__(self, config: ServerConfig, tg: TaskGroup, auth: Provider | None = None) -> None:
+        self.name, self.config, self.tg, self.auth = config.name, config, tg, auth
         self.client: Client | None = None
         self.heard = -math.inf  # when the server last sent anything (anyio's clock)
         self._lock = anyio.Lock()
@@ -172,6 +112,8 @@ class Upstream:
         self.ended: BaseException | None = None  # what ended the last session, if it failed
         self._stop: anyio.Event | None = None
         self._done: anyio.Event | None = None
+        self._starting: anyio.CancelScope | None = None  # the start under way, cancelled by `close`
+        self.started = 0  # sessions started
         self._errlog = tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace")
         self.calls = Calls()  # the calls in flight and the session's callbacks to their clients (`relay.py`)
 
@@ -183,9 +125,10 @@ class Upstream:
         except (OSError, ValueError):
             return ""
 
-    async def session(self) -> Client:
-        """The live client session, started if there is none. Calls that arrive while it starts are all answered
-        when that start ends: with the session, or with the start's failure."""
+    async def session(self, limit: float | None = None) -> Client:
+        """The live client session, started if there is none (within `limit` seconds, else the config's
+        `startup_timeout`, else START_TIMEOUT; `StartFailed` if not). Calls that arrive while it starts are all
+        answered when that start ends: with the session, or with the start's failure."""
         if self.client is None:
             starts = self._starts
             async with self._lock:
@@ -195,35 +138,37 @@ class Upstream:
                     self._starts += 1
                     try:
                         self._failed = None
-                        return await self._start()
+                        return await self._start(limit)
                     except HandlerError as exc:
                         self._failed = exc
                         raise
         return self.client
 
-    async def _start(self) -> Client:
+    async def _start(self, limit: float | None) -> Client:
         from mcp import Client
 
         try:
-            expand(self.config)
+            self.config.expanded()
         except UnsetVariable as exc:
-            raise HandlerError(f"upstream server `{self.name}` cannot start: {exc}") from None
+            raise StartFailed(f"upstream server `{self.name}` cannot start: {exc}", str(exc)) from None
         ready, stop, done = anyio.Event(), anyio.Event(), anyio.Event()
         self._stop, self._done, failure, self.ended = stop, done, {}, None
         self._errlog.seek(0)
         self._errlog.truncate()
-        scope = anyio.CancelScope()
+        scope = self._starting = anyio.CancelScope()
 
         @contextlib.asynccontextmanager
         async def heard() -> AsyncIterator[tuple[_Heard, Any]]:
-            async with transport(self.config, self._errlog) as (read, write):
+            async with self.config.target(self._errlog, self.auth) as (read, write):
                 yield _Heard(read, self), write
+
+        # an in-process server is connected to as it is (`mcp.Client` takes it); a transport is watched (`heard`)
+        target = self.config.server if isinstance(self.config, InProcess) else heard()
 
         async def own_session() -> None:
             try:
-                mode = self.config.get("mode", "legacy")  # the handshake era unless the config says (`protocol`)
-                with scope:
-                    async with Client(heard(), mode=mode, cache=None, **self.calls.options()) as client:
+                with scope:  # the handshake era unless the config says (`protocol`)
+                    async with Client(target, mode=self.config.mode, cache=None, **self.calls.options()) as client:
                         self.client = client
                         ready.set()
                         await stop.wait()
@@ -234,20 +179,24 @@ class Upstream:
                 ready.set()
                 done.set()
 
+        self.started += 1
         self.tg.start_soon(own_session)
-        limit = float(self.config.get("startup_timeout") or START_TIMEOUT)
+        limit = limit or self.config.startup_timeout or START_TIMEOUT
         with anyio.move_on_after(limit):
             await ready.wait()
         if self.client is None:
             scope.cancel()  # a start given up on: stop the server, which may still be starting
             if "error" in failure and needs_login(failure["error"]):
-                raise HandlerError(f"upstream server `{self.name}` {self._login_hint()}")
+                hint = f"upstream server `{self.name}` {self._login_hint()}"
+                raise StartFailed(hint, "needs an OAuth login", login=True)
             why = describe(failure["error"]) if "error" in failure else f"no answer within {limit:g} s"
             tail = self.stderr_tail()
-            raise HandlerError(
+            raise StartFailed(
                 f"upstream server `{self.name}` could not start ({why})."
                 + (f"\nIts stderr ends with:\n{tail}" if tail else "")
-                + "\nCheck its command and arguments in the configuration; the next call tries again."
+                + "\nCheck its command and arguments in the configuration; the next call tries again.",
+                why,
+                tail,
             )
         return self.client
 
@@ -258,6 +207,8 @@ class Upstream:
     async def close(self) -> None:
         if self._stop is not None:
             self._stop.set()
+        if self.client is None and self._starting is not None:  # still starting: stop that too
+            self._starting.cancel()
         if self._done is not None:
             with anyio.move_on_after(10):
                 await self._done.wait()
@@ -275,12 +226,11 @@ class Upstream:
                 return False
         return False
 
-    async def call(
-        self, tool: str, arguments: dict[str, Any], timeout: float, path: str, task: bool = False
-    ) -> CallToolResult:
+    async def call(self, tool: str, arguments: dict[str, Any], timeout: float, path: str, task: bool = False) -> Answer:
         """Call a tool (as a task with `task`) for the current client (`relay.CURRENT`)."""
+        plain = self.config.mode == "legacy"  # a handshake-era session: its answers are relayed as they come
         return await self.ask(
-            lambda client: self.calls.call(client, tool, arguments, CURRENT.get(), task), timeout, path
+            lambda client: self.calls.call(client, tool, arguments, CURRENT.get(), task, plain), timeout, path
         )
 
     async def ask(self, send: Callable[[Client], Awaitable[T]], timeout: float, path: str) -> T:
@@ -331,46 +281,89 @@ def _answered(exc: Exception) -> bool:
 
 
 class Upstreams:
-    """The pool of upstream servers of a tree; an async context manager that closes them all on exit."""
+    """The pool of upstream servers: the one place their sessions are opened. Its servers are a tree's (`configs`,
+    the entries of its `upstreams`, each typed once when first used) and those discovery opened (`open`).
 
-    def __init__(self, configs: dict[str, dict[str, Any]]) -> None:
-        self.configs = configs
+    An async context manager that closes them all on exit; or, given a task group (`tg`) that outlives it, a pool
+    whose sessions live in that group (a host that lists a source's tools and then serves them: the sessions
+    discovery opened are the ones its calls use), closed with `close`. `auth`: the OAuth provider its HTTP servers
+    log in with (`mcp-cli login`), instead of the user's stored logins."""
+
+    def __init__(
+        self, configs: Mapping[str, Any] | None = None, tg: TaskGroup | None = None, auth: Provider | None = None
+    ) -> None:
+        self.configs: Mapping[str, Any] = configs or {}
         self._servers: dict[str, Upstream] = {}
-        self._tg: TaskGroup | None = None
+        self._tg, self._own, self.auth = tg, tg is None, auth
         self.changed: Callable[[Upstream, str], Coroutine[Any, Any, None]] | None = None  # (server, list changed)
 
     async def __aenter__(self) -> Upstreams:
-        self._tg = anyio.create_task_group()
-        await self._tg.__aenter__()
+        if self._own:
+            self._tg = anyio.create_task_group()
+            await self._tg.__aenter__()
         return self
 
     async def __aexit__(
         self, kind: type[BaseException] | None, exc: BaseException | None, traceback: TracebackType | None
     ) -> None:
         await self.close()
-        assert self._tg is not None
-        self._tg.cancel_scope.cancel()
-        await self._tg.__aexit__(kind, exc, traceback)
+        if self._own:
+            assert self._tg is not None
+            self._tg.cancel_scope.cancel()
+            # what ends the `async with` body goes on as it is, not wrapped in the group's ExceptionGroup
+            await self._tg.__aexit__(None, None, None)
+            self._tg = None
 
     async def close(self, names: set[str] | None = None) -> None:
         """Stop every started server (those `names` only, if given), all at once (callable from any task); a server
         stopped starts again on its next call."""
         with anyio.CancelScope(shield=True):
             async with anyio.create_task_group() as tg:
-                for name, server in self._servers.items():
+                for name, server in list(self._servers.items()):
                     if names is None or name in names:
                         tg.start_soon(server.close)
+
+    def close_soon(self, name: str) -> None:
+        """Stop a server in the background (discovery gave up on it; its caller goes on)."""
+        server = self._servers.get(name)
+        if server is not None and self._tg is not None:
+            self._tg.start_soon(server.close)
 
     async def _changed(self, server: Upstream, kind: str) -> None:
         if self.changed is not None and self._tg is not None:  # not in the session's receive loop: it may call
             self._tg.start_soon(self.changed, server, kind)
 
-    def get(self, name: str) -> Upstream:
+    def _tg_or_fail(self) -> TaskGroup:
         if self._tg is None:
             raise HandlerError("upstream servers are not available outside a running server")
+        return self._tg
+
+    def _add(self, config: ServerConfig) -> Upstream:
+        server = self._servers[config.name] = Upstream(config, self._tg_or_fail(), self.auth)
+        server.calls.changed = lambda kind: self._changed(server, kind)
+        return server
+
+    def get(self, name: str) -> Upstream:
+        """The server `name` of the tree (or one discovery opened); `BadConfig` for a broken entry."""
+        self._tg_or_fail()
         if name not in self._servers:
             if name not in self.configs:
                 raise HandlerError(f"no upstream server named `{name}` in this tree")
-            server = self._servers[name] = Upstream(name, self.configs[name], self._tg)
-            server.calls.changed = lambda kind: self._changed(server, kind)
+            return self._add(parse(name, self.configs[name]))
         return self._servers[name]
+
+    def open(self, config: ServerConfig) -> Upstream:
+        """The server of `config`, kept under its name: the one there if its config is the same (its session, if
+        it has one, is used as it is), else a new one (the old one is stopped)."""
+        self._tg_or_fail()
+        known = self._servers.get(config.name)
+        if known is not None and known.config.entry == config.entry:
+            return known
+        if known is not None:
+            self.close_soon(config.name)
+        return self._add(config)
+
+    @property
+    def servers(self) -> Mapping[str, Upstream]:
+        """The servers used so far, by name."""
+        return self._servers

@@ -21,7 +21,6 @@ import json
 import os
 import shlex
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Callable
@@ -34,8 +33,9 @@ import anyio
 from ..compat import cache_dir as cache_dir  # also read here (cli, surfaces)
 from ..errors import SourceError
 from ..handlers.processes import stopping
-from ..handlers.relay import Calls, listing
-from ..handlers.upstream import START_TIMEOUT, UnsetVariable, describe, expand, needs_login, transport
+from ..handlers.relay import listing
+from ..handlers.server_config import BadConfig, ServerConfig, UnsetVariable, expand
+from ..handlers.upstream import START_TIMEOUT, StartFailed, Upstreams, describe
 from ..text import one_line
 from .mcp_config import Server
 
@@ -151,28 +151,30 @@ def remember(config: dict[str, Any], listing: Listing) -> None:
     _write(_cache_file(config), json.dumps(listing))
 
 
-async def list_tools(config: dict[str, Any], timeout: float) -> Listing:
-    """Connect once and read a server's tools, and its resources, templates and prompts when it declares them
-    (every page); `Unavailable` with why, and its stderr tail, if not."""
-    from mcp import Client
+async def list_tools(config: ServerConfig, timeout: float, pool: Upstreams | None = None) -> Listing:
+    """Read a server's tools, and its resources, templates and prompts when it declares them (every page), through
+    its session in `pool` (started if it has none, and left open for the calls that follow), or through a pool of
+    its own, closed after; `Unavailable` with why, and its stderr tail, if not (its server is then stopped)."""
+    if pool is None:
+        async with Upstreams() as own:
+            return await list_tools(config, timeout, own)
+    upstream = pool.open(config)
+    try:
+        with anyio.fail_after(timeout):
+            client = await upstream.session(timeout)  # declares what serving sessions do: the tools listed are the
+            return await listing(client)  # type: ignore[return-value]  # ones called. A Listing, as a plain dict
+    except StartFailed as exc:
+        if exc.login:
+            raise NeedsLogin from None
+        raise Unavailable(exc.why + (f"; its stderr ends with:\n{exc.tail}" if exc.tail else "")) from None
+    except Exception as exc:
+        pool.close_soon(config.name)
+        tail = upstream.stderr_tail()
+        why = f"no answer within {timeout:g} s" if isinstance(exc, TimeoutError) else describe(exc)
+        raise Unavailable(why + (f"; its stderr ends with:\n{tail}" if tail else "")) from None
 
-    with tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace") as errlog:
-        try:
-            with anyio.fail_after(timeout):
-                mode = config.get("mode", "legacy")
-                session = Client(transport(config, errlog), mode=mode, cache=None, **Calls().options())
-                async with session as client:  # declares what serving sessions do: the tools listed are the ones called
-                    return await listing(client)  # type: ignore[return-value]  # a Listing, as a plain dict
-        except Exception as exc:
-            if needs_login(exc):
-                raise NeedsLogin from None
-            errlog.seek(0)
-            tail = errlog.read()[-1500:].strip()
-            why = f"no answer within {timeout:g} s" if isinstance(exc, TimeoutError) else describe(exc)
-            raise Unavailable(why + (f"; its stderr ends with:\n{tail}" if tail else "")) from None
 
-
-async def _listing(server: Server, refresh: bool, ttl: float, budget: float) -> Listing:
+async def _listing(server: Server, refresh: bool, ttl: float, budget: float, pool: Upstreams | None) -> Listing:
     """A server's tool list from the cache if fresh, else from the server (then cached). A failure is cached
     for FAILED_TTL seconds, so that starts in a row do not each wait for the same broken server."""
     path, failed = _cache_file(server.config), _failure_file(server.config)
@@ -183,8 +185,9 @@ async def _listing(server: Server, refresh: bool, ttl: float, budget: float) -> 
         except (OSError, ValueError):
             pass
     try:
-        expand(server.config)  # said at once and not remembered: setting the variable is the fix
-    except UnsetVariable as exc:
+        config = server.upstream
+        config.expanded()  # said at once and not remembered: setting the variable is the fix
+    except (UnsetVariable, BadConfig) as exc:
         raise Unavailable(str(exc)) from None
     timeout = float(server.config.get("startup_timeout") or budget)
     remembered = _remembered(failed, _environment(server.config))
@@ -192,7 +195,7 @@ async def _listing(server: Server, refresh: bool, ttl: float, budget: float) -> 
         why, _, age = remembered
         raise Unavailable(f"{why} ({age:.0f} s ago; next try after {FAILED_TTL:g} s)")
     try:
-        listing = await list_tools(server.config, timeout)
+        listing = await list_tools(config, timeout, pool)
     except NeedsLogin:  # not remembered: it costs no wait, and a login in between must be seen at once
         raise Unavailable(f"needs an OAuth login: run `{login_command(server)}`") from None
     except Exception as exc:
@@ -253,10 +256,13 @@ async def listings(
     budget: float = STARTUP_BUDGET,
     progress: bool = False,
     decided: Callable[[dict[str, Listing], dict[str, str]], None] | None = None,
+    pool: Upstreams | None = None,
 ) -> tuple[dict[str, Listing], dict[str, str]]:
     """Every server's listing, fetched concurrently, each within its start-up budget: (found, {name: why not}).
     `decided(found, failed)` is called as soon as every server has answered or run out of time, while those
-    that ran out are still being stopped (a listing that arrives after that is only cached)."""
+    that ran out are still being stopped (a listing that arrives after that is only cached). Servers asked are
+    asked through `pool`, where their sessions stay open for the calls that follow (else each through a pool of
+    its own, closed once it answered)."""
     found: dict[str, Listing] = {}
     failed: dict[str, str] = {}
     waiting = {s.name for s in servers}
@@ -272,7 +278,7 @@ async def listings(
 
     async def one(server: Server) -> None:
         try:
-            settle(server.name, await _listing(server, refresh, ttl, budget))
+            settle(server.name, await _listing(server, refresh, ttl, budget, pool))
         except Exception as exc:  # any failure of one server must not stop the others
             settle(server.name, why=str(exc))
 
@@ -301,10 +307,19 @@ async def listings(
 
 
 def listings_now(
-    servers: list[Server], refresh: bool = False, budget: float = STARTUP_BUDGET, progress: bool = False
+    servers: list[Server],
+    refresh: bool = False,
+    budget: float = STARTUP_BUDGET,
+    progress: bool = False,
+    pool: Upstreams | None = None,
 ) -> tuple[dict[str, Listing], dict[str, str]]:
-    """`listings` from synchronous code. They run on a thread of their own, which returns as soon as every
-    server is decided: servers that ran out of time are stopped there while the caller goes on."""
+    """`listings` from synchronous code. With a `pool`, from a worker thread of the event loop the pool's task group
+    runs in (`anyio.to_thread`): they run in that loop, the sessions they open left in the pool. Else they run on
+    a thread of their own, which returns as soon as every server is decided: servers that ran out of time are
+    stopped there while the caller goes on."""
+    if pool is not None:
+        run = functools.partial(listings, servers, refresh, budget=budget, progress=progress, pool=pool)
+        return anyio.from_thread.run(run)
     decision: Future[tuple[dict[str, Listing], dict[str, str]]] = Future()
 
     def decided(found: dict[str, Listing], failed: dict[str, str]) -> None:

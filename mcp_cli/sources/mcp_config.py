@@ -18,6 +18,7 @@ mcp-cli's own per-server options go in the entry under `"mcp-cli"` (TOML: `[mcp_
 from __future__ import annotations
 
 import fnmatch
+import functools
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +26,7 @@ from typing import Any
 
 from ..compat import toml_loads
 from ..errors import SourceError, close_to
+from ..handlers.server_config import ServerConfig, parse
 
 _IGNORED = {"description", "alwaysAllow", "autoApprove", "disabledTools", "trust", "envFile", "icon", "name"}
 _STDIO = {"command", "args", "env", "cwd", "type", "transport", "timeout"}
@@ -46,6 +48,11 @@ class Server:
     config: dict[str, Any]
     options: dict[str, Any] = field(default_factory=dict)
     source: str = ""  # the config file it came from
+
+    @functools.cached_property
+    def upstream(self) -> ServerConfig:
+        """Its config, typed (made once; `BadConfig` for a broken one, which `read` never gives)."""
+        return parse(self.name, self.config)
 
     def wants(self, tool: str, patterns: list[str], excluded: list[str]) -> bool:
         """Whether a tool passes the include/exclude patterns (matched against `tool` and `server/tool`)."""

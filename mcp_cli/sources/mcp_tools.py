@@ -235,17 +235,20 @@ async def discover(path: str | Path, **options: Any) -> tuple[Tree, list[str]]:
     """Read a config, list (or recall) every server's tools within the start-up budget, and build the tree.
     Servers that did not answer are shown as unavailable, and the tree can `rediscover` them later."""
     servers, warnings = _servers(path, options)
-    found, failed = await discovery.listings(servers, options.get("refresh", False), budget=_budget(options))
+    refresh, pool = options.get("refresh", False), options.get("pool")
+    found, failed = await discovery.listings(servers, refresh, budget=_budget(options), pool=pool)
     return _tree(path, servers, found, failed, warnings, options)
 
 
 def load(path: str | Path, **options: Any) -> tuple[Tree, list[str]]:
     """`discover` from synchronous code, with progress on a terminal (`progress=True`); it returns while servers
     that ran out of time are still being stopped. For a one-shot command (`one_shot=True`) the default budget is
-    the long one and the tree does not ask again later."""
+    the long one and the tree does not ask again later. With a `pool` (`handlers.upstream.Upstreams` in a task group
+    of the event loop this runs on a worker thread of), the servers asked are asked in that loop, and the tree's
+    runtime calls them through the sessions opened then (`Tree.sessions`)."""
     servers, warnings = _servers(path, options)
     refresh, progress = options.get("refresh", False), options.get("progress", False)
-    found, failed = discovery.listings_now(servers, refresh, _budget(options), progress)
+    found, failed = discovery.listings_now(servers, refresh, _budget(options), progress, options.get("pool"))
     return _tree(path, servers, found, failed, warnings, options)
 
 
@@ -285,6 +288,7 @@ def _tree(
         return (await discover(path, **again))[0]
 
     tree.reload = reload
+    tree.sessions = options.get("pool")
     if failed and retried:
         retry = max(discovery.RETRY_BUDGET, _budget(options))
 

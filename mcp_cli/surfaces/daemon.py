@@ -39,6 +39,7 @@ from anyio.abc import SocketAttribute, SocketListener, SocketStream, TaskGroup, 
 
 from ..engine.runtime import Runtime
 from ..handlers.processes import exit_process, join_stopping, kill_all
+from ..handlers.upstream import Upstreams
 from . import terminal
 
 if TYPE_CHECKING:
@@ -117,7 +118,7 @@ class Daemon:
     def __init__(
         self,
         describe: dict[str, Any],
-        load: Callable[[bool, float | None], Tree],
+        load: Callable[[bool, float | None, Upstreams], Tree],
         digest: Callable[[], str],
         logins: Callable[[], dict[str, object]],
         idle: float,
@@ -283,27 +284,35 @@ class Daemon:
             if loaded is not None and loaded.logins == logins and not loaded.unavailable:
                 return loaded, False
             tee = _Tee(stderr)
+            assert self._tg is not None
+            # the sessions its servers were listed through are the ones its calls use (kept ones, if it is kept,
+            # but those of the servers whose login changed: ended first, they are listed and called anew)
+            kept = loaded.runtime.tree.sessions if loaded is not None else None
+            pool = kept or Upstreams(tg=self._tg)
+            changed: set[str] = set()
+            if loaded is not None:
+                changed = {n for n in logins.keys() | loaded.logins.keys() if logins.get(n) != loaded.logins.get(n)}
+                await loaded.runtime.restart(changed)
 
             def load() -> Tree | int:
                 STREAMS.set((stdout, cast(TextIO, tee)))
                 try:
-                    return self._load(request.refresh, request.startup)
+                    return self._load(request.refresh, request.startup, pool)
                 except SystemExit as exc:  # a broken source, said on stderr
                     return exc.code if isinstance(exc.code, int) else 1
 
             tree = await anyio.to_thread.run_sync(load)
             await anyio.to_thread.run_sync(join_stopping)  # servers that missed their start-up budget: stopped
             if isinstance(tree, int):
+                if pool is not kept:
+                    await pool.close()
                 return tree
             if loaded is not None and loaded.runtime.tree.upstreams:  # its servers' sessions are kept
-                changed = {n for n in logins.keys() | loaded.logins.keys() if logins.get(n) != loaded.logins.get(n)}
                 loaded.runtime.adopt(tree)
-                await loaded.runtime.restart(changed)
                 loaded.preamble, loaded.logins, loaded.unavailable = tee.kept.getvalue(), logins, _unavailable(tree)
                 return loaded, True
             if loaded is not None:  # no server of it runs: nothing to keep
                 loaded.retire.set()
-            assert self._tg is not None
             self._loaded = await self._tg.start(self._hold, tree, digest, logins, tee.kept.getvalue())
             return self._loaded, True
 
@@ -429,7 +438,7 @@ def _descendants(pid: int) -> list[dict[str, Any]]:
 def serve(
     listener: socket.socket,
     describe: dict[str, Any],
-    load: Callable[[bool, float | None], Tree],
+    load: Callable[[bool, float | None, Upstreams], Tree],
     digest: Callable[[], str],
     logins: Callable[[], dict[str, object]],
     idle: float,

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from mcp.server import ServerRequestContext
     from starlette.types import ASGIApp
 
+    from ..handlers.upstream import Upstreams
     from .meta_tools import Meta
 
 log = logging.getLogger("mcp_cli")
@@ -301,7 +302,7 @@ async def _until_stopped(runtime: Runtime, main: Callable[..., Awaitable[None]],
 
 
 def serve(
-    runtime: Runtime,
+    runtime: Runtime | Callable[[Upstreams], Runtime],
     http: tuple[str, int] | None = None,
     guard: http_guard.Guard | None = None,
     stateless: bool = False,
@@ -310,11 +311,20 @@ def serve(
 ) -> None:
     """Serve until the client goes away (stdio) or the process is stopped (SIGTERM, SIGHUP, SIGINT); over HTTP
     at `http`, checked by `guard`, sessionless with `stateless`, without /mcp unless `mcp` (see serve_http);
-    through `surface`."""
+    through `surface`. `runtime` may be made here (a function of the pool of upstream sessions, run on a worker
+    thread of the serving loop): the sessions its source's discovery opens are then the ones its calls use."""
     logging.basicConfig(level=logging.WARNING, format="%(name)s: %(message)s")  # stderr
     logging.getLogger("mcp_cli").setLevel(logging.INFO)  # where it listens, and why it stops
-    if http:
-        anyio.run(_until_stopped, runtime, serve_http, *http, guard, stateless, surface, mcp)
-    else:
-        anyio.run(_until_stopped, runtime, serve_stdio, surface)
+
+    async def main() -> None:
+        from ..handlers.upstream import Upstreams
+
+        async with Upstreams() as pool:
+            made = runtime if isinstance(runtime, Runtime) else await anyio.to_thread.run_sync(runtime, pool)
+            if http:
+                await _until_stopped(made, serve_http, *http, guard, stateless, surface, mcp)
+            else:
+                await _until_stopped(made, serve_stdio, surface)
+
+    anyio.run(main)
     exit_process(0)
