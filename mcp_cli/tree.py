@@ -11,13 +11,10 @@ import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .text import command_name, kebab
 from .types import TYPES
-
-if TYPE_CHECKING:
-    from .handlers.upstream import Upstreams
 
 FORMAT = "mcp-cli/tree"
 FORMAT_VERSION = 1
@@ -178,8 +175,9 @@ class Tree:
     rediscover: Callable[[], Awaitable[Tree]] | None = field(default=None, compare=False, repr=False)
     # the tree again after server NAME said its tools changed, given their listing now (not serialised)
     reload: Callable[[str, Any], Awaitable[Tree]] | None = field(default=None, compare=False, repr=False)
-    # the pool of upstream sessions its source was listed through, for the runtime to call them in (not serialised)
-    sessions: Upstreams | None = field(default=None, compare=False, repr=False)
+    # the pool of upstream sessions its source was listed through, for the runtime to call them in (not serialised;
+    # a `handlers.upstream.Upstreams`, which the tree, below the handlers, holds without knowing)
+    sessions: object | None = field(default=None, compare=False, repr=False)
 
     @property
     def name(self) -> str:

@@ -41,12 +41,14 @@ class McpKind(Kind):
             self.pool.configs = tree.upstreams
 
     async def start(self) -> None:
-        if self.tree.sessions is not None:  # the host's pool, where discovery left the sessions it opened
+        if self.tree.sessions is None and not (self.tree.upstreams or self.tree.rediscover):
+            return
+        from .upstream import Upstreams  # only for trees with upstream servers: not at every start
+
+        if isinstance(self.tree.sessions, Upstreams):  # the host's pool, where discovery left the sessions it opened
             self.pool = self.tree.sessions
             self.pool.configs = self.tree.upstreams
-        elif self.tree.upstreams or self.tree.rediscover:
-            from .upstream import Upstreams  # only for trees with upstream servers: not at every start
-
+        else:
             self.pool, self.owned = await Upstreams(self.tree.upstreams).__aenter__(), True
 
     async def restart(self, servers: set[str]) -> None:

@@ -288,7 +288,7 @@ class Daemon:
             # the sessions its servers were listed through are the ones its calls use (kept ones, if it is kept,
             # but those of the servers whose login changed: ended first, they are listed and called anew)
             kept = loaded.runtime.tree.sessions if loaded is not None else None
-            pool = kept or Upstreams(tg=self._tg)
+            pool = kept if isinstance(kept, Upstreams) else Upstreams(tg=self._tg)
             changed: set[str] = set()
             if loaded is not None:
                 changed = {n for n in logins.keys() | loaded.logins.keys() if logins.get(n) != loaded.logins.get(n)}
