@@ -80,8 +80,8 @@ class ServerConfig:
         return self
 
     def target(self, errlog: TextIO, auth: Provider | None = None) -> Transport | Any:
-        """What `mcp.Client` connects to: a transport (stdio with stderr to `errlog`; HTTP logged in with `auth`,
-        else the user's stored login), or an in-process server."""
+        """What `mcp.Client` connects to: a transport (stdio with stderr to `errlog`; HTTP logged in with `auth`, the
+        OAuth provider the caller made of the user's stored login, `oauth.provider`), or an in-process server."""
         raise NotImplementedError
 
 
@@ -142,9 +142,6 @@ class Http(ServerConfig):
             return sse_client(config.url, headers=headers)
         from mcp.client.streamable_http import streamable_http_client
 
-        from .oauth import provider
-
-        auth = auth or provider(config)
         timeout = httpx2.Timeout(HTTP_TIMEOUT, read=HTTP_READ_TIMEOUT)  # the SDK's own client's: a stream stays open
         client = httpx2.AsyncClient(headers=headers, auth=auth, timeout=timeout)
         return streamable_http_client(config.url, http_client=client)

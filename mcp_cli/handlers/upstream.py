@@ -24,7 +24,7 @@ from anyio.abc import TaskGroup
 
 from ..errors import HandlerError, HandlerTimeout
 from .relay import CURRENT, Answer, Calls
-from .server_config import InProcess, ServerConfig, UnsetVariable, parse
+from .server_config import Http, InProcess, ServerConfig, UnsetVariable, parse
 from .streams import ReadStream
 
 if TYPE_CHECKING:
@@ -159,7 +159,7 @@ class Upstream:
 
         @contextlib.asynccontextmanager
         async def heard() -> AsyncIterator[tuple[_Heard, Any]]:
-            async with self.config.target(self._errlog, self.auth) as (read, write):
+            async with self.config.target(self._errlog, self.auth or self._login()) as (read, write):
                 yield _Heard(read, self), write
 
         # an in-process server is connected to as it is (`mcp.Client` takes it); a transport is watched (`heard`)
@@ -199,6 +199,12 @@ class Upstream:
                 tail,
             )
         return self.client
+
+    def _login(self) -> Provider | None:
+        """The OAuth provider of the user's stored login, for an HTTP server OAuth applies to (else None)."""
+        from .oauth import provider
+
+        return provider(self.config) if isinstance(self.config, Http) else None
 
     def _login_hint(self) -> str:
         return (f"needs an OAuth login: run `mcp-cli login CONFIG {self.name}` with the configuration it comes from, "
