@@ -244,7 +244,7 @@ class Runtime:
             tokens = self.unnamed(tokens)
         if unsplit is not None:
             node = self.invocation(tokens).node
-            if not (isinstance(node, Command) and node.handler.get("kind") == "search"):
+            if not (isinstance(node, Command) and node.handler.free_text):
                 raise unsplittable(unsplit)
         return tokens
 
@@ -416,7 +416,7 @@ class Runtime:
         except ValueError as exc:  # parameters argparse refuses (a required positional in an exclusive group)
             raise CallError(f"`{prog}` cannot run: its parameters are malformed ({exc}).") from None
         checker = schema.checker(cmd) if cmd.schema is not None and not cmd.passthrough else None
-        compiled = _Compiled(parser, checker, self.kinds[cmd.handler["kind"]].make(cmd.handler, self.tree))
+        compiled = _Compiled(parser, checker, self.kinds[cmd.handler.kind].make(cmd.handler, self.tree))
         self._compiled[id(cmd)] = (cmd, compiled)  # the command is kept too: its id is never reused meanwhile
         return compiled
 
