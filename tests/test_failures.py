@@ -66,6 +66,16 @@ async def test_the_one_tool_over_stdio():
         await one_tool(client)
 
 
+async def test_a_retry_naming_a_call_the_server_does_not_have():
+    async def elicit(context, params):  # a 2026-era client that can be asked: its calls may be parked between retries
+        raise AssertionError("not asked")
+
+    async with served("serve", str(FAULTS), elicitation_callback=elicit) as client:
+        late = await client.call_tool("faults", {"argv": ["--help"]}, request_state="from-another-process")
+        assert late.is_error and "came too late or to another server process" in text(late)
+        failed(envelope(late), "bad_request")
+
+
 @contextmanager
 def http_server():
     """`mcp-cli serve FAULTS --http` on a free loopback port (its OpenAPI surface beside /mcp): the base URL."""

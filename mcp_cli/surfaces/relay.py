@@ -111,8 +111,9 @@ class Parked(Relay):
 
     listens = True  # each retry may carry its own progress token
 
-    def __init__(self, ctx: ServerRequestContext) -> None:
+    def __init__(self, ctx: ServerRequestContext, tool: str) -> None:
         self.ctx: ServerRequestContext | None = ctx  # the request waiting for this call, if one is
+        self.tool = tool  # the tool called
         self.capabilities = ctx.session.client_capabilities
         self.result: Result | None = None
         self.questions: dict[str, types.InputRequest] = {}  # asked, not yet sent to the client
@@ -132,9 +133,11 @@ class Parked(Relay):
                 self.result = await work()
             except Exception as exc:  # never lost: the client's waiting request answers it
                 log.exception("internal error in a parked call")
-                self.result = failed(internal(exc, "the call"))
+                self.result = failed(internal(exc, self.tool), self.tool)
         if self.result is None:
-            self.result = failed(HandlerError("the call was cancelled before it ended; call the tool again."))
+            self.result = failed(
+                HandlerError("the call was cancelled before it ended; call the tool again."), self.tool
+            )
         self._tell()
 
     async def ask(self, request: types.InputRequest) -> types.InputResponse | types.ErrorData:
@@ -221,10 +224,10 @@ class Relays:
         if parked is None:
             if state:
                 return failed(BadRequest("this call's answers came too late or to another server process; call the "
-                                         "tool again."))  # fmt: skip
+                                         "tool again."), params.name)  # fmt: skip
             if len(self.parked) >= PARKED:
                 self.parked.pop(next(iter(self.parked))).scope.cancel()
-            state, parked = secrets.token_urlsafe(16), Parked(ctx)
+            state, parked = secrets.token_urlsafe(16), Parked(ctx, params.name)
             self.parked[state] = parked
             self.tg.start_soon(parked.run, work)
         else:
@@ -235,9 +238,9 @@ class Relays:
         return answer
 
 
-def failed(exc: CallError) -> Result:
-    """The result of a call that failed outside the runtime (it answers its own failures)."""
-    return Result(ok=False, error=exc.kind, message=exc.render())
+def failed(exc: CallError, tool: str) -> Result:
+    """The result of a call of `tool` that failed outside the runtime (it answers its own failures)."""
+    return Result(ok=False, path=tool, error=exc.kind, message=exc.render())
 
 
 _CHANGED: dict[str, tuple[Callable[[], types.ServerNotification], Callable[[], ServerEvent]]] = {
