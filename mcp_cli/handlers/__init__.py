@@ -9,6 +9,7 @@ opens and closes them with the runtime.
 from __future__ import annotations
 
 from ..errors import SourceError
+from ..refs import McpToolRef, PythonRef, SearchRef, SubprocessRef
 from ..tree import Command, Tree
 from .base import Call, Handler, HandlerClass, Kind
 from .mcp import McpHandler, McpKind
@@ -16,17 +17,23 @@ from .python import PythonHandler
 from .search import SearchHandler
 from .subprocess import SubprocessHandler
 
-KINDS: dict[str, tuple[HandlerClass, type[Kind]]] = {
-    "python": (PythonHandler, Kind),
-    "subprocess": (SubprocessHandler, Kind),
-    "mcp": (McpHandler, McpKind),
-    "search": (SearchHandler, Kind),
+KINDS: dict[str, tuple[HandlerClass, type[Kind]]] = {  # a reference's kind: its handler class and its Kind
+    PythonRef.kind: (PythonHandler, Kind),
+    SubprocessRef.kind: (SubprocessHandler, Kind),
+    McpToolRef.kind: (McpHandler, McpKind),  # and McpOpRef's: `McpKind.make` tells them apart
+    SearchRef.kind: (SearchHandler, Kind),
 }
 
 
 def kinds(tree: Tree) -> dict[str, Kind]:
     """A Kind per handler kind, for `tree`."""
     return {name: kind(handler, tree) for name, (handler, kind) in KINDS.items()}
+
+
+def upstream(kinds: dict[str, Kind]) -> McpKind | None:
+    """Of a runtime's kinds, the one that owns the upstream servers' sessions (and their catalogue), if it has it."""
+    kind = kinds.get(McpToolRef.kind)
+    return kind if isinstance(kind, McpKind) else None
 
 
 def check(tree: Tree) -> None:
@@ -36,4 +43,4 @@ def check(tree: Tree) -> None:
             raise SourceError(f"`{' '.join([tree.name, *path])}` cannot run: it has no handler")
 
 
-__all__ = ["Call", "Handler", "KINDS", "Kind", "check", "kinds"]
+__all__ = ["Call", "Handler", "KINDS", "Kind", "check", "kinds", "upstream"]

@@ -25,7 +25,7 @@ from .. import __version__
 from ..engine.runtime import Runtime, internal
 from ..entities import KEYED, Contexts
 from ..errors import NotFound
-from ..handlers import relay
+from ..handlers import relay, upstream
 from ..handlers.processes import exit_process
 from ..result import Result
 from ..text import clip
@@ -231,7 +231,9 @@ def build(
         from ..sources.skill.resources import SkillResources
 
         SkillResources(runtime.tree).install(server)
-    elif "mcp" in runtime.kinds:  # wrapped servers: their resources and prompts, as the client's part of the tree has
+    elif (
+        upstream(runtime.kinds) is not None
+    ):  # wrapped servers: their resources and prompts, as the client's part of the tree has
         from . import gateway
 
         if gateway.offers(runtime):
