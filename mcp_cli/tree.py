@@ -278,14 +278,16 @@ def _to_data(obj: Any) -> Any:
     return out
 
 
-def _node_from(data: dict[str, Any]) -> Node:
+def _node_from(data: dict[str, Any], above: tuple[str, ...] = ()) -> Node:
+    """A node from its JSON form; ValueError naming it by its path (`above`: the names of the groups it is in)."""
     kind = data.get("kind", "command")
+    path = " ".join([*above, str(data.get("name", "?"))])
     node_type = _NODE_TYPES.get(kind)
     if node_type is None:
-        raise ValueError(f"unknown node kind {kind!r} in {data.get('name', '?')!r}")
+        raise ValueError(f"unknown node kind {kind!r} in {path!r}")
     args = {k: v for k, v in data.items() if k != "kind"}
     if node_type is Group:
-        args["children"] = [_node_from(c) for c in args.get("children", [])]
+        args["children"] = [_node_from(c, (*above, str(data.get("name")))) for c in args.get("children", [])]
     elif node_type is Command:
         args["exclusive"] = [Exclusive(**e) for e in args.get("exclusive", [])]
     try:
@@ -293,4 +295,4 @@ def _node_from(data: dict[str, Any]) -> Node:
             args["params"] = [Param(**p) for p in args.get("params", [])]
         return node_type(**args)
     except (TypeError, ValueError) as exc:
-        raise ValueError(f"bad {kind} {data.get('name', '?')!r}: {exc}") from None
+        raise ValueError(f"bad {kind} {path!r}: {exc}") from None

@@ -42,7 +42,7 @@ def test_a_broken_handler_reference_fails_at_load_naming_the_command(handler, wo
     data["root"]["children"][0]["children"].append({"kind": "command", "name": "bad", "handler": handler})
     with pytest.raises(ValueError) as err:
         Tree.from_dict(data)
-    assert str(err.value).startswith("bad command 'bad': ") and words in str(err.value)
+    assert str(err.value).startswith("bad command 't g bad': ") and words in str(err.value)
     with pytest.raises(ValueError) as err:
         Command("bad", handler=handler)
     assert words in str(err.value)  # its JSON form given in Python is read, and checked, as a file's is
@@ -78,14 +78,17 @@ def test_a_broken_tree_file_is_refused_before_serving(tmp_path):
     broken.write_text(json.dumps(data))
     proc = subprocess.run([sys.executable, "-m", "mcp_cli", "serve", str(broken)], capture_output=True, text=True,
                           stdin=subprocess.DEVNULL, timeout=budget(60))  # fmt: skip
-    assert proc.returncode == 2 and "not a valid tree: bad command 'boom': no handler of kind 'teleport'" in proc.stderr
+    assert (
+        proc.returncode == 2
+        and "not a valid tree: bad command 'faults py boom': no handler of kind 'teleport'" in proc.stderr
+    )
     assert "Traceback" not in proc.stderr
 
 
 def test_an_unknown_parameter_type_fails_when_the_tree_is_read():
     with pytest.raises(ValueError, match="parameter 'n': unknown type 'int'"):
         Param("n", type="int")
-    with pytest.raises(ValueError, match="bad command 'c': parameter 'n': unknown action 'store_const'"):
+    with pytest.raises(ValueError, match="bad command 't c': parameter 'n': unknown action 'store_const'"):
         Tree.from_dict(
             {
                 "format": "mcp-cli/tree",
