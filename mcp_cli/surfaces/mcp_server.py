@@ -231,9 +231,7 @@ def build(
         from ..sources.skill.resources import SkillResources
 
         SkillResources(runtime.tree).install(server)
-    elif (
-        upstream(runtime.kinds) is not None
-    ):  # wrapped servers: their resources and prompts, as the client's part of the tree has
+    elif upstream(runtime.kinds) is not None:  # wrapped servers: their resources and prompts, as a client's part has
         from . import gateway
 
         if gateway.offers(runtime):
