@@ -30,7 +30,7 @@ def kinds(tree: Tree) -> dict[str, Kind]:
     return {name: kind(handler, tree) for name, (handler, kind) in KINDS.items()}
 
 
-def upstream(kinds: dict[str, Kind]) -> McpKind | None:
+def upstream_kind(kinds: dict[str, Kind]) -> McpKind | None:
     """Of a runtime's kinds, the one that owns the upstream servers' sessions (and their catalogue), if it has it."""
     kind = kinds.get(McpToolRef.kind)
     return kind if isinstance(kind, McpKind) else None
@@ -43,4 +43,4 @@ def check(tree: Tree) -> None:
             raise SourceError(f"`{' '.join([tree.name, *path])}` cannot run: it has no handler")
 
 
-__all__ = ["Call", "Handler", "KINDS", "Kind", "check", "kinds", "upstream"]
+__all__ = ["Call", "Handler", "KINDS", "Kind", "check", "kinds", "upstream_kind"]

@@ -14,7 +14,7 @@ from mcp.shared.exceptions import MCPError
 
 from ..engine.runtime import Runtime
 from ..errors import CallError, NotFound
-from ..handlers import upstream
+from ..handlers import upstream_kind
 from ..handlers.catalogue import Catalogue, offered
 
 if TYPE_CHECKING:
@@ -36,7 +36,7 @@ def offers(runtime: Runtime) -> bool:
 def install(server: Server, serving: Runtime, runtime_of: Callable[[ServerRequestContext], Runtime]) -> None:
     """Answer the resource and prompt methods on `server` from `serving`'s upstream servers, each request through
     the runtime `runtime_of` gives it (its client's scope)."""
-    kind = upstream(serving.kinds)
+    kind = upstream_kind(serving.kinds)
     assert kind is not None  # `offers` said it has upstream servers
     catalogue: Catalogue = kind.catalogue
 

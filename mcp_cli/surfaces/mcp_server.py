@@ -25,7 +25,7 @@ from .. import __version__
 from ..engine.runtime import Runtime, internal
 from ..entities import KEYED, Contexts
 from ..errors import NotFound
-from ..handlers import relay, upstream
+from ..handlers import relay, upstream_kind
 from ..handlers.processes import exit_process
 from ..result import Result
 from ..text import clip
@@ -231,7 +231,7 @@ def build(
         from ..sources.skill.resources import SkillResources
 
         SkillResources(runtime.tree).install(server)
-    elif upstream(runtime.kinds) is not None:  # wrapped servers: their resources and prompts, as a client's part has
+    elif upstream_kind(runtime.kinds) is not None:  # wrapped servers: their resources and prompts, as a part has
         from . import gateway
 
         if gateway.offers(runtime):

@@ -28,7 +28,7 @@ from mcp.shared.subscriptions import PromptsListChanged, ResourcesListChanged, S
 
 from ..engine.runtime import Runtime, internal
 from ..errors import BadRequest, CallError, HandlerError
-from ..handlers import upstream
+from ..handlers import upstream_kind
 from ..handlers.relay import CURRENT, Relay, listing, need, offers, refusal
 from ..result import Result
 from ..types import number, whole
@@ -268,7 +268,7 @@ class Changes:
 
     def install(self) -> None:
         """Hear the runtime's upstream servers (once it is entered)."""
-        pool = getattr(upstream(self.runtime.kinds), "pool", None)
+        pool = getattr(upstream_kind(self.runtime.kinds), "pool", None)
         if pool is not None:
             pool.changed = self.changed
 
