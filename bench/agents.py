@@ -70,7 +70,7 @@ class _Echo(_Recorder):
 
     async def run(self, call: Call) -> Result:
         await super().run(call)
-        return Result(ok=True, output=echo(self.ref["tool"], call.values))
+        return Result(ok=True, output=echo(self.ref.tool, call.values))
 
 
 def echo(tool: str, arguments: dict[str, Any]) -> str:

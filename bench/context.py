@@ -38,7 +38,7 @@ def context_call(tree: Tree, service: str, expected: str) -> list[str] | None:
     group = tree.root.child(kebab(service))
     assert isinstance(group, Group)
     for path, cmd in Tree(group).walk():
-        if not isinstance(cmd, Command) or not cmd.entities or cmd.handler.get("tool") == expected:
+        if not isinstance(cmd, Command) or not cmd.entities or cmd.handler.tool == expected:
             continue
         kind, names = next(iter(cmd.entities.items()))
         required = set((cmd.schema or {}).get("required", []))
@@ -66,7 +66,7 @@ async def _ranks(corpus: Corpus, misleading: bool) -> list[dict[str, Any]]:
             rank = {}
             for label, prefer in (("without", []), ("with", context.domains())):
                 found = index.search(prompt, DEPTH, prefer)
-                hits = [(c.handler.get("server"), c.handler.get("tool")) for _, _, c in found]
+                hits = [(c.handler.server, c.handler.tool) for _, _, c in found]
                 rank[label] = hits.index(needed[0]) + 1 if needed[0] in hits else None
             rows.append({"prompt": prompt, "expected": tool, "call": " ".join(call) if call else None,
                          "recorded": [e.value for e in context.entities], **rank})  # fmt: skip

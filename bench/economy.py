@@ -70,7 +70,7 @@ class FlatIndex:
         from mcp_cli.tree import Group
 
         self.tools = {(s, t["name"]): t for s, tools in corpus.servers for t in tools}
-        root = Group("flat", children=[Command(f"{s}/{n}", summary=t.get("description", ""), handler={"kind": "x"})
+        root = Group("flat", children=[Command(f"{s}/{n}", summary=t.get("description", ""))
                                        for (s, n), t in self.tools.items()])  # fmt: skip
         self.index = Index(Tree(root))
 
@@ -91,8 +91,8 @@ class Paths:
         self.tree = tree_of(corpus)
         self.runtime = Runtime(self.tree)
         self.flat = FlatIndex(corpus)
-        self.where = {(cmd.handler["server"], cmd.handler["tool"]): path for path, cmd in self.tree.walk()
-                      if isinstance(cmd, Command) and cmd.handler.get("kind") == "mcp"}  # fmt: skip
+        self.where = {(cmd.handler.server, cmd.handler.tool): path for path, cmd in self.tree.walk()
+                      if isinstance(cmd, Command) and cmd.handler.tool is not None}  # fmt: skip
         definition = tokens.one_tool(self.tree)
         self.description, self.one_tool = definition["description"], tokens.count(tokens.tool_json([definition]))
         self.skill_front, self.skill_body = self._exported_skill()

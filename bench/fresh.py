@@ -97,7 +97,7 @@ class Ours:
 
 
 def _tool(cmd: Command) -> tuple[str, str]:
-    return str(cmd.handler.get("server")), str(cmd.handler.get("tool"))
+    return str(cmd.handler.server), str(cmd.handler.tool)
 
 
 @dataclass

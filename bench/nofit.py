@@ -58,7 +58,7 @@ def recall(corpus: Corpus, weak: float, semantic: Semantic = None) -> dict[str, 
     index = Index(tree_of(corpus), semantic)
     ranks: list[int | None] = []
     for prompt, needed in corpus.tasks:
-        found = [(c.handler.get("server"), c.handler.get("tool")) for _, _, c in index.search(prompt, DEPTH)]
+        found = [(c.handler.server, c.handler.tool) for _, _, c in index.search(prompt, DEPTH)]
         fits = bool(found) and answered(index, prompt, weak)
         ranks.append(found.index(needed[0]) + 1 if fits and needed[0] in found else None)
     return metrics(ranks)
@@ -76,7 +76,7 @@ def margin(sets: list[Corpus], asked: list[str], weak: float) -> dict[str, Any]:
     index, found = Index(tree_of(sets[0])), []
     for prompt, needed in sets[0].tasks:
         hits = index.search(prompt, 5)
-        if needed[0] in [(c.handler.get("server"), c.handler.get("tool")) for _, _, c in hits]:
+        if needed[0] in [(c.handler.server, c.handler.tool) for _, _, c in hits]:
             found.append(index.fits(prompt, hits[0][1]))
     lowest, fits = min(found), [f for c in sets for f in best_fits(c, asked)]
     return {"prompt": lowest, "request": max((f for f in fits if f < lowest), default=0.0),

@@ -61,7 +61,7 @@ def tokens_per_result(corpus: Corpus) -> float:
 
 def rank_of(index: Index, prompt: str, tool: tuple[str, str]) -> int | None:
     """Where the tool (server, name) comes in the index's results for the prompt (None: not in the first DEPTH)."""
-    found = [(c.handler.get("server"), c.handler.get("tool")) for _, _, c in index.search(prompt, DEPTH)]
+    found = [(c.handler.server, c.handler.tool) for _, _, c in index.search(prompt, DEPTH)]
     return found.index(tool) + 1 if tool in found else None
 
 

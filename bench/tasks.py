@@ -208,7 +208,7 @@ async def measure(config_path: Path, plans: list[Task], budget: int) -> dict[str
     missing = [n.name for n in tree.root.children if n.summary.startswith("Unavailable")]
     if missing:
         raise RuntimeError(f"servers that did not list their tools: {', '.join(missing)}")
-    commands = [(p, n) for p, n in tree.walk() if isinstance(n, Command) and n.handler.get("kind") == "mcp"]
+    commands = [(p, n) for p, n in tree.walk() if isinstance(n, Command) and n.handler.tool is not None]
     definitions = count(tool_json([static_tool(p, n) for p, n in commands]))
     tree.settings.budget = budget
     over: list[str] = []

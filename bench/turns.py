@@ -26,6 +26,7 @@ from mcp_cli.cli import tokens
 from mcp_cli.engine.runtime import Runtime
 from mcp_cli.handlers import kinds
 from mcp_cli.handlers.base import Call, Kind
+from mcp_cli.refs import McpToolRef
 from mcp_cli.result import Result
 from mcp_cli.tree import Tree
 
@@ -44,15 +45,11 @@ class _Recorder:
 
     calls: list[tuple[str, str, dict[str, Any]]] = []
 
-    def __init__(self, ref: dict[str, Any], tree: Tree) -> None:
+    def __init__(self, ref: McpToolRef, tree: Tree) -> None:
         self.ref = ref
 
-    @staticmethod
-    def check(ref: dict[str, Any]) -> None:
-        return None
-
     async def run(self, call: Call) -> Result:
-        _Recorder.calls.append((self.ref["server"], self.ref["tool"], call.values))
+        _Recorder.calls.append((self.ref.server, self.ref.tool, call.values))
         return Result(ok=True, output="done")
 
 

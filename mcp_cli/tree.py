@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .refs import HandlerRef, NoHandler
 from .text import command_name, kebab
 from .types import TYPES
 
@@ -79,7 +80,8 @@ class _Named:
 
 @dataclass
 class Command(_Named):
-    """A leaf that runs a handler. `handler` is a reference (plain data), resolved by the runtime.
+    """A leaf that runs a handler. `handler` is a reference (typed, see `refs.py`; given in its JSON form, as a tree
+    file has it, it is read into one), resolved by the runtime.
 
     A `passthrough` command accepts any tokens and hands them to its handler unparsed; its help is `usage`.
     With a JSON `schema` (an MCP tool's input schema), parsed options are assembled into the arguments object
@@ -91,7 +93,7 @@ class Command(_Named):
     description: str = ""
     params: list[Param] = field(default_factory=list)
     exclusive: list[Exclusive] = field(default_factory=list)
-    handler: dict[str, Any] = field(default_factory=dict)
+    handler: HandlerRef = field(default_factory=NoHandler)
     aliases: list[str] = field(default_factory=list)
     examples: list[str] = field(default_factory=list)
     passthrough: bool = False
@@ -103,6 +105,9 @@ class Command(_Named):
     kind: str = field(default="command", init=False, repr=False)
 
     def __post_init__(self) -> None:
+        given: object = self.handler
+        if isinstance(given, dict):
+            self.handler = HandlerRef.from_dict(given)
         if not isinstance(self.entities, dict) or not all(
             isinstance(names, list) and names and all(isinstance(n, str) for n in names)
             for names in self.entities.values()
@@ -240,7 +245,7 @@ def server_depth(walked: list[Node]) -> int | None:
     named after the server's config key (as a command, in kebab-case or as it is: the one of servers alike in
     kebab-case is named so), or with it as an alias (a server renamed by what it does); inside a group of look-alike
     servers too. None for a command of no server."""
-    server = walked[-1].handler.get("server") if isinstance(walked[-1], Command) else None
+    server = walked[-1].handler.server if isinstance(walked[-1], Command) else None
     if server:
         keys = {server, command_name(server), kebab(server)}
         for depth in range(1, len(walked) - 1):
@@ -261,6 +266,8 @@ def _to_data(obj: Any) -> Any:
     """Dataclass -> dict without default-valued fields (but always with a node's `kind`)."""
     if isinstance(obj, list):
         return [_to_data(x) for x in obj]
+    if isinstance(obj, HandlerRef):
+        return obj.to_dict()
     if not dataclasses.is_dataclass(obj):
         return obj
     out: dict[str, Any] = {}
@@ -274,14 +281,16 @@ def _to_data(obj: Any) -> Any:
     return out
 
 
-def _node_from(data: dict[str, Any]) -> Node:
+def _node_from(data: dict[str, Any], above: tuple[str, ...] = ()) -> Node:
+    """A node from its JSON form; ValueError naming it by its path (`above`: the names of the groups it is in)."""
     kind = data.get("kind", "command")
+    path = " ".join([*above, str(data.get("name", "?"))])
     node_type = _NODE_TYPES.get(kind)
     if node_type is None:
-        raise ValueError(f"unknown node kind {kind!r} in {data.get('name', '?')!r}")
+        raise ValueError(f"unknown node kind {kind!r} in {path!r}")
     args = {k: v for k, v in data.items() if k != "kind"}
     if node_type is Group:
-        args["children"] = [_node_from(c) for c in args.get("children", [])]
+        args["children"] = [_node_from(c, (*above, str(data.get("name")))) for c in args.get("children", [])]
     elif node_type is Command:
         args["exclusive"] = [Exclusive(**e) for e in args.get("exclusive", [])]
     try:
@@ -289,4 +298,4 @@ def _node_from(data: dict[str, Any]) -> Node:
             args["params"] = [Param(**p) for p in args.get("params", [])]
         return node_type(**args)
     except (TypeError, ValueError) as exc:
-        raise ValueError(f"bad {kind} {data.get('name', '?')!r}: {exc}") from None
+        raise ValueError(f"bad {kind} {path!r}: {exc}") from None

@@ -145,7 +145,8 @@ def test_declared_entities_come_from_config_and_survive_json(tmp_path):
 
 def test_a_tree_with_bad_entities_is_refused():
     bad = {"format": "mcp-cli/tree", "version": 1, "root": {"kind": "group", "name": "t", "children": [
-        {"kind": "command", "name": "c", "entities": {"issue": "key"}, "handler": {"kind": "python"}}]}}  # fmt: skip
+        {"kind": "command", "name": "c", "entities": {"issue": "key"},
+         "handler": {"kind": "python", "target": "m:f"}}]}}  # fmt: skip
     with pytest.raises(ValueError, match="entities"):
         Tree.from_dict(bad)
 

@@ -70,7 +70,7 @@ def test_the_exported_skill_meets_the_spec_and_reads_back_cleanly(wrap):
     assert "scripts/team-tools.sh --help" in text
     assert 0 < len(tree.root.summary) <= 1024 and "files" in tree.root.summary
     (script,) = [n for n in tree.root.children if n.kind == "command"]
-    assert script.handler["command"][-1].endswith("scripts/team-tools.sh")
+    assert script.handler.command[-1].endswith("scripts/team-tools.sh")
 
 
 def test_export_again_replaces_its_own_output(tmp_path):

@@ -30,8 +30,10 @@ def test_the_check_counts_bare_placeholders_and_tells_those_of_schemas_that_say_
     found = shapes.run(corpus)
     assert (found["rows"], found["bare"], found["empty"], found["examples"]) == (3, 2, 1, ["s/a --odd"])
     schema = {"type": "object", "properties": {"m": {"anyOf": [{"const": "fast"}, {"const": "slow"}]}}}
-    unshown = Command("c", params=[Param("m", flags=["--m"])], schema=schema, handler={"kind": "mcp"})
-    shown = Command("c", params=s.params(schema), schema=schema, handler={"kind": "mcp"})
+    unshown = Command(
+        "c", params=[Param("m", flags=["--m"])], schema=schema, handler={"kind": "mcp", "server": "s", "tool": "c"}
+    )
+    shown = Command("c", params=s.params(schema), schema=schema, handler={"kind": "mcp", "server": "s", "tool": "c"})
     assert shapes.hidden_choices(unshown, unshown.params[0], help.command_help("t c", unshown))
     assert not shapes.hidden_choices(shown, shown.params[0], help.command_help("t c", shown))
 

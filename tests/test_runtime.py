@@ -38,9 +38,37 @@ def tree_of(*commands: Command) -> Tree:
     ],
 )
 def test_a_broken_handler_reference_fails_at_load_naming_the_command(handler, words):
-    with pytest.raises(SourceError) as err:
-        Runtime(tree_of(Command("ok", handler=ECHO), Command("bad", handler=handler)))
-    assert str(err.value).startswith("`t g bad` cannot run: ") and words in str(err.value)
+    data = tree_of(Command("ok", handler=ECHO)).to_dict()
+    data["root"]["children"][0]["children"].append({"kind": "command", "name": "bad", "handler": handler})
+    with pytest.raises(ValueError) as err:
+        Tree.from_dict(data)
+    assert str(err.value).startswith("bad command 't g bad': ") and words in str(err.value)
+    with pytest.raises(ValueError) as err:
+        Command("bad", handler=handler)
+    assert words in str(err.value)  # its JSON form given in Python is read, and checked, as a file's is
+
+
+def test_an_unknown_key_of_a_reference_is_refused_naming_the_known_ones():
+    with pytest.raises(ValueError, match=r"python handler reference has an unknown key 'targte' \(known: target, "):
+        Command("c", handler={"kind": "python", "targte": "m:f"})
+
+
+def test_a_command_without_a_handler_cannot_run_naming_it():
+    with pytest.raises(SourceError, match="^`t g bare` cannot run: it has no handler$"):
+        Runtime(tree_of(Command("ok", handler=ECHO), Command("bare")))
+
+
+def test_a_reference_reads_back_as_it_was_written():
+    written = [
+        {"kind": "python", "target": "m:f", "timeout": 5},
+        {"kind": "subprocess", "command": ["{python}", "x.py"], "cwd": ".", "env": {"A": "1"}, "inherit": ["HOME"],
+         "stdin": True, "dependencies": [], "requires_python": ">=3.8", "broken": "why", "before": [{"-v": 0}]},
+        {"kind": "mcp", "server": "s", "tool": "t", "task": True},
+        {"kind": "mcp", "server": "s", "op": "prompts/get", "prompt": "p"},
+        {"kind": "mcp", "server": "s", "op": "resources/read", "templates": ["x://{id}"]},
+        {"kind": "search"},
+    ]  # fmt: skip
+    assert [Command("c", handler=ref).handler.to_dict() for ref in written] == written
 
 
 def test_a_broken_tree_file_is_refused_before_serving(tmp_path):
@@ -50,14 +78,17 @@ def test_a_broken_tree_file_is_refused_before_serving(tmp_path):
     broken.write_text(json.dumps(data))
     proc = subprocess.run([sys.executable, "-m", "mcp_cli", "serve", str(broken)], capture_output=True, text=True,
                           stdin=subprocess.DEVNULL, timeout=budget(60))  # fmt: skip
-    assert proc.returncode == 2 and "cannot run: no handler of kind 'teleport'" in proc.stderr
+    assert (
+        proc.returncode == 2
+        and "not a valid tree: bad command 'faults py boom': no handler of kind 'teleport'" in proc.stderr
+    )
     assert "Traceback" not in proc.stderr
 
 
 def test_an_unknown_parameter_type_fails_when_the_tree_is_read():
     with pytest.raises(ValueError, match="parameter 'n': unknown type 'int'"):
         Param("n", type="int")
-    with pytest.raises(ValueError, match="bad command 'c': parameter 'n': unknown action 'store_const'"):
+    with pytest.raises(ValueError, match="bad command 't c': parameter 'n': unknown action 'store_const'"):
         Tree.from_dict(
             {
                 "format": "mcp-cli/tree",

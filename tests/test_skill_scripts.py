@@ -132,7 +132,7 @@ def test_scripts_are_found_in_every_folder_of_the_skill():
     # assets/, references/, templates/, tests/, vendor/, _private/, a virtual environment, minified JS: no commands
     assert warnings == []
     assert node(tree, "tools").summary == "Scripts in tools."
-    assert node(tree, "core cli").handler["command"] == ["{python}", "-m", "core.cli"]  # relative imports
+    assert node(tree, "core cli").handler.command == ["{python}", "-m", "core.cli"]  # relative imports
 
 
 async def test_a_script_in_a_folder_imports_its_siblings_and_the_skills_packages(tmp_path):
@@ -196,7 +196,7 @@ def test_options_of_parent_parsers_are_options_of_every_subcommand():
     assert [p.flags[-1] if p.flags else p.name for p in add.params] == [
         "--verbose", "--region", "--color", "--timeout", "--config", "--dry-run", "url",
     ]  # fmt: skip
-    assert add.handler["before"][1] == {"--timeout": 1}
+    assert add.handler.before[1] == {"--timeout": 1}
 
 
 async def test_parent_options_given_anywhere_reach_argparse_where_it_reads_them():
@@ -315,8 +315,8 @@ def test_commands_that_read_stdin_take_a_stdin_option():
         assert [p for p in node(tree, path).params if p.flags == ["--stdin"]], path
     for path in ("lines", "count"):
         assert "--stdin TEXT" in node(tree, path).usage
-    assert all(c.handler.get("stdin") for c in map(lambda p: node(tree, p), ("upper", "numbered", "lines", "count")))
-    assert "stdin" not in node(tree, "args").handler and "--stdin" not in node(tree, "args").usage
+    assert all(c.handler.stdin for c in map(lambda p: node(tree, p), ("upper", "numbered", "lines", "count")))
+    assert not node(tree, "args").handler.stdin and "--stdin" not in node(tree, "args").usage
 
 
 def test_a_long_run_of_blank_lines_does_not_stall_reading_a_script(tmp_path):
@@ -327,7 +327,7 @@ def test_a_long_run_of_blank_lines_does_not_stall_reading_a_script(tmp_path):
     echo = f"// Ask.\n{blank}process.stdin.pipe(process.stdout);\n"
     skill = write_skill(tmp_path / "padded", "Padded.", {"scripts/ask.sh": ask, "scripts/echo.js": echo})
     tree, _ = load(skill)
-    assert node(tree, "ask").handler["stdin"] and node(tree, "echo").handler["stdin"]
+    assert node(tree, "ask").handler.stdin and node(tree, "echo").handler.stdin
     assert "Usage: padded ask" in node(tree, "ask").usage  # the script named as the agent calls it
 
 
@@ -374,10 +374,10 @@ async def test_stdin_end_to_end():
 
 def test_inline_dependencies_are_read():
     tree, warnings = load(FIXTURES / "inline-deps")
-    assert node(tree, "isolated").handler["dependencies"] == []
-    assert node(tree, "isolated").handler["requires_python"] == ">=3.8"
-    assert node(tree, "fetch").handler["dependencies"] == ["mcp-cli-test-absent-package>=1.0", "pyyaml"]
-    assert "dependencies" not in node(tree, "badmeta").handler
+    assert node(tree, "isolated").handler.dependencies == []
+    assert node(tree, "isolated").handler.requires_python == ">=3.8"
+    assert node(tree, "fetch").handler.dependencies == ["mcp-cli-test-absent-package>=1.0", "pyyaml"]
+    assert node(tree, "badmeta").handler.dependencies is None
     assert any(w.startswith("scripts/badmeta.py: its `# /// script` metadata is not valid TOML") for w in warnings)
 
 
@@ -406,6 +406,8 @@ async def test_a_script_whose_inline_dependencies_are_here_runs_with_this_python
 
 
 def test_which_interpreter_runs_a_script_with_inline_metadata_is_logged(caplog):
+    from dataclasses import replace
+
     from mcp_cli.handlers.subprocess import SubprocessHandler, _installed
 
     assert _installed("PyYAML>=5") and _installed("x; python_version < '3'")  # met, or not needed here
@@ -414,12 +416,12 @@ def test_which_interpreter_runs_a_script_with_inline_metadata_is_logged(caplog):
     tree, _ = load(FIXTURES / "inline-deps")
     with caplog.at_level("DEBUG", logger="mcp_cli"):
         here = SubprocessHandler(node(tree, "present").handler, tree)
-        uv = SubprocessHandler(dict(node(tree, "present").handler, dependencies=["packaging<22"]), tree)
+        uv = SubprocessHandler(replace(node(tree, "present").handler, dependencies=["packaging<22"]), tree)
     assert here.command[0] == sys.executable and Path(uv.command[0]).stem == "uv"
     said = [r.getMessage() for r in caplog.records]
     assert any(m.endswith("present.py: runs with this Python, which has its inline dependencies") for m in said)
     assert any(m.endswith("present.py: runs through uv, as this Python lacks packaging<22") for m in said)
-    old = dict(node(tree, "isolated").handler, requires_python="<3")  # a Python this is not
+    old = replace(node(tree, "isolated").handler, requires_python="<3")  # a Python this is not
     assert Path(SubprocessHandler(old, tree).command[0]).stem == "uv"
 
 
@@ -477,7 +479,7 @@ def test_help_comes_from_header_comments_not_annotations():
     greet = node(tree, "greet")
     assert greet.summary == "Greet someone by name."
     assert greet.usage == "Greet someone by name.\n\nUsage: comments greet NAME"
-    assert isinstance(greet, Command) and greet.handler["command"][0] == "node"
+    assert isinstance(greet, Command) and greet.handler.command[0] == "node"
 
 
 # Help that reads right: a summary said once, usage lines as the agent calls the command

@@ -50,7 +50,7 @@ def test_argparse_parameters_are_read_statically():
     assert params(export)["paths"].nargs == "+"
     assert params(export)["ratio"].type == "number"
     assert params(export)["verbose"].action == "count"
-    assert node(tree, "notes export").handler["command"][-1] == "export"
+    assert node(tree, "notes export").handler.command[-1] == "export"
 
 
 def test_passthrough_scripts_get_help_from_docstring_or_comments():
@@ -59,7 +59,7 @@ def test_passthrough_scripts_get_help_from_docstring_or_comments():
     assert raw.passthrough and raw.summary == "Echo the raw arguments, one per line."
     assert "Usage: argtool raw-echo" in raw.usage
     assert count.passthrough and count.summary == "Count the arguments given."
-    assert count.handler["command"][0] == "bash"
+    assert count.handler.command[0] == "bash"
 
 
 def test_click_skill():
@@ -77,9 +77,9 @@ def test_click_skill():
     assert conv["verbose"].action == "count"
     assert "Reads every SOURCE" in node(tree, "images convert").description
     show = node(tree, "images meta show")
-    assert show.handler["command"][-2:] == ["meta", "show"]
+    assert show.handler.command[-2:] == ["meta", "show"]
     assert (params(show)["path"].type, params(show)["scale"].type) == ("path", "number")
-    assert node(tree, "images info").handler["command"][-1] == "info"
+    assert node(tree, "images info").handler.command[-1] == "info"
 
 
 def test_typer_skill():
@@ -95,10 +95,10 @@ def test_typer_skill():
     assert add["urgent"].action == "negatable"
     assert (add["tags"].flags, add["tags"].action) == (["--tag"], "append")
     lst = node(tree, "remind list")
-    assert lst.handler["command"][-1] == "list"
+    assert lst.handler.command[-1] == "list"
     assert params(lst)["out"].type == "path"
     cfg = node(tree, "remind config set")
-    assert cfg.handler["command"][-2:] == ["config", "set"]
+    assert cfg.handler.command[-2:] == ["config", "set"]
     assert params(cfg)["force"].action == "store_true"
 
 
@@ -136,7 +136,7 @@ def test_manifest_reshapes_the_tree(tmp_path):
         "find", "export", "echo",
     ]  # fmt: skip
     assert node(tree, "write").summary == "Writing notes."
-    assert node(tree, "write note").handler["command"][-1] == "add"
+    assert node(tree, "write note").handler.command[-1] == "add"
     assert any("step 7 (hide): no node at 'no-such-node'" in w for w in warnings)
     assert any("step 8 (colour)" in w for w in warnings)
 

@@ -62,7 +62,7 @@ def test_names_alike_get_the_same_commands_in_any_order():
     for order in (["getUser", "get-user", "get_user", "get user"], ["get user", "get_user", "get-user", "getUser"]):
         children = _commands(*order)
         tool_names.distinct(children)
-        named[tuple(order)] = {c.handler["tool"]: c.name for c in children}
+        named[tuple(order)] = {c.handler.tool: c.name for c in children}
     first, second = named.values()
     assert first == second
     assert first["get-user"] == "get-user" and first["getUser"] == "getUser" and first["get_user"] == "get_user"
@@ -73,7 +73,7 @@ def test_a_tool_named_like_a_subgroup_gets_a_name_of_its_own():
     children = [Group("issues", children=_commands("list_issues")), *_commands("issues", "labels")]
     tool_names.distinct(children)
     assert [c.name for c in children] == ["issues", "issues-2", "labels"]
-    assert Group("g", children=children).child("issues-2").handler["tool"] == "issues"
+    assert Group("g", children=children).child("issues-2").handler.tool == "issues"
     assert "`issues` is a group here; this is the tool `issues`." in children[1].description
 
 
@@ -116,7 +116,7 @@ def _domains(*keys: str) -> dict[str, str]:
     servers = [Server(k, {"command": "x"}) for k in keys]
     tools = {"tools": [{"name": "ping", "inputSchema": {"type": "object"}}]}
     tree = mcp_tools.build("team", servers, dict.fromkeys(keys, tools))
-    return {c.handler["server"]: path[0] for path, c in tree.walk() if isinstance(c, Command) and "server" in c.handler}
+    return {c.handler.server: path[0] for path, c in tree.walk() if isinstance(c, Command) and c.handler.server}
 
 
 def test_servers_alike_in_kebab_case_get_the_same_domains_in_any_order():

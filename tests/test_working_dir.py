@@ -122,4 +122,4 @@ def test_the_manifest_sets_the_timeout():
     from mcp_cli.sources.skill import folder as skill
 
     tree, _ = skill.load(WORKDIR)
-    assert {n.handler["timeout"] for _, n in tree.walk() if n.kind == "command" and n.handler} == {30.0}
+    assert {n.handler.timeout for _, n in tree.walk() if n.kind == "command" and n.handler} == {30.0}

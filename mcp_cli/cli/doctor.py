@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import SourceError
+from ..refs import McpToolRef
 from ..sources import discovery, mcp_config, mcp_tools
 from ..sources.skill import folder as skill_folder
 from ..surfaces.tool import INPUT_SCHEMA
@@ -116,9 +117,9 @@ def _config(path: Path, options: dict[str, Any]) -> Report:
     tree = mcp_tools.build(name, servers, found, threshold, failed=failed, retried=False, **keep)
     tools = {(s.name, t["name"]): t for s in servers for t in found.get(s.name, {}).get("tools", [])}
     called = {
-        (c.handler["server"], c.handler["tool"]): " ".join(p)
+        (c.handler.server, c.handler.tool): " ".join(p)
         for p, c in tree.walk()
-        if isinstance(c, Command) and c.handler.get("kind") == "mcp" and "tool" in c.handler  # not a prompt
+        if isinstance(c, Command) and isinstance(c.handler, McpToolRef)  # not a prompt
     }
     refused = 0
     for (server_name, tool_name), tool in tools.items():

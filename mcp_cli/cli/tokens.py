@@ -66,7 +66,7 @@ def tool_json(tools: list[dict[str, Any]]) -> str:
 
 def static_tool(path: list[str], cmd: Command) -> dict[str, Any]:
     """The tool a static MCP server would list for a command: its own schema, or one made from its params."""
-    tool = {"name": cmd.handler.get("tool") or "_".join(path).replace("-", "_"), "description": cmd.description
+    tool = {"name": cmd.handler.tool or "_".join(path).replace("-", "_"), "description": cmd.description
             or cmd.summary, "inputSchema": input_schema(cmd)}  # fmt: skip
     if cmd.annotations:
         tool["annotations"] = cmd.annotations
@@ -84,7 +84,7 @@ def report(tree: Tree) -> dict[str, Any]:
     def helped(path: list[str]) -> int:
         return count(anyio.run(runtime.call, [*path, "--help"]).text())
 
-    commands = [(p, n) for p, n in tree.walk() if isinstance(n, Command) and n.handler.get("kind") != "search"]
+    commands = [(p, n) for p, n in tree.walk() if isinstance(n, Command) and n.handler.listed]
     command_tokens = [helped(p) for p, _ in commands]
     return {
         "tool": tree.name,

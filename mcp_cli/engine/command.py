@@ -209,7 +209,7 @@ class Commands:
         except ValueError as exc:  # parameters argparse refuses (a required positional in an exclusive group)
             raise CallError(f"`{prog}` cannot run: its parameters are malformed ({exc}).") from None
         checker = schema.checker(cmd) if cmd.schema is not None and not cmd.passthrough else None
-        compiled = _Compiled(parser, checker, self.kinds[cmd.handler["kind"]].make(cmd.handler, self.tree))
+        compiled = _Compiled(parser, checker, self.kinds[cmd.handler.kind].make(cmd.handler, self.tree))
         self._compiled[id(cmd)] = (cmd, compiled)  # the command is kept too: its id is never reused meanwhile
         return compiled
 
@@ -259,7 +259,5 @@ def feed(cmd: Command, inv: Invocation) -> tuple[bytes | None, dict[str, Any] | 
 
 def takes(cmd: Command) -> str | None:
     """How a command takes a previous stage's output: "stdin" (a script), "arguments" (an upstream tool), or None."""
-    kind = cmd.handler.get("kind")
-    if kind == "subprocess":
-        return "stdin"
-    return "arguments" if kind == "mcp" and "tool" in cmd.handler and cmd.schema is not None else None
+    piped_as = cmd.handler.piped_as
+    return piped_as if piped_as != "arguments" or cmd.schema is not None else None

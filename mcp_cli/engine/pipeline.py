@@ -336,9 +336,9 @@ def _planned_call(inv: Invocation, values: dict[str, Any] | None, piped: bool) -
         return "help" if isinstance(node, Group) else "a document"
     ref = node.handler
     given = json.dumps(values or {}, ensure_ascii=False)
-    if ref.get("kind") == "mcp" and "tool" in ref:
+    if ref.tool is not None:
         under = " under them the JSON object from the stage before" if piped else ""
-        return f"upstream tool `{ref['tool']}` of server `{ref.get('server')}`, arguments {given}{under}"
-    if ref.get("kind") == "subprocess":
+        return f"upstream tool `{ref.tool}` of server `{ref.server}`, arguments {given}{under}"
+    if ref.piped_as == "stdin":
         return "script, arguments " + json.dumps(inv.rest) + (", the stage before's output on stdin" if piped else "")
-    return f"{ref.get('kind')} command, values {given}"
+    return f"{ref.kind} command, values {given}"

@@ -92,7 +92,7 @@ def tokens_of(commands: Commands, arguments: dict[str, Any], first: bool = True)
         tokens = unnamed(commands.tree, tokens)
     if unsplit is not None:
         node = commands.invocation(tokens).node
-        if not (isinstance(node, Command) and node.handler.get("kind") == "search"):
+        if not (isinstance(node, Command) and node.handler.free_text):
             raise unsplittable(unsplit)
     return tokens
 

@@ -1,14 +1,15 @@
 """Handlers run a command once its argv is parsed. One small interface, implementations side by side.
 
-A handler reference in the tree is plain data, `{"kind": "python", ...}` or `{"kind": "subprocess", ...}`. Each
-kind checks its references when a runtime is made (`check`: a broken tree fails then, naming the command) and
-makes handlers, objects with `async run(call) -> Result`; a kind that holds resources for its handlers (the
-sessions of upstream MCP servers) opens and closes them with the runtime.
+A handler reference in the tree is typed data, one class per kind (`refs.py`: `PythonRef`, `SubprocessRef`, ...),
+checked when it is made or read from a tree file. Each kind makes handlers from its references, objects with
+`async run(call) -> Result`; a kind that holds resources for its handlers (the sessions of upstream MCP servers)
+opens and closes them with the runtime.
 """
 
 from __future__ import annotations
 
 from ..errors import SourceError
+from ..refs import McpToolRef, PythonRef, SearchRef, SubprocessRef
 from ..tree import Command, Tree
 from .base import Call, CallScope, Handler, HandlerClass, Kind
 from .mcp import McpHandler, McpKind
@@ -16,11 +17,11 @@ from .python import PythonHandler
 from .search import SearchHandler
 from .subprocess import SubprocessHandler
 
-KINDS: dict[str, tuple[HandlerClass, type[Kind]]] = {
-    "python": (PythonHandler, Kind),
-    "subprocess": (SubprocessHandler, Kind),
-    "mcp": (McpHandler, McpKind),
-    "search": (SearchHandler, Kind),
+KINDS: dict[str, tuple[HandlerClass, type[Kind]]] = {  # a reference's kind: its handler class and its Kind
+    PythonRef.kind: (PythonHandler, Kind),
+    SubprocessRef.kind: (SubprocessHandler, Kind),
+    McpToolRef.kind: (McpHandler, McpKind),  # and McpOpRef's: `McpKind.make` tells them apart
+    SearchRef.kind: (SearchHandler, Kind),
 }
 
 
@@ -29,17 +30,17 @@ def kinds(tree: Tree) -> dict[str, Kind]:
     return {name: kind(handler, tree) for name, (handler, kind) in KINDS.items()}
 
 
+def upstream_kind(kinds: dict[str, Kind]) -> McpKind | None:
+    """Of a runtime's kinds, the one that owns the upstream servers' sessions (and their catalogue), if it has it."""
+    kind = kinds.get(McpToolRef.kind)
+    return kind if isinstance(kind, McpKind) else None
+
+
 def check(tree: Tree) -> None:
-    """Raise SourceError naming the first command whose handler reference is malformed."""
+    """Raise SourceError naming the first command without a handler (its reference was checked when made)."""
     for path, node in tree.walk():
-        if isinstance(node, Command):
-            try:
-                kind = node.handler.get("kind")
-                if kind not in KINDS:
-                    raise ValueError(f"no handler of kind {kind!r} (known kinds: {', '.join(sorted(KINDS))})")
-                KINDS[kind][0].check(node.handler)
-            except ValueError as exc:
-                raise SourceError(f"`{' '.join([tree.name, *path])}` cannot run: {exc}") from None
+        if isinstance(node, Command) and node.handler.kind not in KINDS:
+            raise SourceError(f"`{' '.join([tree.name, *path])}` cannot run: it has no handler")
 
 
-__all__ = ["Call", "CallScope", "Handler", "KINDS", "Kind", "check", "kinds"]
+__all__ = ["Call", "CallScope", "Handler", "KINDS", "Kind", "check", "kinds", "upstream_kind"]

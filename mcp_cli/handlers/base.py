@@ -11,6 +11,7 @@ import anyio.to_thread
 
 from ..entities import Context
 from ..errors import HandlerTimeout
+from ..refs import HandlerRef
 from ..result import Result
 from ..tree import Command, Tree
 
@@ -76,16 +77,13 @@ class Handler(Protocol):
 
 
 class HandlerClass(Protocol):
-    """A kind's handler class: made from (reference, tree), with a static `check(reference)`."""
+    """A kind's handler class, made from a reference of its kind (see `refs.py`) and the tree."""
 
-    def __call__(self, ref: dict[str, Any], tree: Tree) -> Handler: ...
-
-    @staticmethod
-    def check(ref: dict[str, Any]) -> None: ...
+    def __call__(self, ref: Any, tree: Tree) -> Handler: ...
 
 
 class Kind:
-    """One kind of handler for a tree: checks references at load, makes handlers, and owns what its handlers
+    """One kind of handler for a tree: makes handlers from references of its kind, and owns what its handlers
     share while a runtime serves (`start`; `stop` from any task; `aclose`). This base shares nothing. Runtimes over
     parts of the tree (a client's scope) share the kind: each makes its handlers for its own part."""
 
@@ -93,7 +91,7 @@ class Kind:
         self.handler = handler
         self.tree = tree
 
-    def make(self, ref: dict[str, Any], tree: Tree) -> Handler:
+    def make(self, ref: HandlerRef, tree: Tree) -> Handler:
         return self.handler(ref, tree)
 
     def adopt(self, tree: Tree) -> None:
@@ -113,30 +111,6 @@ class Kind:
         await self.stop()
 
 
-def timeout_of(ref: dict[str, Any], tree: Tree) -> float:
-    return float(ref.get("timeout", tree.settings.timeout))
-
-
-def need(ref: dict[str, Any], key: str, kind: type | tuple[type, ...], what: str) -> None:
-    """Raise ValueError unless `ref[key]` is present, non-empty and of `kind`; `what` describes the value."""
-    value = ref.get(key)
-    if not value or not isinstance(value, kind):
-        raise ValueError(f"{ref.get('kind')} handler reference needs {key!r}: {what}")
-
-
-def may(ref: dict[str, Any], key: str, kind: type | tuple[type, ...], what: str, items: type | None = None) -> None:
-    """Raise ValueError when optional `ref[key]` is there but not of `kind` (its members not of `items`)."""
-    if key not in ref:
-        return
-    value = ref[key]
-    members = value.values() if isinstance(value, dict) else value if isinstance(value, list) else []
-    if (
-        (isinstance(value, bool) and kind is not bool)
-        or not isinstance(value, kind)
-        or (items is not None and not all(isinstance(m, items) for m in members))
-    ):
-        raise ValueError(f"{ref.get('kind')} handler reference has a bad {key!r}: it must be {what}")
-
-
-def check_timeout(ref: dict[str, Any]) -> None:
-    may(ref, "timeout", (int, float), "a number of seconds")
+def timeout_of(ref: HandlerRef, tree: Tree) -> float:
+    """A command's timeout: its reference's, else the tree's."""
+    return float(tree.settings.timeout if ref.timeout is None else ref.timeout)

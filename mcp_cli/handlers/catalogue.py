@@ -18,9 +18,10 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from ..errors import HandlerError, NotFound
+from ..refs import McpOpRef
 from ..result import Result
 from ..tree import Command, Tree
-from .base import Call, timeout_of
+from .base import Call
 
 if TYPE_CHECKING:
     from mcp.shared.uri_template import UriTemplate
@@ -28,7 +29,6 @@ if TYPE_CHECKING:
     from .upstream import Upstreams
 
 log = logging.getLogger("mcp_cli")
-OPS = ("resources/list", "resources/templates/list", "resources/read", "prompts/list", "prompts/get")
 SEP = "+"  # SERVER+URI
 PROMPT_SEP = "_"  # SERVER_NAME
 
@@ -79,13 +79,13 @@ def offered(tree: Tree) -> tuple[set[str], dict[str, list[str]], set[tuple[str, 
     templates: dict[str, list[str]] = {}
     prompts: set[tuple[str, str]] = set()
     for _, node in tree.walk():
-        if isinstance(node, Command) and node.handler.get("kind") == "mcp":
-            op, server = node.handler.get("op"), node.handler["server"]
-            if op == "resources/read":
-                readers.add(server)
-                templates[server] = list(node.handler.get("templates") or [])
-            elif op == "prompts/get":
-                prompts.add((server, node.handler["prompt"]))
+        ref = node.handler if isinstance(node, Command) else None
+        if isinstance(ref, McpOpRef):
+            if ref.op == "resources/read":
+                readers.add(ref.server)
+                templates[ref.server] = list(ref.templates)
+            elif ref.op == "prompts/get":
+                prompts.add((ref.server, ref.prompt))
     return readers, templates, prompts
 
 
@@ -191,7 +191,7 @@ class Catalogue:
         return found
 
     def timeout(self, server: str) -> float:
-        return float(self.tree.upstreams.get(server, {}).get("timeout") or 0) or timeout_of({}, self.tree)
+        return float(self.tree.upstreams.get(server, {}).get("timeout") or 0) or self.tree.settings.timeout
 
     async def resources(self, pool: Upstreams, among: set[str]) -> list[dict[str, Any]]:
         found = await self.gather(pool, among, "resources/list")
@@ -239,10 +239,10 @@ class Catalogue:
 class OpHandler:
     """A command of a server's `resources` or `prompts` group: the MCP method `op` on that server's session."""
 
-    def __init__(self, ref: dict[str, Any], tree: Tree, pool: Upstreams | None, catalogue: Catalogue) -> None:
-        self.server, self.op, self.prompt = ref["server"], ref["op"], ref.get("prompt", "")
+    def __init__(self, ref: McpOpRef, tree: Tree, pool: Upstreams | None, catalogue: Catalogue) -> None:
+        self.server, self.op, self.prompt = ref.server, ref.op, ref.prompt
         self.pool, self.catalogue = pool, catalogue
-        self.timeout = catalogue.timeout(self.server) if ref.get("timeout") is None else float(ref["timeout"])
+        self.timeout = catalogue.timeout(self.server) if ref.timeout is None else float(ref.timeout)
 
     async def run(self, call: Call) -> Result:
         if self.pool is None:

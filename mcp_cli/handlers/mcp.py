@@ -1,4 +1,4 @@
-"""Upstream MCP tools: `{"kind": "mcp", "server": "github", "tool": "list_issues"}`.
+"""Upstream MCP tools: `McpToolRef`, `{"kind": "mcp", "server": "github", "tool": "list_issues"}`.
 
 The arguments object was built from argv and validated against the tool's schema by the runtime; here it is
 sent to the upstream server, and the result's content items come back unchanged (the runtime fits their text to
@@ -7,13 +7,14 @@ the answer's budget).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..errors import HandlerError, UpstreamError
+from ..refs import HandlerRef, McpOpRef, McpToolRef
 from ..result import Result
 from ..tree import Tree
-from .base import Call, HandlerClass, Kind, check_timeout, may, need, timeout_of
-from .catalogue import OPS, Catalogue, OpHandler, as_text
+from .base import Call, HandlerClass, Kind, timeout_of
+from .catalogue import Catalogue, OpHandler, as_text
 
 if TYPE_CHECKING:
     from .upstream import Upstreams
@@ -29,9 +30,11 @@ class McpKind(Kind):
         self.owned = False  # whether the pool is its own (else the host's: `Tree.sessions`)
         self.catalogue = Catalogue(tree)  # the servers' resources and prompts, as one server's
 
-    def make(self, ref: dict[str, Any], tree: Tree) -> McpHandler | OpHandler:
-        if "op" in ref:
+    def make(self, ref: HandlerRef, tree: Tree) -> McpHandler | OpHandler:
+        if isinstance(ref, McpOpRef):
             return OpHandler(ref, tree, self.pool, self.catalogue)
+        if not isinstance(ref, McpToolRef):
+            raise TypeError(f"an mcp handler cannot run a {type(ref).__name__}")
         return McpHandler(ref, tree, self.pool, self.catalogue)
 
     def adopt(self, tree: Tree) -> None:
@@ -69,29 +72,14 @@ class McpKind(Kind):
 
 class McpHandler:
     def __init__(
-        self, ref: dict[str, Any], tree: Tree, pool: Upstreams | None = None, catalogue: Catalogue | None = None
+        self, ref: McpToolRef, tree: Tree, pool: Upstreams | None = None, catalogue: Catalogue | None = None
     ) -> None:
-        self.check(ref)
-        self.server, self.tool, self.pool = ref["server"], ref["tool"], pool
+        self.server, self.tool, self.pool = ref.server, ref.tool, pool
         self.catalogue = catalogue
-        self.task = bool(ref.get("task"))  # the tool runs only as a task (its `execution.taskSupport` is required)
-        self.timeout = float(ref.get("timeout") or tree.upstreams.get(self.server, {}).get("timeout") or 0) or (
+        self.task = ref.task  # the tool runs only as a task (its `execution.taskSupport` is required)
+        self.timeout = float(ref.timeout or tree.upstreams.get(self.server, {}).get("timeout") or 0) or (
             timeout_of(ref, tree)
         )
-
-    @staticmethod
-    def check(ref: dict[str, Any]) -> None:
-        need(ref, "server", str, "the upstream server's name")
-        if "op" in ref:  # a command of the server's resources or prompts (see `catalogue`)
-            if ref["op"] not in OPS:
-                raise ValueError(f"mcp handler reference has an unknown 'op' {ref['op']!r} (one of {', '.join(OPS)})")
-            if ref["op"] == "prompts/get":
-                need(ref, "prompt", str, "the prompt's name")
-            may(ref, "templates", list, "a list of URI templates", str)
-        else:
-            need(ref, "tool", str, "the tool's name")
-            may(ref, "task", bool, "true or false")
-        check_timeout(ref)
 
     async def run(self, call: Call) -> Result:
         if self.pool is None:

@@ -22,10 +22,11 @@ import anyio
 import anyio.to_thread
 
 from ..errors import CallError, HandlerError, HandlerTimeout
+from ..refs import PythonRef
 from ..result import Result, wire_text
 from ..tree import Tree
 from ..types import loads
-from .base import Call, check_timeout, need, timeout_of
+from .base import Call, timeout_of
 
 _capture: contextvars.ContextVar[io.StringIO | None] = contextvars.ContextVar("mcp_cli_capture", default=None)
 
@@ -56,9 +57,9 @@ def load(target: str, tree: Tree) -> Any:
     return obj
 
 
-def ref(func: Callable[..., object], **options: Any) -> dict[str, Any]:
+def ref(func: Callable[..., object], timeout: float | None = None) -> PythonRef:
     """A handler reference for a module-level callable: `Command(..., handler=ref(my_func))`."""
-    return {"kind": "python", "target": f"{func.__module__}:{func.__qualname__}", **options}
+    return PythonRef(target=f"{func.__module__}:{func.__qualname__}", timeout=timeout)
 
 
 def deep_json(value: object) -> str:
@@ -114,20 +115,11 @@ def _to_result(value: object, printed: str) -> Result:
 
 
 class PythonHandler:
-    def __init__(self, ref: dict[str, Any], tree: Tree) -> None:
-        self.check(ref)
-        self.target: str = ref["target"]
+    def __init__(self, ref: PythonRef, tree: Tree) -> None:
+        self.target = ref.target
         self.timeout = timeout_of(ref, tree)
         self.tree = tree
         self._func: Any = None
-
-    @staticmethod
-    def check(ref: dict[str, Any]) -> None:
-        need(ref, "target", str, "module:attribute")
-        module_name, _, attr = ref["target"].partition(":")
-        if not module_name or not attr:
-            raise ValueError(f"python handler target {ref['target']!r} is not of the form module:attribute")
-        check_timeout(ref)
 
     def _callable(self) -> Any:
         if self._func is None:

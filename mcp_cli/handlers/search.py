@@ -1,4 +1,4 @@
-"""The handler of a tree's `search` command: `{"kind": "search"}` (see `search/ranking.py`).
+"""The handler of a tree's `search` command: `SearchRef`, `{"kind": "search"}` (see `search/ranking.py`).
 
 A confident answer lists the matches, the usage line of each of the first three under its row, so that an agent can
 call one without opening its help (only two rows when the first is all but sure); when even the best match fits the
@@ -10,6 +10,7 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
+from ..refs import SearchRef
 from ..result import Result
 from ..search.ranking import Index, bounded
 from ..text import rows
@@ -25,13 +26,9 @@ SURE_ROWS = 2  # rows of such an answer: the best, and one more in case
 class SearchHandler:
     """The handler of a tree's `search` command; the index is built on first use."""
 
-    def __init__(self, ref: dict[str, Any], tree: Tree) -> None:
+    def __init__(self, ref: SearchRef, tree: Tree) -> None:
         self.tree = tree
         self._index: Index | None = None
-
-    @staticmethod
-    def check(ref: dict[str, Any]) -> None:
-        """Nothing to check: the command searches its own tree."""
 
     async def run(self, call: Call) -> Result:
         query = bounded(" ".join(call.values.get("words", [])))

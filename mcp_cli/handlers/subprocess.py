@@ -1,8 +1,8 @@
 """Subprocess commands: an argument list (never a shell), cwd, env, timeout; stdout, stderr and status captured.
 
-Reference: `{"kind": "subprocess", "command": ["{python}", "x.py"], "cwd": ".", "env": {}, "inherit": [],
-"timeout": 60}`. The call's tokens (already parsed and validated) are appended verbatim. `{python}` is this
-interpreter and `{base}` the tree's folder, in `command` and `env` values. `cwd` is relative to that folder;
+Reference (`refs.SubprocessRef`): `{"kind": "subprocess", "command": ["{python}", "x.py"], "cwd": ".", "env": {},
+"inherit": [], "timeout": 60}`. The call's tokens (already parsed and validated) are appended verbatim. `{python}` is
+this interpreter and `{base}` the tree's folder, in `command` and `env` values. `cwd` is relative to that folder;
 without it the command runs where the caller works (an MCP client's first root, else the server's own working
 directory). The environment is the safe part of the server's (SAFE_ENV: no credentials, though a script running
 as the same user can still read the server's own from /proc), the variables `inherit` names, then `env`; a
@@ -38,16 +38,16 @@ import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import anyio
 from anyio.abc import ByteReceiveStream, ByteSendStream, Process
 
 from ..errors import ExitStatus, HandlerError, HandlerTimeout, UsageError
+from ..refs import SubprocessRef
 from ..result import KEEP, Result, blob, sniff
 from ..tree import Tree
 from ..types import at_file
-from .base import WHOLE_MAX, Call, check_timeout, may, need, timeout_of
+from .base import WHOLE_MAX, Call, timeout_of
 from .processes import ended, guarded, handed, kill_group, started
 
 log = logging.getLogger("mcp_cli")
@@ -192,38 +192,36 @@ SAFE_ENV = ("PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "LC_
             "REQUESTS_CA_BUNDLE")  # fmt: skip
 
 
-def _environment(ref: dict[str, Any], base: str) -> dict[str, str]:
+def _environment(ref: SubprocessRef, base: str) -> dict[str, str]:
     """The safe part of this process's environment and the variables `inherit` names (patterns allowed), with the
     reference's `env` on top; a PYTHONPATH there goes before the inherited one."""
-    patterns = [*SAFE_ENV, *ref.get("inherit", [])]
+    patterns = [*SAFE_ENV, *ref.inherit]
     inherited = {k: v for k, v in handed().items() if any(fnmatch.fnmatchcase(k, p) for p in patterns)}
-    own = {k: str(v).replace("{python}", sys.executable).replace("{base}", base) for k, v in ref.get("env", {}).items()}
+    own = {k: str(v).replace("{python}", sys.executable).replace("{base}", base) for k, v in ref.env.items()}
     if "PYTHONPATH" in own and inherited.get("PYTHONPATH"):
         own["PYTHONPATH"] += os.pathsep + inherited["PYTHONPATH"]
     return {**inherited, **own}
 
 
 class SubprocessHandler:
-    def __init__(self, ref: dict[str, Any], tree: Tree) -> None:
-        self.check(ref)
-        command = ref["command"]
+    def __init__(self, ref: SubprocessRef, tree: Tree) -> None:
         base = str(tree.base_dir or Path.cwd())
-        self.command = [str(x).replace("{python}", sys.executable).replace("{base}", base) for x in command]
+        self.command = [x.replace("{python}", sys.executable).replace("{base}", base) for x in ref.command]
         self.launch = guarded(self.command)
-        self.cwd = str(Path(base, ref["cwd"])) if "cwd" in ref else None
+        self.cwd = None if ref.cwd is None else str(Path(base, ref.cwd))
         self.env = _environment(ref, base)
         requirements = Path(base, "requirements.txt")
         self.requirements = requirements if tree.base_dir and requirements.is_file() else None
         self.timeout = timeout_of(ref, tree)
         self.keep = max(KEEP, MAX_BLOB + 1)  # text is fitted to its budget later, binary whole or not
-        self.stdin = bool(ref.get("stdin"))
-        self.before: list[dict[str, int]] = ref.get("before", [])
+        self.stdin = ref.stdin
+        self.before = ref.before
         self.missing: list[str] = []
-        self.broken: str = ref.get("broken", "")
-        if "dependencies" in ref:
-            self.missing = [d for d in ref["dependencies"] if not _installed(d)]
-            if "requires_python" in ref and not _python_meets(ref["requires_python"]):
-                self.missing.append(f"Python {ref['requires_python']}")
+        self.broken = ref.broken
+        if ref.dependencies is not None:
+            self.missing = [d for d in ref.dependencies if not _installed(d)]
+            if ref.requires_python is not None and not _python_meets(ref.requires_python):
+                self.missing.append(f"Python {ref.requires_python}")
             uv = shutil.which("uv", path=self.env.get("PATH")) if self.missing else None
             if uv:
                 self.command = [uv, "run", "--quiet", "--script", *self.command[1:]]
@@ -231,20 +229,6 @@ class SubprocessHandler:
             script = next((x for x in reversed(self.command) if x.endswith(".py")), self.command[-1])
             log.log(logging.INFO if self.missing else logging.DEBUG, "%s: %s", script, _runner(self.missing, uv))
             self.missing = [] if uv else self.missing
-
-    @staticmethod
-    def check(ref: dict[str, Any]) -> None:
-        need(ref, "command", list, "the program and its arguments, a list")
-        may(ref, "command", list, "a list of strings", str)
-        may(ref, "cwd", str, "a folder, relative to the tree's")
-        may(ref, "env", dict, "an object of strings", str)
-        may(ref, "inherit", list, "a list of variable names or patterns", str)
-        may(ref, "stdin", bool, "true or false")
-        may(ref, "dependencies", list, "a list of requirements", str)
-        may(ref, "requires_python", str, "a version specifier such as '>=3.10'")
-        may(ref, "broken", str, "why the script cannot run")
-        may(ref, "before", list, "a list of objects, one per subcommand word", dict)
-        check_timeout(ref)
 
     def _arrange(self, call: Call) -> tuple[list[str], bytes | None]:
         """The command line for a call (parent parsers' options moved in front of their subcommand word) and the
@@ -262,7 +246,8 @@ class SubprocessHandler:
             if self.stdin and flag == STDIN_FLAG:
                 stdin = token[len(flag) + 1 :] if eq else (tokens.pop(0) if tokens else "")
                 continue
-            level, values = self._level(flag), 0
+            level = self._level(flag)
+            values: int | None = 0  # None: every token that follows
             if level is not None and not eq:
                 values = self.before[level][flag]
             elif level is None and token[:1] == "-" and token[1:2] not in ("-", ""):  # -cVALUE

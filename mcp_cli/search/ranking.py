@@ -272,7 +272,7 @@ class Index:
         lengths: list[float] = []
         spelled: Counter[str] = Counter()  # the commands' words as written, and how many commands have each
         for path, node in tree.walk():
-            if not isinstance(node, Command) or node.handler.get("kind") == "search":
+            if not isinstance(node, Command) or not node.handler.listed:
                 continue
             fields = {
                 "path": " ".join(path + _spellings(node.aliases)),

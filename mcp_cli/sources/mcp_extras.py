@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..engine import schema
+from ..refs import McpOpRef
 from ..text import command_name, named, one_line
 from ..tree import Command, Group, Node, Param
 
@@ -30,9 +31,8 @@ def free_name(wanted: str, children: list[Node]) -> str:
     return next(c for c in candidates if c not in taken)
 
 
-def _op(server: str, op: str, name: str, summary: str, **more: Any) -> Command:
-    handler = {"kind": "mcp", "server": server, "op": op, **more.pop("ref", {})}
-    return Command(name=name, summary=summary, handler=handler, annotations=dict(READ_ONLY), **more)
+def _op(ref: McpOpRef, name: str, summary: str, **more: Any) -> Command:
+    return Command(name=name, summary=summary, handler=ref, annotations=dict(READ_ONLY), **more)
 
 
 def resources_group(server: str, listing: dict[str, Any], name: str) -> Group:
@@ -40,18 +40,23 @@ def resources_group(server: str, listing: dict[str, Any], name: str) -> Group:
     patterns = [str(t["uriTemplate"]) for t in templates if t.get("uriTemplate")]
     shown = "".join(f"\n  {p}" for p in patterns[:8]) + ("\n  ..." if len(patterns) > 8 else "")
     read = _op(
-        server, "resources/read", "read", "Read a resource by its URI.",
+        McpOpRef(server=server, op="resources/read", templates=patterns), "read", "Read a resource by its URI.",
         params=[Param("uri", required=True, help="The resource's URI, from `list`, a template filled in "
                       "(`templates`), or a link a tool returned.")],
         description="Read a resource by its URI." + (f" Templates of this server:{shown}" if shown else ""),
-        ref={"templates": patterns} if patterns else {},
     )  # fmt: skip
     return Group(
         name=name,
         summary=f"The server's resources ({len(resources)} listed, {plural(len(templates), 'template')}): list, read.",
         children=[
-            _op(server, "resources/list", "list", "List the server's resources: URI, name and type."),
-            _op(server, "resources/templates/list", "templates", "List its resource templates (URIs to fill in)."),
+            _op(
+                McpOpRef(server=server, op="resources/list"), "list", "List the server's resources: URI, name and type."
+            ),
+            _op(
+                McpOpRef(server=server, op="resources/templates/list"),
+                "templates",
+                "List its resource templates (URIs to fill in).",
+            ),
             read,
         ],
     )
@@ -71,9 +76,10 @@ def prompt_command(server: str, prompt: dict[str, Any], taken: set[str]) -> Comm
     taken.add(name)
     description = str(prompt.get("description") or prompt.get("title") or "").strip()
     return _op(
-        server, "prompts/get", name, one_line(description) if description else f"The prompt {prompt['name']}.",
+        McpOpRef(server=server, op="prompts/get", prompt=prompt["name"]), name,
+        one_line(description) if description else f"The prompt {prompt['name']}.",
         description=description, params=schema.params(input_schema), schema=input_schema,
-        aliases=[prompt["name"]] if prompt["name"] != name else [], ref={"prompt": prompt["name"]},
+        aliases=[prompt["name"]] if prompt["name"] != name else [],
     )  # fmt: skip
 
 
@@ -86,7 +92,10 @@ def prompts_group(server: str, listing: dict[str, Any], name: str) -> Group:
     return Group(
         name=name,
         summary=f"The server's prompts ({len(prompts)}): list, get NAME.",
-        children=[_op(server, "prompts/list", "list", "List the server's prompts and their arguments."), get],
+        children=[
+            _op(McpOpRef(server=server, op="prompts/list"), "list", "List the server's prompts and their arguments."),
+            get,
+        ],
     )
 
 

@@ -21,6 +21,7 @@ from typing import Any
 from .. import entities
 from ..engine import help, schema
 from ..errors import SourceError
+from ..refs import McpToolRef, SearchRef
 from ..search.ranking import SHOWN
 from ..text import command_name, first_sentence, kebab, one_line
 from ..tree import Command, Group, Node, Param, Tree
@@ -30,7 +31,6 @@ from .mcp_config import Server, read
 THRESHOLD: int | None = None  # tools in a server's group before it is split (None: when its listing overflows)
 SMALL = 2  # tools of a server whose summary names its commands (about what naming its things costs)
 LISTING = 3_600  # characters of a server's listing of usage lines, at most, before it is split (help's budget)
-SEARCH_HANDLER = {"kind": "search"}
 
 
 def command(server: str, tool: dict[str, Any], name: str = "", declared: dict[str, str] | None = None) -> Command:
@@ -57,7 +57,7 @@ def command(server: str, tool: dict[str, Any], name: str = "", declared: dict[st
         summary=one_line(description) if description else "",
         description=description,
         params=schema.params(input_schema),
-        handler={"kind": "mcp", "server": server, "tool": tool["name"], **_task(tool)},
+        handler=McpToolRef(server=server, tool=tool["name"], task=_task(tool)),
         aliases=list(dict.fromkeys(n for n in (tool["name"], command_name(tool["name"])) if n != cmd_name)),
         schema=input_schema,
         annotations={k: v for k, v in annotations.items() if k != "title"},
@@ -66,11 +66,11 @@ def command(server: str, tool: dict[str, Any], name: str = "", declared: dict[st
     )
 
 
-def _task(tool: dict[str, Any]) -> dict[str, bool]:
-    """`{"task": True}` for a tool that runs only as a task (`execution.taskSupport: required`); an `optional` one
-    runs as a plain call."""
+def _task(tool: dict[str, Any]) -> bool:
+    """Whether a tool runs only as a task (`execution.taskSupport: required`); an `optional` one runs as a plain
+    call."""
     execution = tool.get("execution")
-    return {"task": True} if isinstance(execution, dict) and execution.get("taskSupport") == "required" else {}
+    return isinstance(execution, dict) and execution.get("taskSupport") == "required"
 
 
 def _toolset(tool: dict[str, Any]) -> str:
@@ -149,7 +149,7 @@ def _about(group: Group, shown: int = 4) -> str:
     commands = [n for _, n in Tree(group).walk() if isinstance(n, Command)]
     if len(commands) <= SMALL:
         return _names(commands)
-    nouns = grouping.topics([c.handler.get("tool", c.name) for c in commands], shown)
+    nouns = grouping.topics([c.handler.tool or c.name for c in commands], shown)
     what = ", ".join(nouns) if nouns else ", ".join(c.name for c in commands[:shown])
     return f"{what[:1].upper()}{what[1:]}."
 
@@ -167,7 +167,7 @@ def search_command(name: str) -> Command:
                 help=f"How many results; default: the strong matches (at least half the best score), up to {SHOWN}.",
             ),
         ],
-        handler=dict(SEARCH_HANDLER),
+        handler=SearchRef(),
         examples=[f"{name} search create an issue"],
     )
 
@@ -221,7 +221,7 @@ def build(
         else:
             continue
         keys[id(group)] = server.name
-    count = sum(1 for _, n in Tree(root).walk() if isinstance(n, Command) and "op" not in n.handler)
+    count = sum(1 for _, n in Tree(root).walk() if isinstance(n, Command) and n.handler.tool is not None)
     servers_shown = [g.name for g in root.children]
     root.children.insert(0, search_command(root.name))
     tool_names.distinct(root.children, lambda n: keys.get(id(n)), "server")

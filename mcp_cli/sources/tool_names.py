@@ -32,7 +32,7 @@ def is_token(name: str) -> bool:
 
 def tool(node: Node) -> str | None:
     """An upstream tool's own name (None for any other node)."""
-    return str(node.handler["tool"]) if isinstance(node, Command) and node.handler.get("kind") == "mcp" else None
+    return node.handler.tool if isinstance(node, Command) else None
 
 
 def collisions(children: list[Node], own: Own = tool) -> dict[str, list[Node]]:

@@ -14,8 +14,8 @@ from mcp.shared.exceptions import MCPError
 
 from ..engine.runtime import Runtime
 from ..errors import CallError, NotFound
+from ..handlers import upstream_kind
 from ..handlers.catalogue import Catalogue, offered
-from ..handlers.mcp import McpKind
 
 if TYPE_CHECKING:
     from mcp.server import ServerRequestContext
@@ -36,8 +36,8 @@ def offers(runtime: Runtime) -> bool:
 def install(server: Server, serving: Runtime, runtime_of: Callable[[ServerRequestContext], Runtime]) -> None:
     """Answer the resource and prompt methods on `server` from `serving`'s upstream servers, each request through
     the runtime `runtime_of` gives it (its client's scope)."""
-    kind = serving.kinds["mcp"]
-    assert isinstance(kind, McpKind)
+    kind = upstream_kind(serving.kinds)
+    assert kind is not None  # `offers` said it has upstream servers
     catalogue: Catalogue = kind.catalogue
 
     def pool() -> Upstreams:

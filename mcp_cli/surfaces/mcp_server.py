@@ -22,14 +22,16 @@ from mcp.server.subscriptions import ListenHandler
 from mcp.shared.exceptions import MCPError
 
 from .. import __version__
+from ..engine.command import internal
 from ..engine.runtime import Runtime
 from ..entities import KEYED, Contexts
 from ..errors import NotFound
-from ..handlers import CallScope, relay
+from ..handlers import CallScope, relay, upstream_kind
 from ..handlers.processes import exit_process
+from ..result import Result
 from ..text import clip
 from . import http_guard, scopes
-from .relay import Changes, Relays
+from .relay import Changes, InputRequired, Relays
 from .tool import INPUT_SCHEMA, description, instructions, run
 from .unreadable import Answering, IdCheck
 
@@ -170,20 +172,31 @@ def build(
         return types.ListToolsResult(tools=[tool(scope_of(ctx)[0])])  # anew: servers that come back change it
 
     async def call_tool(ctx: ServerRequestContext, params: types.CallToolRequestParams) -> dict[str, Any]:
+        """A tool call's answer: every one, a failure too, is a `Result` in wire form (`Result.to_mcp`), here."""
         rt, meta, contexts = scope_of(ctx)
+        structured = meta is not None or rt.tree.settings.structured  # the meta-tools keep their envelope
+        answer = await answering(ctx, params, rt, meta, contexts)
+        return answer if isinstance(answer, dict) else answer.to_mcp(structured=structured)
+
+    async def answering(
+        ctx: ServerRequestContext, params: types.CallToolRequestParams, rt: Runtime, meta: Meta | None,
+        contexts: Contexts,
+    ) -> Result | InputRequired:  # fmt: skip
         context = contexts.of(ctx, params.meta)
         if meta is None and params.name != rt.tree.name:  # a not_found in the envelope, as every failure
             unknown = NotFound(f"no tool named {clip(params.name, 100)!r}; this server has one tool, {rt.tree.name!r}.")
-            return rt.commands.failure(unknown, None).to_mcp(structured=rt.tree.settings.structured)
+            return rt.commands.failure(unknown, None)
         changes.heard(ctx)
 
-        async def work() -> dict[str, Any]:  # with the client's relay (`relay.py`): it may be asked, told progress
+        async def work() -> Result:  # with the client's relay (`relay.py`): it may be asked, told progress
             scope = CallScope(await roots.cwd(ctx), context, local_files)
-            if meta is not None:
-                answer = await meta.call(params.name, params.arguments, scope)
-                return answer.to_mcp(structured=True)  # the meta-tools keep their envelope
-            answer = await run(rt, params.arguments or {}, scope)
-            return answer.to_mcp(structured=rt.tree.settings.structured)
+            try:
+                if meta is not None:
+                    return await meta.call(params.name, params.arguments, scope)
+                return await run(rt, params.arguments or {}, scope)
+            except Exception as exc:  # a bug outside the runtime (which answers its own): in the envelope too
+                log.exception("internal error answering a call of %s", rt.tree.name)
+                return rt.commands.failure(internal(exc, rt.tree.name), None)
 
         return await relays.run(ctx, roots.session(ctx), params, work)
 
@@ -221,7 +234,7 @@ def build(
         from ..sources.skill.resources import SkillResources
 
         SkillResources(runtime.tree).install(server)
-    elif "mcp" in runtime.kinds:  # wrapped servers: their resources and prompts, as the client's part of the tree has
+    elif upstream_kind(runtime.kinds) is not None:  # wrapped servers: their resources and prompts, as a part has
         from . import gateway
 
         if gateway.offers(runtime):

@@ -26,8 +26,12 @@ from mcp.server.subscriptions import InMemorySubscriptionBus
 from mcp.shared.exceptions import MCPError
 from mcp.shared.subscriptions import PromptsListChanged, ResourcesListChanged, ServerEvent, ToolsListChanged
 
+from ..engine.command import internal
 from ..engine.runtime import Runtime
+from ..errors import BadRequest, CallError, HandlerError
+from ..handlers import upstream_kind
 from ..handlers.relay import CURRENT, Relay, listing, need, offers, refusal
+from ..result import Result
 from ..types import number, whole
 
 if TYPE_CHECKING:
@@ -46,7 +50,8 @@ _RESULTS: dict[str, type[types.Result]] = {
     "sampling": types.CreateMessageResult,
     "roots": types.ListRootsResult,
 }
-Work = Callable[[], Awaitable[dict[str, Any]]]
+Work = Callable[[], Awaitable[Result]]
+InputRequired = dict[str, Any]  # a 2026-era call's questions for its client, in wire form
 
 
 def _result_type(request: types.InputRequest) -> type[types.Result]:
@@ -108,10 +113,11 @@ class Parked(Relay):
 
     listens = True  # each retry may carry its own progress token
 
-    def __init__(self, ctx: ServerRequestContext) -> None:
+    def __init__(self, ctx: ServerRequestContext, tool: str) -> None:
         self.ctx: ServerRequestContext | None = ctx  # the request waiting for this call, if one is
+        self.tool = tool  # the tool called
         self.capabilities = ctx.session.client_capabilities
-        self.result: dict[str, Any] | None = None
+        self.result: Result | None = None
         self.questions: dict[str, types.InputRequest] = {}  # asked, not yet sent to the client
         self.sent: dict[str, types.InputRequest] = {}  # sent, not yet answered
         self.answers: dict[str, anyio.Event | types.InputResponse | types.ErrorData] = {}
@@ -128,11 +134,12 @@ class Parked(Relay):
             try:
                 self.result = await work()
             except Exception as exc:  # never lost: the client's waiting request answers it
-                self.result = {"resultType": "complete", "content": [{"type": "text", "text": f"Error: {exc}"}],
-                               "isError": True}  # fmt: skip
-        if self.result is None:  # cancelled
-            self.result = {"resultType": "complete", "content": [{"type": "text", "text": "Error: cancelled"}],
-                           "isError": True}  # fmt: skip
+                log.exception("internal error in a parked call")
+                self.result = failed(internal(exc, self.tool), self.tool)
+        if self.result is None:
+            self.result = failed(
+                HandlerError("the call was cancelled before it ended; call the tool again."), self.tool
+            )
         self._tell()
 
     async def ask(self, request: types.InputRequest) -> types.InputResponse | types.ErrorData:
@@ -164,7 +171,7 @@ class Parked(Relay):
         self.questions.update(self.sent)
         self.sent = {}
 
-    async def next(self, ctx: ServerRequestContext, token: str) -> dict[str, Any]:
+    async def next(self, ctx: ServerRequestContext, token: str) -> Result | InputRequired:
         """Wait, for the client's request `ctx`, until the call ends (its result) or asks (`input_required`)."""
         self.ctx = ctx
         try:
@@ -204,9 +211,10 @@ class Relays:
         self.levels: dict[str, str] = {}
 
     async def run(self, ctx: ServerRequestContext, session: str | None, params: types.CallToolRequestParams,
-                  work: Work) -> dict[str, Any]:  # fmt: skip
+                  work: Work) -> Result | InputRequired:  # fmt: skip
         """`work` (the call) for the client of `ctx`, with its relay as `CURRENT`: run in the request, or for a 2026-era
-        client that may be asked something, parked in the server's task group between its retries."""
+        client that may be asked something, parked in the server's task group between its retries. Its result, or
+        the questions it asks now (`input_required`)."""
         if ctx.session.can_send_request or not offers(ctx.session.client_capabilities) or self.tg is None:
             token = CURRENT.set(Direct(ctx, self.levels.get(session or "")))  # no task: the cheap path
             try:
@@ -217,19 +225,24 @@ class Relays:
         parked = self.parked.get(state)
         if parked is None:
             if state:
-                text = "Error: this call's answers came too late or to another server process; call the tool again."
-                return {"resultType": "complete", "content": [{"type": "text", "text": text}], "isError": True}
+                return failed(BadRequest("this call's answers came too late or to another server process; call the "
+                                         "tool again."), params.name)  # fmt: skip
             if len(self.parked) >= PARKED:
                 self.parked.pop(next(iter(self.parked))).scope.cancel()
-            state, parked = secrets.token_urlsafe(16), Parked(ctx)
+            state, parked = secrets.token_urlsafe(16), Parked(ctx, params.name)
             self.parked[state] = parked
             self.tg.start_soon(parked.run, work)
         else:
             parked.answer(params.input_responses)
         answer = await parked.next(ctx, state)
-        if answer.get("resultType") != "input_required":
+        if isinstance(answer, Result):
             self.parked.pop(state, None)
         return answer
+
+
+def failed(exc: CallError, tool: str) -> Result:
+    """The result of a call of `tool` that failed outside the runtime (it answers its own failures)."""
+    return Result(ok=False, path=tool, error=exc.kind, message=exc.render())
 
 
 _CHANGED: dict[str, tuple[Callable[[], types.ServerNotification], Callable[[], ServerEvent]]] = {
@@ -256,7 +269,7 @@ class Changes:
 
     def install(self) -> None:
         """Hear the runtime's upstream servers (once it is entered)."""
-        pool = getattr(self.runtime.kinds.get("mcp"), "pool", None)
+        pool = getattr(upstream_kind(self.runtime.kinds), "pool", None)
         if pool is not None:
             pool.changed = self.changed
 

@@ -130,10 +130,11 @@ def prune(tree: Tree, paths: Sequence[str], read_only: bool = False) -> Tree:
 
     def shown(node: Node, names: list[str], walked: list[Node]) -> bool:
         if isinstance(node, Command):
-            if node.handler.get("kind") == "search" and len(names) == 1:
+            if not node.handler.listed and len(names) == 1:  # the root's search: it searches the part kept
                 return True
             depth = server_depth([*walked, node])
-            keyed = [node.handler["server"], *names[depth:]] if depth else names  # as the config names the server
+            server = node.handler.server
+            keyed = [server, *names[depth:]] if depth and server else names  # as the config names the server
             return (covers(names) or covers(keyed)) and (not read_only or node.annotations.get("readOnlyHint") is True)
         if isinstance(node, Group):  # an empty one: "\0" stands for any name that may come into it
             return covers(names) or any(fnmatchcase(" ".join([*names, "\0"]), p) for p in paths)

@@ -22,6 +22,7 @@ import itertools
 import re
 from collections.abc import Iterator
 
+from ...refs import SubprocessRef
 from ...text import sentence
 from ...tree import Command, Node, Tree
 
@@ -160,7 +161,7 @@ class _Rewriter:
 
 def _script_of(cmd: Command) -> tuple[str, int] | None:
     """The skill file a script command runs (relative to the skill) and how many subcommand words follow it."""
-    argv = [str(x) for x in cmd.handler.get("command", [])] if cmd.handler.get("kind") == "subprocess" else []
+    argv = list(cmd.handler.command) if isinstance(cmd.handler, SubprocessRef) else []
     if "-m" in argv[:-1]:
         module = argv.index("-m") + 1
         return argv[module].replace(".", "/") + ".py", len(argv) - module - 1

@@ -27,6 +27,7 @@ from typing import Any
 import yaml
 
 from ...errors import SourceError
+from ...refs import SubprocessRef
 from ...text import clip
 from ...tree import MAX_DEPTH, Command, Group, Node, Tree
 from . import files as files
@@ -179,12 +180,12 @@ def configure_scripts(root: Group, options: dict[str, Any], warnings: list[str])
         warnings.append(f"{FILE}: `timeout` must be a number of seconds; ignored")
         timeout = None
     for _, node in Tree(root).walk():
-        if isinstance(node, Command) and node.handler.get("kind") == "subprocess":
-            node.handler.update({"inherit": list(inherit)} if inherit else {})
-            node.handler.update({"timeout": float(timeout)} if timeout else {})
+        if isinstance(node, Command) and isinstance(node.handler, SubprocessRef):
+            node.handler.inherit = list(inherit) if inherit else node.handler.inherit
+            node.handler.timeout = float(timeout) if timeout else node.handler.timeout
     for path in options.get("stdin") or []:
         _, found = _find(root, _split(path))
-        if not isinstance(found, Command) or found.handler.get("kind") != "subprocess":
+        if not isinstance(found, Command) or not isinstance(found.handler, SubprocessRef):
             warnings.append(f"{FILE}: stdin: no script command at {path!r}")
-        elif not found.handler.get("stdin"):
+        elif not found.handler.stdin:
             scripts.accept_stdin(found, warnings, f"{FILE}: stdin {path}")

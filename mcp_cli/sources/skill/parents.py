@@ -7,6 +7,7 @@ word (see `handlers.subprocess`). Only options with a fixed number of values can
 
 from __future__ import annotations
 
+from ...refs import SubprocessRef
 from ...tree import Command, Exclusive, Param
 
 
@@ -38,9 +39,9 @@ def inherit(cmd: Command, above: list[list[Param]], exclusive: list[Exclusive]) 
         level = [q for q in options if movable(q) and not taken & set(q.flags)]
         taken.update(f for q in level for f in q.flags)
         levels.insert(0, level)
-    if not any(levels):
+    if not any(levels) or not isinstance(cmd.handler, SubprocessRef):
         return
-    cmd.handler["before"] = [{f: arity(q) for q in level for f in _spellings(q)} for level in levels]
+    cmd.handler.before = [{f: arity(q) for q in level for f in _spellings(q)} for level in levels]
     inherited = [q for level in levels for q in level]
     names = {q.name for q in inherited}
     cmd.params = inherited + cmd.params

@@ -16,6 +16,7 @@ import ast
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from ...refs import SubprocessRef
 from ...text import command_name
 from ...tree import Command, Exclusive, Group, Node, Param
 from . import parents
@@ -399,7 +400,7 @@ def _to_node(p: _Parser, command: list[str], above: list[_Parser], warnings: lis
             description=p.description if p.description != p.summary else "",
             params=p.params,
             exclusive=[e for e in p.exclusive if e.params],
-            handler={"kind": "subprocess", "command": command},
+            handler=SubprocessRef(command=command),
             aliases=p.aliases,
         )
         parents.inherit(cmd, [q.params for q in above], [e for q in above for e in q.exclusive])
@@ -412,7 +413,7 @@ def _to_node(p: _Parser, command: list[str], above: list[_Parser], warnings: lis
             name=name,
             summary=p.summary,
             description=p.description,
-            handler={"kind": "subprocess", "command": command},
+            handler=SubprocessRef(command=command),
             passthrough=True,
         )
     unmovable = [q.flags[0] if q.flags else q.name for q in p.params if not parents.movable(q)]

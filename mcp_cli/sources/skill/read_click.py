@@ -9,6 +9,7 @@ import ast
 import re
 from typing import Any
 
+from ...refs import SubprocessRef
 from ...text import command_name
 from ...tree import Command, Group, Node, Param
 from . import parents
@@ -177,5 +178,5 @@ def _set_commands(
         for child in node.children:
             _set_commands(child, command + [raw[id(child)]], raw, group_params, above + [own], warnings)
     elif isinstance(node, Command):
-        node.handler = {"kind": "subprocess", "command": command}
+        node.handler = SubprocessRef(command=command)
         parents.inherit(node, above, [])

@@ -22,6 +22,7 @@ import tokenize
 from typing import Any
 
 from ...compat import toml_loads
+from ...refs import SubprocessRef
 from ...tree import Command, Node
 from . import files as files
 from . import read_argparse, read_click, read_typer, usage
@@ -185,7 +186,7 @@ def read(source: str, rel: str, warnings: list[str]) -> tuple[Node | None, dict[
     summary_doc = " ".join(mod.docstring.strip().split("\n\n")[0].split())
     if node is None:
         help_text = _usage_text(mod, source)
-        node = Command(name="", passthrough=True, usage=help_text, handler={"kind": "subprocess", "command": launch})
+        node = Command(name="", passthrough=True, usage=help_text, handler=SubprocessRef(command=launch))
         summary_doc = summary_doc or usage.summary(help_text)
     node.summary = node.summary or summary_doc
     if isinstance(node, Command) and not node.description and mod.docstring.strip().count("\n\n"):

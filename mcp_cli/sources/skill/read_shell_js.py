@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ...refs import SubprocessRef
 from ...tree import Command
 from . import usage
 
@@ -57,7 +58,7 @@ def _command(
         warnings.append(f"{rel}: says it is not meant to be run directly; not a command")
         return None, {}
     summary = usage.summary(help_text)
-    handler = {"kind": "subprocess", "command": [runner, "{base}/" + rel]}
+    handler = SubprocessRef(command=[runner, "{base}/" + rel])
     return Command(name="", summary=summary, passthrough=True, usage=help_text, handler=handler), {"stdin": reads_stdin}
 
 

@@ -9,6 +9,7 @@ import ast
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...refs import SubprocessRef
 from ...text import command_name
 from ...tree import Command, Group, Node, Param
 from . import parents
@@ -179,7 +180,7 @@ def read(mod: Module, launch: list[str]) -> tuple[Node | None, list[str]]:
                 )
         elif func == "typer.run" and call.args and isinstance(call.args[0], ast.Name) and call.args[0].id in functions:
             cmd = _command(mod, functions[call.args[0].id], command_name(call.args[0].id), "")
-            cmd.handler = {"kind": "subprocess", "command": launch}
+            cmd.handler = SubprocessRef(command=launch)
             return cmd, []
     if not apps:
         return None, []
@@ -209,13 +210,13 @@ def _app(
     if not above and len(app.commands) == 1 and not app.subapps and app.callback is None:
         fn, cname, chelp = app.commands[0]
         cmd = _command(mod, fn, name or cname, chelp)
-        cmd.handler = {"kind": "subprocess", "command": command}
+        cmd.handler = SubprocessRef(command=command)
         return cmd
     own = _command(mod, app.callback, "", "").params if app.callback else []
     group = Group(name=name, summary=" ".join(doc.split("\n\n")[0].split()), description="")
     for fn, cname, chelp in app.commands:
         cmd = _command(mod, fn, command_name(cname), chelp)
-        cmd.handler = {"kind": "subprocess", "command": command + [cname]}
+        cmd.handler = SubprocessRef(command=command + [cname])
         parents.inherit(cmd, above + [own], [])
         group.children.append(cmd)
     for sub, sname, shelp in app.subapps:

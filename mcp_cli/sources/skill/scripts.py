@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ...handlers.subprocess import STDIN_FLAG
+from ...refs import SubprocessRef
 from ...text import command_name
 from ...tree import Command, Group, Node, Param
 from . import files as files
@@ -102,7 +103,8 @@ def accept_stdin(cmd: Command, warnings: list[str], where: str) -> None:
     if any(STDIN_FLAG in p.flags or p.name == "stdin" for p in cmd.params):
         warnings.append(f"{where}: reads its standard input but has its own {STDIN_FLAG}; its input stays empty")
         return
-    cmd.handler["stdin"] = True
+    if isinstance(cmd.handler, SubprocessRef):
+        cmd.handler.stdin = True
     if cmd.passthrough:
         cmd.usage = f"{cmd.usage}\n\n{STDIN_FLAG} TEXT (taken out of the arguments): {STDIN_HELP}".strip()
     else:
@@ -118,12 +120,12 @@ def _commands(node: Node) -> list[Command]:
 def _complete_handlers(node: Node, run: dict[str, Any], rel: str, warnings: list[str]) -> None:
     """The skill's environment, and what its reader says the script needs (`run`), on each command's handler."""
     for cmd in _commands(node):
-        cmd.handler["env"] = dict(SKILL_ENV)
-        if "dependencies" in run:
-            cmd.handler["dependencies"] = list(run["dependencies"])
-        for key in ("requires_python", "broken"):
-            if key in run:
-                cmd.handler[key] = run[key]
+        if isinstance(cmd.handler, SubprocessRef):
+            ref = cmd.handler
+            ref.env = dict(SKILL_ENV)
+            ref.dependencies = list(run["dependencies"]) if "dependencies" in run else ref.dependencies
+            ref.requires_python = run.get("requires_python", ref.requires_python)
+            ref.broken = run.get("broken", ref.broken)
         if run.get("stdin"):
             accept_stdin(cmd, warnings, rel)
 
