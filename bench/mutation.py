@@ -20,9 +20,10 @@ A mutant is one change at one place of a module's syntax tree (`ast`), the modul
 - a statement dropped: a call on its own line, a `raise`, an `x += ...`, an `x = f(x)` that rewrites a name;
   `break`/`continue` swapped.
 
-Each mutant runs `python -m pytest -x -q` over its module's tests (TESTS; without tests/conftest.py when they pass
-without it, as in-process case tests do) in a private copy of the checkout (the working tree is never written; a copy
-per worker, so subprocesses started by a test import the mutant too). A failing test or a run over the time limit
+Each mutant runs `python -m pytest -x -q -n 0` (one process, no pytest-xdist workers) over its module's tests
+(TESTS; without tests/conftest.py when they pass without it, as in-process case tests do) in a private copy of the
+checkout (the working tree is never written; a copy per worker, so subprocesses started by a test import the mutant
+too). A failing test or a run over the time limit
 kills it. EQUIVALENT lists mutants that change nothing a caller can
 observe, each with the reason; they are counted apart, and the kill rate is killed / (mutants - equivalent).
 
@@ -411,7 +412,7 @@ def _copy(destination: Path) -> None:
 def _pytest(copy: Path, tests: list[str], timeout: float) -> tuple[str, float]:
     """('passed' | 'failed' | 'timeout', seconds) of the tests in `copy` (`tests` may lead with pytest options)."""
     env = {**os.environ, "PYTHONPATH": str(copy), "PYTHONDONTWRITEBYTECODE": "1"}
-    argv = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "--no-header", *tests]
+    argv = [sys.executable, "-m", "pytest", "-x", "-q", "-n", "0", "-p", "no:cacheprovider", "--no-header", *tests]
     start = time.monotonic()
     proc = subprocess.Popen(argv, cwd=copy, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True)  # fmt: skip

@@ -769,3 +769,65 @@ def test_json_written_wide_over_its_budget_comes_compact_when_that_fits(form):
     asked_ = ask("--format", form, "x") if form else ask("x")
     result = fit(TREE, Memory(), Result(ok=True, output=wide, data=list(range(200))), asked_, None)
     assert (result.output, result.part, result.data) == (compact, None, None)  # whole, so no note
+
+
+# how the caller runs the tool (`--prog`): what the notes' calls start with
+
+
+@pytest.mark.parametrize(
+    ("tokens", "rest", "prog"),
+    [
+        (["--prog", "scripts/pdf.sh", "a", "b"], ["a", "b"], "scripts/pdf.sh"),
+        (["--prog=./run it", "--budget", "900", "a"], ["a"], "./run it"),
+        (["a", "--prog", "p"], ["a"], "p"),  # after the path: ours, the command has no --prog
+        (["a"], ["a"], None),
+    ],
+)
+def test_prog_is_a_reserved_option(tokens, rest, prog):
+    got = asked(tokens, none)
+    assert (got.tokens, got.prog) == (rest, prog)
+    assert "--prog" not in got.options()  # it is written as the call's start, not as an option
+
+
+def test_a_command_s_own_prog_stays_its_own():
+    got = asked(["a", "--prog", "p"], lambda r: {"--prog"})
+    assert (got.tokens, got.prog) == (["a", "--prog", "p"], None)
+
+
+@pytest.mark.parametrize("value", ["", "  "])
+def test_an_empty_prog_is_a_usage_error(value):
+    with pytest.raises(UsageError) as caught:
+        asked(["--prog", value, "a"], none)
+    assert str(caught.value) == "--prog takes how the caller runs the tool (`scripts/pdf.sh`), not ''."
+
+
+def test_the_notes_calls_start_as_the_caller_runs_the_tool():
+    kept, mine = Memory(), Context()
+    call = ask("--prog", "scripts/pdf.sh", "--budget", "600", "x", "a b")
+    result = fit(TREE, kept, Result(ok=True, output="\n".join(LINES)), call, mine)
+    key, n = result.part["id"], len(cut(result)[0].split("\n"))
+    assert result.part["next"] == f"scripts/pdf.sh --budget 600 --more {key}:{n + 1} x 'a b'"
+    assert f"Next part: `scripts/pdf.sh --budget 600 --more {key}:{n + 1} x 'a b'`." in cut(result)[1]
+    nxt = more(TREE, kept, ask("--prog", "scripts/pdf.sh", "--more", f"{key}:{n + 1}", "x", "a b"), mine)
+    assert nxt.part["next"].startswith(f"scripts/pdf.sh --more {key}:")
+    with pytest.raises(NotFound, match=r"run the call again \(`scripts/pdf\.sh x 'a b'`\) and follow its note"):
+        more(TREE, kept, ask("--prog", "scripts/pdf.sh", "--more", f"{key}:2", "x", "a b"), Context())
+    assert a.leading(["--prog", "p", "--prog=q", "a"]) == 3
+
+
+def test_json_with_blank_lines_is_cut_in_the_indentation_of_its_first_written_line():
+    items = [{"id": i, "name": f"person-{i:03}"} for i in range(150)]
+    out = "[\n\n" + json.dumps(items, indent=4)[2:]  # a blank line after the bracket: the next one's indent counts
+    result = fit(TREE, Memory(), Result(ok=True, output=out), ask("--format", "json", "x"), None)
+    text, _ = cut(result)
+    assert text == json.dumps(json.loads(text), indent=4) and text.startswith('[\n    {\n        "id": 0,')
+
+
+def test_json_with_nan_and_infinity_is_cut_at_whole_items_as_it_was_written():
+    items = [{"id": i, "low": float("-inf"), "v": float("nan"), "about": "x " * 10} for i in range(200)]
+    out = json.dumps(items)  # what Python's json writes and reads, though JSON has no such numbers
+    kept = Memory()
+    parts = read_all(fit(TREE, kept, Result(ok=True, output=out), ask("--format", "json", "x"), None), kept)
+    assert len(parts) > 2
+    assert [item["id"] for text, _ in parts for item in json.loads(text)] == list(range(200))
+    assert all(text == json.dumps(json.loads(text)) and '"v": NaN' in text for text, _ in parts)
