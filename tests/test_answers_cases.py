@@ -831,3 +831,47 @@ def test_json_with_nan_and_infinity_is_cut_at_whole_items_as_it_was_written():
     assert len(parts) > 2
     assert [item["id"] for text, _ in parts for item in json.loads(text)] == list(range(200))
     assert all(text == json.dumps(json.loads(text)) and '"v": NaN' in text for text, _ in parts)
+
+
+def test_json_nested_too_deeply_for_toon_is_answered_as_its_text():
+    deep = "[ " * 600 + "1" + " ]" * 600  # TOON's encoder refuses over 500 levels or so
+    tree = Tree(Group("t"), Settings(budget=20_000))
+    result = fit(tree, Memory(), Result(ok=True, output=deep), ask("--format", "toon", "x"), None)
+    assert (result.output, result.part) == (deep, None)
+    kept = Memory()
+    parts = read_all(fit(TREE, kept, Result(ok=True, output=deep), ask("--format", "toon", "x"), None), kept)
+    assert "".join(text for text, _ in parts) == deep  # over the budget: cut as text
+
+
+def renderings(body: a.Body, start: int, budget: int) -> tuple[int, int]:
+    """Where `end_of` ends the part from `start`, and how many parts it rendered to find it."""
+    seen = []
+    render = body.render
+    body.render = lambda x, y: seen.append((x, y)) or render(x, y)
+    end = a.end_of(body, start, budget)
+    body.render = render
+    return end, len(seen)
+
+
+SHAPES = {  # answers of 2,000 to 3,200 units, the tokens of whose lines grow evenly, or jump
+    "lines": "\n".join(f"line {i:04} " + "w" * 40 for i in range(3_000)),
+    "json": json.dumps([{"id": i, "name": f"person-{i:03}", "about": "x " * 20} for i in range(2_000)]),
+    "toon": json.dumps([{"id": i, "name": f"person-{i:03}", "team": f"team-{i % 9}"} for i in range(3_000)]),
+    "dense then sparse": "\n".join([",".join("1" * 10)] * 200 + ["w" * 20] * 3_000),
+    "sparse then dense": "\n".join(["w" * 20] * 30 + [",".join("1" * 10)] * 3_000),
+    "mixed": "\n".join("w" * 40 if i % 7 else ",".join("1" * 20) for i in range(3_000)),
+}
+
+
+@pytest.mark.parametrize("budget", [600, 2_000, 8_000])
+@pytest.mark.parametrize("shape", list(SHAPES))
+def test_a_part_s_end_is_found_in_a_few_renderings_not_one_per_halving(shape, budget):
+    """Each rendering costs up to 4 characters a token of the budget, rendered and counted: a part's end is found
+    where the tokens measured so far put it, in a handful of them (a search halving the units would take 10 or 11)."""
+    form = "json" if shape == "json" else None
+    for start in (0, 1_000):
+        body = a.shape(SHAPES[shape], form)
+        end, rendered = renderings(body, start, budget)
+        assert fits(body.render(start, end), budget - a.NOTE)  # the most units that fit
+        assert end == len(body.units) or not fits(body.render(start, end + 1), budget - a.NOTE)
+        assert rendered <= 6, (end - start, rendered)
