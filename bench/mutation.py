@@ -139,6 +139,25 @@ EQUIVALENT: dict[str, dict[str, str]] = {
         "table: 0 -> 1": "the header from the second row's keys: a table's rows have the same keys in one order",
         "_indent: '' -> 'X'": "the indentation of no line: '' and 'X' start with no space alike",
         "_indent: ' ' -> ' X'": "no line of JSON starts with spaces and then an X",
+        "_indent: 0 -> 1": "the text is stripped first: its first newline is never at 0",
+        "_indent: at < 0 -> at <= 0": "the text is stripped first: its first newline is never at 0",
+        "_indent: 0 -> 1 #2": "a newline's place after the first character of a stripped text: never 0",
+        "_indent: at >= 0 -> at > 0": "a newline's place after the first character of a stripped text: never 0",
+        "_indent: 0 -> 1 #3": "a newline found after another one: never at 0",
+        "_indent: end >= 0 -> end > 0": "a newline found after another one: never at 0",
+        "Body._rendered: 1 -> 2": "how many renderings are kept (two or three): only how often a part is rendered "
+        "again, never what it is",
+        "Body._rendered: len(self._last) > 1 -> len(self._last) >= 1": "how many renderings are kept (two or one): "
+        "only how often a part is rendered again, never what it is",
+        "_sizer: 'c_make_encoder' -> 'c_make_encoderX'": "without the C encoder json.dumps measures each item, the "
+        "same lengths",
+        "_sizer: make is None -> make is not None": "json.dumps in place of the C encoder: the same lengths",
+        "_sizer: False -> True": "json.dumps is the fallback of a Python without json's C encoder (CPython has it)",
+        "_sizer: return lambda value: len(json.dumps(value, ensure_ascii=False)) -> return None": "the fallback of a "
+        "Python without json's C encoder (CPython has it)",
+        "_sizer: False -> True #2": "sort_keys: keys sorted or not, the same characters",
+        "_sizer: False -> True #3": "skipkeys: the items measured are JSON values, whose keys are all strings",
+        "_sizer: 0 -> 1": "the indentation level of a compact encoder (no indent): not read",
         "finer: 0 -> 1": "the largest of no units: a body always has one (a text's lines, an array's items)",
         "finer: 0 -> 1 #3": "the largest of no units: a body always has one (a text's lines, an array's items)",
         "end_of: 4 -> 5": "how far the scan for a part's end goes: a rendering over 4 characters a token never fits, "

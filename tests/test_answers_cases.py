@@ -14,7 +14,7 @@ from mcp_cli.engine import answers as a
 from mcp_cli.engine.answers import Asked, asked
 from mcp_cli.engine.kept import Entry, Files, Memory, NotKept, Store
 from mcp_cli.entities import Context
-from mcp_cli.errors import NotFound, UsageError
+from mcp_cli.errors import HandlerError, NotFound, UsageError
 from mcp_cli.result import Result, fits, tokens
 from mcp_cli.tree import Group, Settings, Tree
 
@@ -875,3 +875,36 @@ def test_a_part_s_end_is_found_in_a_few_renderings_not_one_per_halving(shape, bu
         assert fits(body.render(start, end), budget - a.NOTE)  # the most units that fit
         assert end == len(body.units) or not fits(body.render(start, end + 1), budget - a.NOTE)
         assert rendered <= 6, (end - start, rendered)
+
+
+def test_passed_through_content_is_answered_from_its_text_not_from_a_value_beside_it():
+    rows = [{"id": i, "about": "r " * 20} for i in range(100)]
+    content = [{"type": "text", "text": json.dumps(rows)}]
+    result = Result(ok=True, output="ignored", content=content, value=[{"id": "stale"}])
+    text, _ = cut(fit(TREE, Memory(), result, ask("--format", "json", "x"), None))
+    assert json.loads(text) == rows[: len(json.loads(text))]
+
+
+def test_a_kept_answer_that_cannot_be_read_back_is_not_found(tmp_path):
+    entry_ = {"body": {"kind": "lines"}, "call": ["x"], "owner": None, "tokens": 1, "at": time.time()}
+    (tmp_path / "k1.json").write_text(json.dumps(entry_))  # a body without its units
+    with pytest.raises(NotFound, match=r"^no kept answer `k1` here: .* To read on, run the call again \(`t x`\)"):
+        more(TREE, Files(tmp_path), ask("--more", "k1:1", "x"), None)
+
+
+def test_a_store_that_cannot_be_reached_says_so_and_which_call_to_run_again():
+    import socket
+
+    from mcp_cli.engine.kept import Redis
+
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    store = Redis(f"redis://127.0.0.1:{port}/0", "t")
+    with pytest.raises(HandlerError) as caught:
+        more(TREE, store, ask("--more", "k1:1", "x", "a b"), None)
+    assert re.fullmatch(
+        rf"kept answer `k1` cannot be read: the answers store redis://127\.0\.0\.1:{port}/0 cannot be reached "
+        r"\(ConnectionError: .*\)\. To read on, run the call again \(`t x 'a b'`\) and follow its note\.",
+        str(caught.value),
+    )
