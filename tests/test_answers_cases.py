@@ -834,13 +834,14 @@ def test_json_with_nan_and_infinity_is_cut_at_whole_items_as_it_was_written():
 
 
 def test_json_nested_too_deeply_for_toon_is_answered_as_its_text():
-    deep = "[ " * 600 + "1" + " ]" * 600  # TOON's encoder refuses over 500 levels or so
+    deep = "[\n" * 600 + "1" + "\n]" * 600  # TOON's encoder refuses over 500 levels or so
     tree = Tree(Group("t"), Settings(budget=20_000))
     result = fit(tree, Memory(), Result(ok=True, output=deep), ask("--format", "toon", "x"), None)
     assert (result.output, result.part) == (deep, None)
     kept = Memory()
     parts = read_all(fit(TREE, kept, Result(ok=True, output=deep), ask("--format", "toon", "x"), None), kept)
-    assert "".join(text for text, _ in parts) == deep  # over the budget: cut as text
+    assert "\n".join(text for text, _ in parts) == deep  # over the budget: cut as text, at its lines
+    assert parts[0][1].startswith("cut to the 600-token budget: lines 1-")
 
 
 def renderings(body: a.Body, start: int, budget: int) -> tuple[int, int]:
