@@ -205,6 +205,7 @@ EQUIVALENT: dict[str, dict[str, str]] = {
         "line is never all that fits",
         "_fitted: '' -> 'X' #2": "why the store did not keep the answer: read only when it did not, and then set",
         "_part: '' -> 'X'": "why an answer was not kept: read only for an answer cut and not kept, and fit passes it",
+        "_answer: return result -> return None": "every call passes changed=True: the early return is never taken",
     },
     "mcp_cli/engine/builtins.py": {
         "Flow.is_json: True -> False": "a text flow not marked parsed is parsed again when asked again: the same value",
