@@ -137,7 +137,6 @@ EQUIVALENT: dict[str, dict[str, str]] = {
         "after it",
         "tabular: 0 -> 1": "every row must have the keys of the first; then every row has those of the second too",
         "table: 0 -> 1": "the header from the second row's keys: a table's rows have the same keys in one order",
-        "_indent: '' -> 'X'": "the indentation of no line: '' and 'X' start with no space alike",
         "_indent: ' ' -> ' X'": "no line of JSON starts with spaces and then an X",
         "_indent: 0 -> 1": "the text is stripped first: its first newline is never at 0",
         "_indent: at < 0 -> at <= 0": "the text is stripped first: its first newline is never at 0",
