@@ -20,9 +20,10 @@ A mutant is one change at one place of a module's syntax tree (`ast`), the modul
 - a statement dropped: a call on its own line, a `raise`, an `x += ...`, an `x = f(x)` that rewrites a name;
   `break`/`continue` swapped.
 
-Each mutant runs `python -m pytest -x -q` over its module's tests (TESTS; without tests/conftest.py when they pass
-without it, as in-process case tests do) in a private copy of the checkout (the working tree is never written; a copy
-per worker, so subprocesses started by a test import the mutant too). A failing test or a run over the time limit
+Each mutant runs `python -m pytest -x -q -n 0` (one process, no pytest-xdist workers) over its module's tests
+(TESTS; without tests/conftest.py when they pass without it, as in-process case tests do) in a private copy of the
+checkout (the working tree is never written; a copy per worker, so subprocesses started by a test import the mutant
+too). A failing test or a run over the time limit
 kills it. EQUIVALENT lists mutants that change nothing a caller can
 observe, each with the reason; they are counted apart, and the kill rate is killed / (mutants - equivalent).
 
@@ -136,30 +137,74 @@ EQUIVALENT: dict[str, dict[str, str]] = {
         "after it",
         "tabular: 0 -> 1": "every row must have the keys of the first; then every row has those of the second too",
         "table: 0 -> 1": "the header from the second row's keys: a table's rows have the same keys in one order",
-        "_indent: '' -> 'X'": "the indentation of no line: '' and 'X' start with no space alike",
         "_indent: ' ' -> ' X'": "no line of JSON starts with spaces and then an X",
+        "_indent: 0 -> 1": "the text is stripped first: its first newline is never at 0",
+        "_indent: at < 0 -> at <= 0": "the text is stripped first: its first newline is never at 0",
+        "_indent: 0 -> 1 #2": "a newline's place after the first character of a stripped text: never 0",
+        "_indent: at >= 0 -> at > 0": "a newline's place after the first character of a stripped text: never 0",
+        "_indent: 0 -> 1 #3": "a newline found after another one: never at 0",
+        "_indent: end >= 0 -> end > 0": "a newline found after another one: never at 0",
+        "Body._rendered: 1 -> 2": "how many renderings are kept (two or three): only how often a part is rendered "
+        "again, never what it is",
+        "Body._rendered: len(self._last) > 1 -> len(self._last) >= 1": "how many renderings are kept (two or one): "
+        "only how often a part is rendered again, never what it is",
+        "_sizer: 'c_make_encoder' -> 'c_make_encoderX'": "without the C encoder json.dumps measures each item, the "
+        "same lengths",
+        "_sizer: make is None -> make is not None": "json.dumps in place of the C encoder: the same lengths",
+        "_sizer: False -> True": "json.dumps is the fallback of a Python without json's C encoder (CPython has it)",
+        "_sizer: return lambda value: len(json.dumps(value, ensure_ascii=False)) -> return None": "the fallback of a "
+        "Python without json's C encoder (CPython has it)",
+        "_sizer: False -> True #2": "sort_keys: keys sorted or not, the same characters",
+        "_sizer: False -> True #3": "skipkeys: the items measured are JSON values, whose keys are all strings",
+        "_sizer: 0 -> 1": "the indentation level of a compact encoder (no indent): not read",
         "finer: 0 -> 1": "the largest of no units: a body always has one (a text's lines, an array's items)",
         "finer: 0 -> 1 #3": "the largest of no units: a body always has one (a text's lines, an array's items)",
         "end_of: 4 -> 5": "how far the scan for a part's end goes: a rendering over 4 characters a token never fits, "
         "so looking further finds no more",
         "end_of: 2 -> 3": "how far the scan goes for JSON: its compact forms are not a third of it; no more is found",
         "end_of: 1 -> 2": "how far the scan goes for lines: over 4 characters a token, no more is found",
-        "end_of: total + sizes[hi] -> total - sizes[hi]": "the scan then goes to the end: the search over all the "
-        "units finds the same end, with more renderings",
-        "end_of: total + sizes[hi] -> total - sizes[hi] #2": "the scan then goes to the end: the search over all "
-        "the units finds the same end, with more renderings",
+        "end_of: upto[-1] + sizes[hi] -> upto[-1] - sizes[hi]": "the scan then goes to the end: the aims, made from "
+        "the same sizes, find the same end",
         "end_of: start + 1 -> start - 1 #2": "every unit is within the scan's reach (finer made each smaller than "
         "the room), so the scan always takes one",
-        "end_of: 1 -> 2 #5": "the middle rounded up once more stays between the bounds: the search ends at the same "
-        "place",
-        "Kept._save: False -> True": "a kept file is read back as JSON: escaped or not, the same text",
-        "fit: 1 -> 2": "a first part of at most 1 character is an empty line: 0 tokens, whatever they are divided by",
-        "Kept.get: time.time() - entry.at > self.seconds -> time.time() - entry.at >= self.seconds": "an answer read "
-        "at the very instant it expires: time moves on between keeping and reading",
-        "Kept._save: now - old.stat().st_mtime > self.seconds -> now - old.stat().st_mtime >= self.seconds": "a file "
-        "at the very instant it expires: time moves on between writing and cleaning",
-        "Kept._save: True -> False #3": "unlink(missing_ok=...) of a file listed a moment before: only another "
-        "process removing it meanwhile could tell, and the OSError is then caught",
+        "end_of: 0 -> 1 #2": "the size of the longest part that fits, before one did: 1 character more in an aim "
+        "over thousands, the same end",
+        "end_of: 0 -> 1 #5": "the tokens of the shortest part that did not fit are read only once one did not, and "
+        "then set",
+        "end_of: lefts[-2] // 2 -> lefts[-2] / 2": "when two renderings did not halve the units left: half a unit "
+        "later, the same end in as few renderings",
+        "end_of: hi - lo > lefts[-2] // 2 -> hi - lo >= lefts[-2] // 2": "when two renderings did not halve the units "
+        "left: at exactly half, the same end in as few renderings",
+        "end_of: 1 -> 2 #8": "a halving's middle rounded up once more: between the bounds still, the same end",
+        "end_of: lo + hi + 1 -> lo + hi - 1": "a halving's middle rounded down: a halving comes only with more than a "
+        "few units left, so it stays above the lower bound, and the search ends at the same place",
+        "end_of: 1 -> 2 #9": "the tokens between the parts that fit and did not, at least 2 rather than 1: an aim a "
+        "unit off, the same end",
+        "end_of: 3 -> 4": "the first aim at 4 characters a token rather than 3: the next aims are from the tokens "
+        "measured, the same end in as few renderings",
+        "end_of: 0 -> 1 #6": "the tokens of the part that did not fit for its size: both 0 until one did not fit, then "
+        "both over 0",
+        "end_of: hi - lo -> hi + lo #2": "halvings then come later or not at all: the aims find the same end in as "
+        "few renderings",
+        "end_of: 4 -> 5 #2": "a part within its tokens is within 4 characters a token of them (a token is at most 4 "
+        "characters), and the scan tries no part longer",
+        "end_of: len(text) <= 4 * limit -> len(text) < 4 * limit": "a part of exactly 4 characters a token is never "
+        "tried: the scan counts a separator after its last unit",
+        "end_of: 1 -> 2 #12": "the size of a part that fits, one unit short when it reaches the scan's end: an aim a "
+        "unit off, the same end",
+        "end_of: len(upto) - 1 -> len(upto) + 1": "a part never goes past the scan's end (finer made every unit fit "
+        "the room, so the scan takes at least one): the index is never clipped",
+        "end_of: 1 -> 2 #14": "the size of a part that did not fit, one unit short when it reaches the scan's end: an "
+        "aim a unit off, the same end",
+        "end_of: len(upto) - 1 -> len(upto) + 1 #2": "a part never goes past the scan's end (finer made every unit "
+        "fit the room, so the scan takes at least one): the index is never clipped",
+        "_fitted: 0 -> 1 #4": "the first part's text is read only over a million characters, far over any budget's "
+        "room; under it its tokens, counted, are the size",
+        "_fitted: 1 -> 2": "the characters of a first part: each unit's size is at least 1, and a part of one empty "
+        "line is never all that fits",
+        "_fitted: '' -> 'X' #2": "why the store did not keep the answer: read only when it did not, and then set",
+        "_part: '' -> 'X'": "why an answer was not kept: read only for an answer cut and not kept, and fit passes it",
+        "_answer: return result -> return None": "every call passes changed=True: the early return is never taken",
     },
     "mcp_cli/engine/builtins.py": {
         "Flow.is_json: True -> False": "a text flow not marked parsed is parsed again when asked again: the same value",
@@ -411,7 +456,7 @@ def _copy(destination: Path) -> None:
 def _pytest(copy: Path, tests: list[str], timeout: float) -> tuple[str, float]:
     """('passed' | 'failed' | 'timeout', seconds) of the tests in `copy` (`tests` may lead with pytest options)."""
     env = {**os.environ, "PYTHONPATH": str(copy), "PYTHONDONTWRITEBYTECODE": "1"}
-    argv = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "--no-header", *tests]
+    argv = [sys.executable, "-m", "pytest", "-x", "-q", "-n", "0", "-p", "no:cacheprovider", "--no-header", *tests]
     start = time.monotonic()
     proc = subprocess.Popen(argv, cwd=copy, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True)  # fmt: skip

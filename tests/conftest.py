@@ -63,6 +63,18 @@ def pytest_unconfigure() -> None:
     shutil.rmtree(RUNTIME, ignore_errors=True)
 
 
+# The modules whose tests take longest, first: pytest-xdist hands modules to its workers in the order collected, so
+# that none of them starts last and leaves one worker running alone (`--durations`, 2026-11-29: the quick bench run
+# 19 minutes at a load of 10, a README walk 4, the reliability suite and the schema walk of test_runtime 3 or 4)
+FIRST = ("test_bench.py", "test_readme.py", "test_reliability.py", "test_runtime.py", "test_tool_names.py")
+FIRST += ("test_malformed_skills.py", "test_daemon.py", "test_build.py", "test_startup.py", "test_openapi.py")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    rank = {name: i for i, name in enumerate(FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(FIRST)))  # stable: the others keep their order
+
+
 @pytest.fixture(scope="session")
 def anyio_backend() -> str:
     return "asyncio"

@@ -14,7 +14,7 @@ from mcp_cli.engine import answers as a
 from mcp_cli.engine.answers import Asked, asked
 from mcp_cli.engine.kept import Entry, Files, Memory, NotKept, Store
 from mcp_cli.entities import Context
-from mcp_cli.errors import NotFound, UsageError
+from mcp_cli.errors import HandlerError, NotFound, UsageError
 from mcp_cli.result import Result, fits, tokens
 from mcp_cli.tree import Group, Settings, Tree
 
@@ -769,3 +769,143 @@ def test_json_written_wide_over_its_budget_comes_compact_when_that_fits(form):
     asked_ = ask("--format", form, "x") if form else ask("x")
     result = fit(TREE, Memory(), Result(ok=True, output=wide, data=list(range(200))), asked_, None)
     assert (result.output, result.part, result.data) == (compact, None, None)  # whole, so no note
+
+
+# how the caller runs the tool (`--prog`): what the notes' calls start with
+
+
+@pytest.mark.parametrize(
+    ("tokens", "rest", "prog"),
+    [
+        (["--prog", "scripts/pdf.sh", "a", "b"], ["a", "b"], "scripts/pdf.sh"),
+        (["--prog=./run it", "--budget", "900", "a"], ["a"], "./run it"),
+        (["a", "--prog", "p"], ["a"], "p"),  # after the path: ours, the command has no --prog
+        (["a"], ["a"], None),
+    ],
+)
+def test_prog_is_a_reserved_option(tokens, rest, prog):
+    got = asked(tokens, none)
+    assert (got.tokens, got.prog) == (rest, prog)
+    assert "--prog" not in got.options()  # it is written as the call's start, not as an option
+
+
+def test_a_command_s_own_prog_stays_its_own():
+    got = asked(["a", "--prog", "p"], lambda r: {"--prog"})
+    assert (got.tokens, got.prog) == (["a", "--prog", "p"], None)
+
+
+@pytest.mark.parametrize("value", ["", "  "])
+def test_an_empty_prog_is_a_usage_error(value):
+    with pytest.raises(UsageError) as caught:
+        asked(["--prog", value, "a"], none)
+    assert str(caught.value) == "--prog takes how the caller runs the tool (`scripts/pdf.sh`), not ''."
+
+
+def test_the_notes_calls_start_as_the_caller_runs_the_tool():
+    kept, mine = Memory(), Context()
+    call = ask("--prog", "scripts/pdf.sh", "--budget", "600", "x", "a b")
+    result = fit(TREE, kept, Result(ok=True, output="\n".join(LINES)), call, mine)
+    key, n = result.part["id"], len(cut(result)[0].split("\n"))
+    assert result.part["next"] == f"scripts/pdf.sh --budget 600 --more {key}:{n + 1} x 'a b'"
+    assert f"Next part: `scripts/pdf.sh --budget 600 --more {key}:{n + 1} x 'a b'`." in cut(result)[1]
+    nxt = more(TREE, kept, ask("--prog", "scripts/pdf.sh", "--more", f"{key}:{n + 1}", "x", "a b"), mine)
+    assert nxt.part["next"].startswith(f"scripts/pdf.sh --more {key}:")
+    with pytest.raises(NotFound, match=r"run the call again \(`scripts/pdf\.sh x 'a b'`\) and follow its note"):
+        more(TREE, kept, ask("--prog", "scripts/pdf.sh", "--more", f"{key}:2", "x", "a b"), Context())
+    assert a.leading(["--prog", "p", "--prog=q", "a"]) == 3
+
+
+def test_json_with_blank_lines_is_cut_in_the_indentation_of_its_first_written_line():
+    items = [{"id": i, "name": f"person-{i:03}"} for i in range(150)]
+    out = "[\n\n" + json.dumps(items, indent=4)[2:]  # a blank line after the bracket: the next one's indent counts
+    result = fit(TREE, Memory(), Result(ok=True, output=out), ask("--format", "json", "x"), None)
+    text, _ = cut(result)
+    assert text == json.dumps(json.loads(text), indent=4) and text.startswith('[\n    {\n        "id": 0,')
+
+
+def test_json_with_nan_and_infinity_is_cut_at_whole_items_as_it_was_written():
+    items = [{"id": i, "low": float("-inf"), "v": float("nan"), "about": "x " * 10} for i in range(200)]
+    out = json.dumps(items)  # what Python's json writes and reads, though JSON has no such numbers
+    kept = Memory()
+    parts = read_all(fit(TREE, kept, Result(ok=True, output=out), ask("--format", "json", "x"), None), kept)
+    assert len(parts) > 2
+    assert [item["id"] for text, _ in parts for item in json.loads(text)] == list(range(200))
+    assert all(text == json.dumps(json.loads(text)) and '"v": NaN' in text for text, _ in parts)
+
+
+def test_json_nested_too_deeply_for_toon_is_answered_as_its_text():
+    deep = "[\n" * 600 + "1" + "\n]" * 600  # TOON's encoder refuses over 500 levels or so
+    tree = Tree(Group("t"), Settings(budget=20_000))
+    result = fit(tree, Memory(), Result(ok=True, output=deep), ask("--format", "toon", "x"), None)
+    assert (result.output, result.part) == (deep, None)
+    kept = Memory()
+    parts = read_all(fit(TREE, kept, Result(ok=True, output=deep), ask("--format", "toon", "x"), None), kept)
+    assert "\n".join(text for text, _ in parts) == deep  # over the budget: cut as text, at its lines
+    assert parts[0][1].startswith("cut to the 600-token budget: lines 1-")
+
+
+def renderings(body: a.Body, start: int, budget: int) -> tuple[int, int]:
+    """Where `end_of` ends the part from `start`, and how many parts it rendered to find it."""
+    seen = []
+    render = body.render
+    body.render = lambda x, y: seen.append((x, y)) or render(x, y)
+    end = a.end_of(body, start, budget)
+    body.render = render
+    return end, len(seen)
+
+
+SHAPES = {  # answers of 2,000 to 3,200 units, the tokens of whose lines grow evenly, or jump
+    "lines": "\n".join(f"line {i:04} " + "w" * 40 for i in range(3_000)),
+    "json": json.dumps([{"id": i, "name": f"person-{i:03}", "about": "x " * 20} for i in range(2_000)]),
+    "toon": json.dumps([{"id": i, "name": f"person-{i:03}", "team": f"team-{i % 9}"} for i in range(3_000)]),
+    "dense then sparse": "\n".join([",".join("1" * 10)] * 200 + ["w" * 20] * 3_000),
+    "sparse then dense": "\n".join(["w" * 20] * 30 + [",".join("1" * 10)] * 3_000),
+    "mixed": "\n".join("w" * 40 if i % 7 else ",".join("1" * 20) for i in range(3_000)),
+}
+
+
+@pytest.mark.parametrize("budget", [600, 2_000, 8_000])
+@pytest.mark.parametrize("shape", list(SHAPES))
+def test_a_part_s_end_is_found_in_a_few_renderings_not_one_per_halving(shape, budget):
+    """Each rendering costs up to 4 characters a token of the budget, rendered and counted: a part's end is found
+    where the tokens measured so far put it, in a handful of them (a search halving the units would take 10 or 11)."""
+    form = "json" if shape == "json" else None
+    for start in (0, 1_000):
+        body = a.shape(SHAPES[shape], form)
+        end, rendered = renderings(body, start, budget)
+        assert fits(body.render(start, end), budget - a.NOTE)  # the most units that fit
+        assert end == len(body.units) or not fits(body.render(start, end + 1), budget - a.NOTE)
+        assert rendered <= 6, (end - start, rendered)
+
+
+def test_passed_through_content_is_answered_from_its_text_not_from_a_value_beside_it():
+    rows = [{"id": i, "about": "r " * 20} for i in range(100)]
+    content = [{"type": "text", "text": json.dumps(rows)}]
+    result = Result(ok=True, output="ignored", content=content, value=[{"id": "stale"}])
+    text, _ = cut(fit(TREE, Memory(), result, ask("--format", "json", "x"), None))
+    assert json.loads(text) == rows[: len(json.loads(text))]
+
+
+def test_a_kept_answer_that_cannot_be_read_back_is_not_found(tmp_path):
+    entry_ = {"body": {"kind": "lines"}, "call": ["x"], "owner": None, "tokens": 1, "at": time.time()}
+    (tmp_path / "k1.json").write_text(json.dumps(entry_))  # a body without its units
+    with pytest.raises(NotFound, match=r"^no kept answer `k1` here: .* To read on, run the call again \(`t x`\)"):
+        more(TREE, Files(tmp_path), ask("--more", "k1:1", "x"), None)
+
+
+def test_a_store_that_cannot_be_reached_says_so_and_which_call_to_run_again():
+    import socket
+
+    from mcp_cli.engine.kept import Redis
+
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    store = Redis(f"redis://127.0.0.1:{port}/0", "t")
+    with pytest.raises(HandlerError) as caught:
+        more(TREE, store, ask("--more", "k1:1", "x", "a b"), None)
+    assert re.fullmatch(
+        rf"kept answer `k1` cannot be read: the answers store redis://127\.0\.0\.1:{port}/0 cannot be reached "
+        r"\(ConnectionError: .*\)\. To read on, run the call again \(`t x 'a b'`\) and follow its note\.",
+        str(caught.value),
+    )
