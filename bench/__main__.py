@@ -87,24 +87,33 @@ def ratio_table(rows: list[dict]) -> list[str]:
         ratio = r["ours"] / r["baseline"]
         target = f"<= {r['target']:.2f}x" if r["target"] is not None else "(info)"
         verdict = "" if r["target"] is None else mark(ratio <= r["target"] and not r.get("failed"))
-        lines.append(f"| {r['name']} | {r['ours'] * 1000:.2f} ms | {r['baseline'] * 1000:.2f} ms "
-                     f"({r['baseline_name']}) | {(r['ours'] - r['baseline']) * 1000:+.2f} ms | {ratio:.3f}x | {target} "
-                     f"| {verdict} |")  # fmt: skip
+        lines.append(
+            f"| {r['name']} | {r['ours'] * 1000:.2f} ms | {r['baseline'] * 1000:.2f} ms "
+            f"({r['baseline_name']}) | {(r['ours'] - r['baseline']) * 1000:+.2f} ms | {ratio:.3f}x | {target} "
+            f"| {verdict} |"
+        )
     return lines
 
 
 def economy_tables(results: list[dict[str, Any]]) -> tuple[list[str], list[str]]:
     """(markdown lines, target lines) for the token economy of every corpus and size."""
-    up = ["| corpus | tools | servers | root help | " + " | ".join(STRATEGIES) + " |",
-          "|---|---|---|---|" + "---|" * len(STRATEGIES)]  # fmt: skip
+    up = [
+        "| corpus | tools | servers | root help | " + " | ".join(STRATEGIES) + " |",
+        "|---|---|---|---|" + "---|" * len(STRATEGIES),
+    ]
     for r in results:
         static = r["up_front"]["static"]
-        cells = [f"{r['up_front'][s]:,}" + ("" if s == "static" else f" ({r['up_front'][s] / static:.4f}x)")
-                 for s in STRATEGIES]  # fmt: skip
-        up.append(f"| {r['corpus']} | {r['tools']:,} | {r['servers']} | {r['root_help']:,} | " + " | ".join(cells)
-                  + " |")  # fmt: skip
-    task = ["| corpus | tasks | " + " | ".join(f"{p} median / p95" for p in PATHS) + " |",
-            "|---|---|" + "---|" * len(PATHS)]  # fmt: skip
+        cells = [
+            f"{r['up_front'][s]:,}" + ("" if s == "static" else f" ({r['up_front'][s] / static:.4f}x)")
+            for s in STRATEGIES
+        ]
+        up.append(
+            f"| {r['corpus']} | {r['tools']:,} | {r['servers']} | {r['root_help']:,} | " + " | ".join(cells) + " |"
+        )
+    task = [
+        "| corpus | tasks | " + " | ".join(f"{p} median / p95" for p in PATHS) + " |",
+        "|---|---|" + "---|" * len(PATHS),
+    ]
     for r in results:
         if r["tasks"]:
             static = r["up_front"]["static"]
@@ -112,54 +121,78 @@ def economy_tables(results: list[dict[str, Any]]) -> tuple[list[str], list[str]]
             task.append(f"| {r['corpus']} | {r['tasks']} | " + " | ".join(cells) + " |")
     targets = []
     worst = max(results, key=lambda r: r["up_front"]["mcp-cli"])
-    targets.append(f"- up front <= 200 tokens at any size: largest {worst['up_front']['mcp-cli']} "
-                   f"({worst['corpus']}) -- {mark(worst['up_front']['mcp-cli'] <= 200)}")  # fmt: skip
+    targets.append(
+        f"- up front <= 200 tokens at any size: largest {worst['up_front']['mcp-cli']} "
+        f"({worst['corpus']}) -- {mark(worst['up_front']['mcp-cli'] <= 200)}"
+    )
     for r in results:
         if r["corpus"] in ("boundary", "github"):
             for p, most in (("mcp-cli", 400), ("mcp-cli via search", 300)):
                 ok = r["median"][p] <= most and r["p95"][p] <= 800
-                targets.append(f"- {r['corpus']}, {p} path: median {r['median'][p]:,.0f} <= {most} and p95 "
-                               f"{r['p95'][p]:,.0f} <= 800 -- {mark(ok)}")  # fmt: skip
+                targets.append(
+                    f"- {r['corpus']}, {p} path: median {r['median'][p]:,.0f} <= {most} and p95 "
+                    f"{r['p95'][p]:,.0f} <= 800 -- {mark(ok)}"
+                )
     for r in results:
         most = ROOT_HELP.get(r["corpus"])
         if most:
-            targets.append(f"- {r['corpus']} ({r['tools']:,} tools, {r['servers']} servers): root help "
-                           f"{r['root_help']:,} <= {most} -- {mark(r['root_help'] <= most)}")  # fmt: skip
+            targets.append(
+                f"- {r['corpus']} ({r['tools']:,} tools, {r['servers']} servers): root help "
+                f"{r['root_help']:,} <= {most} -- {mark(r['root_help'] <= most)}"
+            )
     for r in results:
         if r["tasks"]:
             best = min(r["median"]["mcp-cli"], r["median"]["mcp-cli via search"])
-            targets.append(f"- {r['corpus']}: mcp-cli path (best of root walk and search, median {best:,.0f}) <= "
-                           f"meta-tools path ({r['median']['meta-tools']:,.0f}) -- "
-                           f"{mark(best <= r['median']['meta-tools'])}")  # fmt: skip
+            targets.append(
+                f"- {r['corpus']}: mcp-cli path (best of root walk and search, median {best:,.0f}) <= "
+                f"meta-tools path ({r['median']['meta-tools']:,.0f}) -- "
+                f"{mark(best <= r['median']['meta-tools'])}"
+            )
     return ["### Up front", "", *up, "", "### Along a task (up-front definitions included)", "", *task], targets
 
 
 def quality_lines(q: dict[str, Any]) -> tuple[list[str], list[str]]:
     ours, floor = q["ours"], q["substring"]
     lines = ["| search | Recall@1 | Recall@3 | Recall@5 | MRR |", "|---|---|---|---|---|"]
-    rows = (("mcp-cli search (BM25 + lexicon)", ours), ("  odd-numbered prompts (vocabulary revised on)", q["odd"]),
-            ("  even-numbered prompts (held out)", q["even"]),
-            *([("mcp-cli search + WordLlama embeddings (MCP_CLI_EMBEDDINGS=wordllama)", q["semantic"])]
-              if q["semantic"] else []),
-            ("substring match (floor)", floor))  # fmt: skip
+    rows = (
+        ("mcp-cli search (BM25 + lexicon)", ours),
+        ("  odd-numbered prompts (vocabulary revised on)", q["odd"]),
+        ("  even-numbered prompts (held out)", q["even"]),
+        *(
+            [("mcp-cli search + WordLlama embeddings (MCP_CLI_EMBEDDINGS=wordllama)", q["semantic"])]
+            if q["semantic"]
+            else []
+        ),
+        ("substring match (floor)", floor),
+    )
     for name, m in rows:
         lines.append(f"| {name} | {m['recall@1']:.3f} | {m['recall@3']:.3f} | {m['recall@5']:.3f} | {m['mrr']:.3f} |")
     peer = "FastMCP BM25 search transform (quoted from the brief, not re-measured)"
     lines.append(f"| {peer} | {FASTMCP['recall@1']:.3f} | - | {FASTMCP['recall@5']:.3f} | {FASTMCP['mrr']:.3f} |")
-    lines += ["", f"Cost of a search result: {q['tokens_per_result']:.1f} o200k tokens each (a path and a one-line "
-              "summary; the first's usage line shared by the results included), vs ~390 for a FastMCP search result "
-              "(quoted from the brief)."]  # fmt: skip
+    lines += [
+        "",
+        f"Cost of a search result: {q['tokens_per_result']:.1f} o200k tokens each (a path and a one-line "
+        "summary; the first's usage line shared by the results included), vs ~390 for a FastMCP search result "
+        "(quoted from the brief).",
+    ]
     lines += ["", f"Prompts whose tool is not in the top 5 ({len(q['misses'])} of {q['prompts']}):", ""]
-    lines += [f"- \"{m['prompt']}\" -> expected `{m['expected']}`, rank {m['rank'] or '>50'}; top: "
-              + ", ".join(f"`{t}`" for t in m["top"]) for m in q["misses"]]  # fmt: skip
-    targets = [f"- search {key} >= {least:.2f}: {ours[key]:.3f} -- {mark(ours[key] >= least)}"
-               for key, least in q["targets"].items()]  # fmt: skip
+    lines += [
+        f'- "{m["prompt"]}" -> expected `{m["expected"]}`, rank {m["rank"] or ">50"}; top: '
+        + ", ".join(f"`{t}`" for t in m["top"])
+        for m in q["misses"]
+    ]
+    targets = [
+        f"- search {key} >= {least:.2f}: {ours[key]:.3f} -- {mark(ours[key] >= least)}"
+        for key, least in q["targets"].items()
+    ]
     return lines, targets
 
 
 def scale_lines(rows: list[dict[str, Any]]) -> tuple[list[str], list[str]]:
-    lines = ["| tools | tree build | peak memory | root help | first search (index) | search | root help tokens |",
-             "|---|---|---|---|---|---|---|"]  # fmt: skip
+    lines = [
+        "| tools | tree build | peak memory | root help | first search (index) | search | root help tokens |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for r in rows:
         lines.append(
             f"| {r['tools']:,} | {r['build_s']:.2f} s | {r['peak_mb']:.1f} MB | {r['root_help_s'] * 1000:.3f} ms "
@@ -258,8 +291,13 @@ def main() -> None:
         sections.append((title, about[:1].upper() + about[1:], lines))
         targets += more
 
-    sections.append(("Context-driven disclosure", context.__doc__.strip(),
-                     context.report(context.run(corpora.boundary("ambiguous")))))  # fmt: skip
+    sections.append(
+        (
+            "Context-driven disclosure",
+            context.__doc__.strip(),
+            context.report(context.run(corpora.boundary("ambiguous"))),
+        )
+    )
 
     lines, more = scale_lines(scale.run((100, 1000) if quick else scale.SIZES, 5 if quick else 25))
     sections.append(("Scale", scale.__doc__.strip(), lines))

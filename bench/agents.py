@@ -61,8 +61,10 @@ class Task:
 
 def tasks(tree: str) -> dict[str, Task]:
     rows = json.loads((DATA / f"{tree}.json").read_text())
-    return {r["id"]: Task(r["id"], r["task"], [tuple(e.split(" ", 1)) for e in r["expected"]], r["calls_needed"])
-            for r in rows}  # fmt: skip
+    return {
+        r["id"]: Task(r["id"], r["task"], [tuple(e.split(" ", 1)) for e in r["expected"]], r["calls_needed"])
+        for r in rows
+    }
 
 
 class _Echo(_Recorder):
@@ -98,8 +100,10 @@ def _names(corpus: Corpus) -> str:
     return "\n".join(f"mcp__{s}__{t['name']}" for s, tools in corpus.servers for t in tools)
 
 
-SEARCH_TOOL = ("ToolSearch: finds deferred tools by keywords and loads the best 5 (their full definitions); a tool "
-               "must be loaded before it is called.")  # fmt: skip
+SEARCH_TOOL = (
+    "ToolSearch: finds deferred tools by keywords and loads the best 5 (their full definitions); a tool "
+    "must be loaded before it is called."
+)
 
 
 def brief(arm: str, tree: str, task_id: str) -> str:
@@ -112,13 +116,17 @@ def brief(arm: str, tree: str, task_id: str) -> str:
     if arm == "tree":
         tool = tokens.one_tool(tree_of(corpus))
         shown = json.dumps(tool, ensure_ascii=False)
-        how = (f"You have ONE tool, `{tool['name']}`; its definition:\n{shown}\n\nCall it by running, in a shell:\n"
-               f"  {prefix} call {run} -- '<command>'\n(the `command` argument, as one string).")  # fmt: skip
+        how = (
+            f"You have ONE tool, `{tool['name']}`; its definition:\n{shown}\n\nCall it by running, in a shell:\n"
+            f"  {prefix} call {run} -- '<command>'\n(the `command` argument, as one string)."
+        )
     else:
         shown = _names(corpus) + "\n\n" + SEARCH_TOOL
-        how = (f"You have these deferred tools (names only; load a tool's definition with the search before calling "
-               f"it):\n{_names(corpus)}\n\nSearch (loads the best {SEARCH_HITS}):\n  {prefix} search {run} -- "
-               f"<keywords>\nCall a loaded tool:\n  {prefix} invoke {run} <name> '<JSON arguments>'")  # fmt: skip
+        how = (
+            f"You have these deferred tools (names only; load a tool's definition with the search before calling "
+            f"it):\n{_names(corpus)}\n\nSearch (loads the best {SEARCH_HITS}):\n  {prefix} search {run} -- "
+            f"<keywords>\nCall a loaded tool:\n  {prefix} invoke {run} <name> '<JSON arguments>'"
+        )
     _log(run).write_text("")
     _append(run, {"arm": arm, "tree": tree, "task": task_id, "shown": tokens.count(shown)})
     return (
@@ -135,8 +143,16 @@ def call(run: str, command: str) -> str:
     _Recorder.calls = []
     result = anyio.run(Runtime(tree, found).call_tool, {"command": command})
     answer = result.text()
-    _append(run, {"call": command, "said": tokens.count(command), "read": tokens.count(answer), "ok": result.ok,
-                  "used": [f"{s} {t}" for s, t, _ in _Recorder.calls]})  # fmt: skip
+    _append(
+        run,
+        {
+            "call": command,
+            "said": tokens.count(command),
+            "read": tokens.count(answer),
+            "ok": result.ok,
+            "used": [f"{s} {t}" for s, t, _ in _Recorder.calls],
+        },
+    )
     return answer
 
 
@@ -148,8 +164,15 @@ def search(run: str, words: str) -> str:
         server, name = path.split("/", 1)
         named.append({**_definition(flat.tools[(server, name)]), "name": f"mcp__{server}__{name}"})
     answer = json.dumps(named, ensure_ascii=False, indent=1) if named else "No tools found."
-    _append(run, {"search": words, "said": tokens.count(words), "read": tokens.count(answer),
-                  "loaded": [d["name"] for d in named]})  # fmt: skip
+    _append(
+        run,
+        {
+            "search": words,
+            "said": tokens.count(words),
+            "read": tokens.count(answer),
+            "loaded": [d["name"] for d in named],
+        },
+    )
     return answer
 
 
@@ -177,8 +200,17 @@ def invoke(run: str, name: str, arguments: str) -> str:
             answer = f"Error: invalid arguments: {str(exc).splitlines()[0]}"
         else:
             ok, used, answer = True, [f"{server} {tool['name']}"], echo(tool["name"], values)
-    _append(run, {"invoke": name, "arguments": arguments, "said": tokens.count(name + arguments),
-                  "read": tokens.count(answer), "ok": ok, "used": used})  # fmt: skip
+    _append(
+        run,
+        {
+            "invoke": name,
+            "arguments": arguments,
+            "said": tokens.count(name + arguments),
+            "read": tokens.count(answer),
+            "ok": ok,
+            "used": used,
+        },
+    )
     return answer
 
 
@@ -193,15 +225,23 @@ def score(folder: Path = RUNS) -> dict[str, Any]:
         task = tasks(head["tree"])[head["task"]]
         used = {u for e in calls for u in e.get("used", [])}
         expected = {f"{s} {t}" for s, t in task.expected}
-        table.setdefault((head["arm"], head["tree"]), []).append({
-            "task": head["task"], "calls": len(calls),
-            "tokens": head["shown"] + sum(e["said"] + e["read"] for e in calls),
-            "found": expected <= used})  # fmt: skip
+        table.setdefault((head["arm"], head["tree"]), []).append(
+            {
+                "task": head["task"],
+                "calls": len(calls),
+                "tokens": head["shown"] + sum(e["said"] + e["read"] for e in calls),
+                "found": expected <= used,
+            }
+        )
     out = {}
     for (arm, tree), rows in sorted(table.items()):
-        out[f"{arm} {tree}"] = {"tasks": len(rows), "calls": statistics.median(r["calls"] for r in rows),
-                                "tokens": statistics.median(r["tokens"] for r in rows),
-                                "found": sum(r["found"] for r in rows), "rows": rows}  # fmt: skip
+        out[f"{arm} {tree}"] = {
+            "tasks": len(rows),
+            "calls": statistics.median(r["calls"] for r in rows),
+            "tokens": statistics.median(r["tokens"] for r in rows),
+            "found": sum(r["found"] for r in rows),
+            "rows": rows,
+        }
     return out
 
 

@@ -95,8 +95,12 @@ def measure(sessions: int = SESSIONS, code: Path = ROOT) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp, own_cache():
         config = Path(tmp, "busy.json")
         starts = Path(tmp, "starts")
-        entry = {"command": sys.executable, "args": [str(SERIAL)], "timeout": TIMEOUT,
-                 "env": {"SERIAL_STARTS": str(starts)}}  # fmt: skip
+        entry = {
+            "command": sys.executable,
+            "args": [str(SERIAL)],
+            "timeout": TIMEOUT,
+            "env": {"SERIAL_STARTS": str(starts)},
+        }
         config.write_text(json.dumps({"mcpServers": {"busy": entry}}))
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
@@ -129,13 +133,17 @@ def _unpacked(rev: str, folder: Path) -> Path:
 
 def report(runs: dict[str, dict[str, Any]]) -> list[str]:
     sessions = next(iter(runs.values()))["sessions"]
-    lines = [f"{sessions} concurrent HTTP sessions, one call each, on one single-threaded upstream ({WORK:g} s a "
-             f"call, {TIMEOUT:g} s timeout): the ideal is 0 lost"]  # fmt: skip
+    lines = [
+        f"{sessions} concurrent HTTP sessions, one call each, on one single-threaded upstream ({WORK:g} s a "
+        f"call, {TIMEOUT:g} s timeout): the ideal is 0 lost"
+    ]
     for label, c in runs.items():
-        lines.append(f"  {label:>6}: {c['answered']} answered, {c['timed out']} timed out in the queue, {c['lost']} "
-                     f"lost; the upstream {'was stopped' if c['stopped'] else 'kept'}, {c['restarts']} restart(s) "
-                     f"({c['seconds']:.1f} s) {mark(c['lost'] == 0 and not c['stopped'])}"
-                     + (f"; e.g. {c['example']}" if c["example"] else ""))  # fmt: skip
+        lines.append(
+            f"  {label:>6}: {c['answered']} answered, {c['timed out']} timed out in the queue, {c['lost']} "
+            f"lost; the upstream {'was stopped' if c['stopped'] else 'kept'}, {c['restarts']} restart(s) "
+            f"({c['seconds']:.1f} s) {mark(c['lost'] == 0 and not c['stopped'])}"
+            + (f"; e.g. {c['example']}" if c["example"] else "")
+        )
     return lines
 
 

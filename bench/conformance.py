@@ -52,57 +52,149 @@ def _relayed(one_tool: tuple[str, ...], meta: Cell, openapi: Cell, direct: Cell 
 
 
 ROWS: list[tuple[str, dict[str, Cell]]] = [
-    ("tools", {"direct": ("test_direct_tools",), "one tool": ("test_tools_through_the_one_tool",),
-               "meta": (META,), "OpenAPI": (OPENAPI,)}),
-    ("capability-gated tools", {"direct": ("test_direct_tools",),
-                                "one tool": ("test_capability_gated_tools_are_listed",),
-                                "meta": (INTERACTIVE,), "OpenAPI": "listed: the tree is shared (not tested apart)"}),
-    ("resources (list, read)", {
-        "direct": ("test_direct_resources_templates_and_links",),
-        "one tool": ("test_resources_of_every_server_listed_with_clashing_uris_prefixed",
-                     "test_static_templated_and_clashing_resources_read_from_the_right_server", TREE, SCOPED),
-        "meta": (META,), "OpenAPI": (OPENAPI,)}),
-    ("resource templates (list, read one filled in)", {
-        "direct": ("test_direct_resources_templates_and_links",),
-        "one tool": ("test_resources_of_every_server_listed_with_clashing_uris_prefixed",
-                     "test_static_templated_and_clashing_resources_read_from_the_right_server", TREE),
-        "meta": (META,), "OpenAPI": (OPENAPI,)}),
-    ("resource links (read what a tool linked)", {
-        "direct": ("test_direct_resources_templates_and_links",), "one tool": (LINKS,), "meta": (META,),
-        "OpenAPI": (OPENAPI,)}),
-    ("prompts (list, get with arguments)", {
-        "direct": ("test_direct_prompts",),
-        "one tool": ("test_prompts_listed_with_clashing_names_prefixed_and_got_with_arguments", TREE, SCOPED),
-        "meta": (META,), "OpenAPI": (OPENAPI,)}),
-    ("elicitation (form: accept, decline)", _relayed(
-        ("test_form_elicitation_accepted_and_declined", "test_a_2026_upstreams_question_reaches_the_client"),
-        (INTERACTIVE,), NO_WAY_BACK, DIRECT_ELICITATION)),
-    ("elicitation (URL)", _relayed(("test_url_elicitation",), "the form's relay (not tested apart)", NO_WAY_BACK,
-                                   DIRECT_ELICITATION)),
-    ("a client that cannot answer", _relayed(("test_a_client_that_cannot_answer_is_told_what_the_tool_asked",),
-                                             "the same relay (not tested apart)", "the refusal is the answer")),
-    ("sampling", _relayed(("test_sampling",), (INTERACTIVE,), "refused: there is no model behind OpenAPI",
-                          DIRECT_SAMPLING)),
-    ("progress", _relayed(("test_progress_reaches_the_clients_token",), (INTERACTIVE,),
-                          "not carried: one HTTP answer per call", DIRECT_SAMPLING)),
-    ("cancellation", _relayed(("test_cancellation_reaches_the_upstream",), "the same call path (not tested apart)",
-                              "not carried: a closed HTTP request does not cancel the call")),
-    ("logging", _relayed(("test_upstream_logs_reach_clients_that_asked",), "the same relay (not tested apart)",
-                         "not carried: one HTTP answer per call")),
-    ("list changes", _relayed(("test_a_tool_list_change_rebuilds_the_tree_and_tells_the_client",),
-                              "the same tree (not tested apart)", "the next call sees the rebuilt tree")),
-    ("tasks (taskSupport required)", _relayed(
-        ("test_a_task_only_tool_runs_as_a_task_with_progress_and_its_question",), (INTERACTIVE,),
-        "runs as a task, answers like any command (not tested apart)")),
-]  # fmt: skip
+    (
+        "tools",
+        {
+            "direct": ("test_direct_tools",),
+            "one tool": ("test_tools_through_the_one_tool",),
+            "meta": (META,),
+            "OpenAPI": (OPENAPI,),
+        },
+    ),
+    (
+        "capability-gated tools",
+        {
+            "direct": ("test_direct_tools",),
+            "one tool": ("test_capability_gated_tools_are_listed",),
+            "meta": (INTERACTIVE,),
+            "OpenAPI": "listed: the tree is shared (not tested apart)",
+        },
+    ),
+    (
+        "resources (list, read)",
+        {
+            "direct": ("test_direct_resources_templates_and_links",),
+            "one tool": (
+                "test_resources_of_every_server_listed_with_clashing_uris_prefixed",
+                "test_static_templated_and_clashing_resources_read_from_the_right_server",
+                TREE,
+                SCOPED,
+            ),
+            "meta": (META,),
+            "OpenAPI": (OPENAPI,),
+        },
+    ),
+    (
+        "resource templates (list, read one filled in)",
+        {
+            "direct": ("test_direct_resources_templates_and_links",),
+            "one tool": (
+                "test_resources_of_every_server_listed_with_clashing_uris_prefixed",
+                "test_static_templated_and_clashing_resources_read_from_the_right_server",
+                TREE,
+            ),
+            "meta": (META,),
+            "OpenAPI": (OPENAPI,),
+        },
+    ),
+    (
+        "resource links (read what a tool linked)",
+        {
+            "direct": ("test_direct_resources_templates_and_links",),
+            "one tool": (LINKS,),
+            "meta": (META,),
+            "OpenAPI": (OPENAPI,),
+        },
+    ),
+    (
+        "prompts (list, get with arguments)",
+        {
+            "direct": ("test_direct_prompts",),
+            "one tool": ("test_prompts_listed_with_clashing_names_prefixed_and_got_with_arguments", TREE, SCOPED),
+            "meta": (META,),
+            "OpenAPI": (OPENAPI,),
+        },
+    ),
+    (
+        "elicitation (form: accept, decline)",
+        _relayed(
+            ("test_form_elicitation_accepted_and_declined", "test_a_2026_upstreams_question_reaches_the_client"),
+            (INTERACTIVE,),
+            NO_WAY_BACK,
+            DIRECT_ELICITATION,
+        ),
+    ),
+    (
+        "elicitation (URL)",
+        _relayed(("test_url_elicitation",), "the form's relay (not tested apart)", NO_WAY_BACK, DIRECT_ELICITATION),
+    ),
+    (
+        "a client that cannot answer",
+        _relayed(
+            ("test_a_client_that_cannot_answer_is_told_what_the_tool_asked",),
+            "the same relay (not tested apart)",
+            "the refusal is the answer",
+        ),
+    ),
+    (
+        "sampling",
+        _relayed(("test_sampling",), (INTERACTIVE,), "refused: there is no model behind OpenAPI", DIRECT_SAMPLING),
+    ),
+    (
+        "progress",
+        _relayed(
+            ("test_progress_reaches_the_clients_token",),
+            (INTERACTIVE,),
+            "not carried: one HTTP answer per call",
+            DIRECT_SAMPLING,
+        ),
+    ),
+    (
+        "cancellation",
+        _relayed(
+            ("test_cancellation_reaches_the_upstream",),
+            "the same call path (not tested apart)",
+            "not carried: a closed HTTP request does not cancel the call",
+        ),
+    ),
+    (
+        "logging",
+        _relayed(
+            ("test_upstream_logs_reach_clients_that_asked",),
+            "the same relay (not tested apart)",
+            "not carried: one HTTP answer per call",
+        ),
+    ),
+    (
+        "list changes",
+        _relayed(
+            ("test_a_tool_list_change_rebuilds_the_tree_and_tells_the_client",),
+            "the same tree (not tested apart)",
+            "the next call sees the rebuilt tree",
+        ),
+    ),
+    (
+        "tasks (taskSupport required)",
+        _relayed(
+            ("test_a_task_only_tool_runs_as_a_task_with_progress_and_its_question",),
+            (INTERACTIVE,),
+            "runs as a task, answers like any command (not tested apart)",
+        ),
+    ),
+]
 
 
 def outcomes() -> dict[str, bool]:
     """Each test of FILES by its id (`test_x[legacy]`): whether it passed; run in a pytest of its own."""
     with tempfile.TemporaryDirectory() as tmp:
         report = Path(tmp) / "report.xml"
-        subprocess.run([sys.executable, "-m", "pytest", *FILES, "-q", "-p", "no:cacheprovider", f"--junitxml={report}"],
-                       cwd=ROOT, capture_output=True, text=True, check=False)  # fmt: skip
+        subprocess.run(
+            [sys.executable, "-m", "pytest", *FILES, "-q", "-p", "no:cacheprovider", f"--junitxml={report}"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
         cases = ElementTree.parse(report).getroot().iter("testcase")
         return {c.attrib["name"]: not any(x.tag in ("failure", "error", "skipped") for x in c) for c in cases}
 

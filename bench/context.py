@@ -27,10 +27,23 @@ from .corpora import Corpus
 from .economy import tree_of
 from .quality import DEPTH, metrics
 
-SAMPLES = {"repository": "acme/api", "issue": "ENG-423", "project": "ENG", "namespace": "production",
-           "channel": "deploys", "organization": "acme", "workspace": "api-prod", "team": "platform",
-           "incident": "P1234", "space": "ENG", "cluster": "prod-1", "bucket": "acme-logs", "container": "api-1",
-           "dashboard": "api-overview", "page": "runbook-1"}  # fmt: skip
+SAMPLES = {
+    "repository": "acme/api",
+    "issue": "ENG-423",
+    "project": "ENG",
+    "namespace": "production",
+    "channel": "deploys",
+    "organization": "acme",
+    "workspace": "api-prod",
+    "team": "platform",
+    "incident": "P1234",
+    "space": "ENG",
+    "cluster": "prod-1",
+    "bucket": "acme-logs",
+    "container": "api-1",
+    "dashboard": "api-overview",
+    "page": "runbook-1",
+}
 
 
 def context_call(tree: Tree, service: str, expected: str) -> list[str] | None:
@@ -68,8 +81,15 @@ async def _ranks(corpus: Corpus, misleading: bool) -> list[dict[str, Any]]:
                 found = index.search(prompt, DEPTH, prefer)
                 hits = [(c.handler.server, c.handler.tool) for _, _, c in found]
                 rank[label] = hits.index(needed[0]) + 1 if needed[0] in hits else None
-            rows.append({"prompt": prompt, "expected": tool, "call": " ".join(call) if call else None,
-                         "recorded": [e.value for e in context.entities], **rank})  # fmt: skip
+            rows.append(
+                {
+                    "prompt": prompt,
+                    "expected": tool,
+                    "call": " ".join(call) if call else None,
+                    "recorded": [e.value for e in context.entities],
+                    **rank,
+                }
+            )
     return rows
 
 
@@ -77,9 +97,14 @@ def run(corpus: Corpus) -> dict[str, Any]:
     """Ranks of the expected tool of each prompt, without and with context (and with misleading context)."""
     rows = anyio.run(_ranks, corpus, False)
     wrong = anyio.run(_ranks, corpus, True)
-    return {"rows": rows, "without": metrics([r["without"] for r in rows]), "with": metrics([r["with"] for r in rows]),
-            "misled": metrics([r["with"] for r in wrong]), "prompts": len(rows),
-            "context_calls": sum(1 for r in rows if r["recorded"])}  # fmt: skip
+    return {
+        "rows": rows,
+        "without": metrics([r["without"] for r in rows]),
+        "with": metrics([r["with"] for r in rows]),
+        "misled": metrics([r["with"] for r in wrong]),
+        "prompts": len(rows),
+        "context_calls": sum(1 for r in rows if r["recorded"]),
+    }
 
 
 def report(r: dict[str, Any]) -> list[str]:
@@ -90,17 +115,24 @@ def report(r: dict[str, Any]) -> list[str]:
         return f"{m['recall@1']:.3f} | {m['recall@5']:.3f} | {m['mrr']:.3f}"
 
     ratio = r["with"]["recall@1"] / r["without"]["recall@1"] if r["without"]["recall@1"] else float("inf")
-    lines = ["| search on the ambiguous prompts | Recall@1 | Recall@5 | MRR |", "|---|---|---|---|",
-             f"| without context (baseline) | {cell('without')} |",
-             f"| after one context call to the expected service | {cell('with')} |",
-             f"| after one misleading context call (control) | {cell('misled')} |", "",
-             f"Recall@1 with context / without: {r['with']['recall@1']:.3f} / {r['without']['recall@1']:.3f} = "
-             f"{ratio:.2f}x, over {r['prompts']} prompts, {r['context_calls']} of them with a context call.", "",
-             "| prompt | expected | context call | rank without | rank with |", "|---|---|---|---|---|"]  # fmt: skip
+    lines = [
+        "| search on the ambiguous prompts | Recall@1 | Recall@5 | MRR |",
+        "|---|---|---|---|",
+        f"| without context (baseline) | {cell('without')} |",
+        f"| after one context call to the expected service | {cell('with')} |",
+        f"| after one misleading context call (control) | {cell('misled')} |",
+        "",
+        f"Recall@1 with context / without: {r['with']['recall@1']:.3f} / {r['without']['recall@1']:.3f} = "
+        f"{ratio:.2f}x, over {r['prompts']} prompts, {r['context_calls']} of them with a context call.",
+        "",
+        "| prompt | expected | context call | rank without | rank with |",
+        "|---|---|---|---|---|",
+    ]
     for row in r["rows"]:
         call = f"`{row['call']}`" if row["call"] else "(none: no entity parameter known)"
-        lines.append(f"| {row['prompt']} | `{row['expected']}` | {call} | {row['without'] or '>50'} | "
-                     f"{row['with'] or '>50'} |")  # fmt: skip
+        lines.append(
+            f"| {row['prompt']} | `{row['expected']}` | {call} | {row['without'] or '>50'} | {row['with'] or '>50'} |"
+        )
     return lines
 
 

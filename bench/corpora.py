@@ -67,8 +67,11 @@ def boundary(category: str | None = None) -> Corpus:
             {"name": t["name"], "description": t["description"], "inputSchema": boundary_schema(t.get("parameters"))}
         )
     prompts = yaml.safe_load((DATA / "boundary" / "benchmark.yaml").read_text())["prompts"]
-    tasks = [(p["prompt"], [(p["expected_tool"].split("_", 1)[0], p["expected_tool"])]) for p in prompts
-             if category in (None, p["category"])]  # fmt: skip
+    tasks = [
+        (p["prompt"], [(p["expected_tool"].split("_", 1)[0], p["expected_tool"])])
+        for p in prompts
+        if category in (None, p["category"])
+    ]
     return Corpus("boundary", list(servers.items()), tasks)
 
 
@@ -87,8 +90,9 @@ def progressive() -> Corpus:
     for task in json.loads((DATA / "progressivemcpbench" / "tasks.json").read_text()):
         needed = []
         for tool in task["required_tools"]:
-            owner = next((s for s in task["required_servers"] if any(t["name"] == tool for t in servers[s]["tools"])),
-                         None)  # fmt: skip
+            owner = next(
+                (s for s in task["required_servers"] if any(t["name"] == tool for t in servers[s]["tools"])), None
+            )
             if owner:
                 needed.append((owner, tool))
         if needed:

@@ -20,36 +20,56 @@ TOOLS, SERVERS = 500, 70
 POOR_KEYS = ("server1", "server2", "mcp", "tools-prod", "srv", "local", "my-mcp", "remote-2")
 # kind: (config keys, [(noun, verbs)])
 KINDS: dict[str, tuple[tuple[str, ...], list[tuple[str, str]]]] = {
-    "calendar": (("google-calendar", "outlook-calendar", "caldav"),
-                 [("event", "list get create update delete"), ("calendar", "list"), ("free_busy", "get")]),
-    "CRM": (("hubspot", "salesforce", "pipedrive"),
-            [("contact", "list get create update"), ("deal", "list create update"), ("company", "search get")]),
-    "database": (("postgres", "mysql", "sqlite", "mongodb"),
-                 [("table", "list describe"), ("query", "run explain"), ("schema", "list")]),
-    "file storage": (("gdrive", "dropbox", "box"),
-                     [("file", "list get upload download delete search"), ("folder", "create"), ("link", "share")]),
+    "calendar": (
+        ("google-calendar", "outlook-calendar", "caldav"),
+        [("event", "list get create update delete"), ("calendar", "list"), ("free_busy", "get")],
+    ),
+    "CRM": (
+        ("hubspot", "salesforce", "pipedrive"),
+        [("contact", "list get create update"), ("deal", "list create update"), ("company", "search get")],
+    ),
+    "database": (
+        ("postgres", "mysql", "sqlite", "mongodb"),
+        [("table", "list describe"), ("query", "run explain"), ("schema", "list")],
+    ),
+    "file storage": (
+        ("gdrive", "dropbox", "box"),
+        [("file", "list get upload download delete search"), ("folder", "create"), ("link", "share")],
+    ),
     "web search": (("brave-search", "tavily", "exa"), [("web", "search"), ("news", "search"), ("page", "fetch")]),
-    "chat": (("discord", "teams", "mattermost"),
-             [("message", "send list delete"), ("channel", "list create"), ("reaction", "add")]),
+    "chat": (
+        ("discord", "teams", "mattermost"),
+        [("message", "send list delete"), ("channel", "list create"), ("reaction", "add")],
+    ),
     "mail": (("gmail", "outlook-mail"), [("email", "send search read"), ("draft", "create"), ("label", "list")]),
-    "error monitoring": (("sentry", "rollbar"),
-                         [("error", "list get resolve"), ("release", "list"), ("project", "list")]),
-    "payments": (("stripe", "paypal"),
-                 [("customer", "list create"), ("invoice", "list create send"), ("refund", "create")]),
+    "error monitoring": (
+        ("sentry", "rollbar"),
+        [("error", "list get resolve"), ("release", "list"), ("project", "list")],
+    ),
+    "payments": (
+        ("stripe", "paypal"),
+        [("customer", "list create"), ("invoice", "list create send"), ("refund", "create")],
+    ),
     "maps": (("google-maps", "mapbox"), [("place", "search get"), ("directions", "get"), ("address", "geocode")]),
     "weather": (("openweather",), [("forecast", "get"), ("current_weather", "get"), ("weather_alert", "list")]),
-    "CI": (("circleci", "jenkins", "buildkite"),
-           [("pipeline", "list trigger"), ("job", "get cancel"), ("artifact", "list")]),
-    "help desk": (("zendesk", "intercom", "freshdesk"),
-                  [("ticket", "list get create update"), ("conversation", "list reply")]),
+    "CI": (
+        ("circleci", "jenkins", "buildkite"),
+        [("pipeline", "list trigger"), ("job", "get cancel"), ("artifact", "list")],
+    ),
+    "help desk": (
+        ("zendesk", "intercom", "freshdesk"),
+        [("ticket", "list get create update"), ("conversation", "list reply")],
+    ),
     "design": (("figma",), [("file", "get"), ("comment", "list post"), ("component", "list")]),
     "product analytics": (("posthog", "mixpanel"), [("event", "query"), ("funnel", "get"), ("cohort", "list")]),
     "CMS": (("wordpress", "contentful"), [("post", "list create update"), ("page", "list"), ("media", "upload")]),
     "to-do": (("todoist", "asana", "trello"), [("task", "list create complete update"), ("project", "list")]),
     "notes": (("obsidian", "evernote"), [("note", "search get create update"), ("tag", "list")]),
     "translation": (("deepl",), [("text", "translate"), ("language", "list"), ("glossary", "create")]),
-    "browser": (("puppeteer", "browserbase"),
-                [("page", "navigate"), ("screenshot", "take"), ("element", "click fill")]),
+    "browser": (
+        ("puppeteer", "browserbase"),
+        [("page", "navigate"), ("screenshot", "take"), ("element", "click fill")],
+    ),
     "git": (("git",), [("status", "show"), ("commit", "create list"), ("branch", "create checkout"), ("diff", "show")]),
     "vector search": (("qdrant", "pinecone"), [("collection", "list create"), ("point", "upsert search")]),
     "knowledge graph": (("memory",), [("entity", "create delete search"), ("relation", "create"), ("graph", "read")]),
@@ -61,7 +81,7 @@ KINDS: dict[str, tuple[tuple[str, ...], list[tuple[str, str]]]] = {
     "social": (("reddit", "mastodon"), [("post", "search create"), ("comment", "list create"), ("user", "get")]),
     "online shop": (("shopify",), [("product", "list create update"), ("order", "list get"), ("inventory", "adjust")]),
     "smart home": (("home-assistant",), [("device", "list"), ("light", "toggle"), ("automation", "trigger")]),
-}  # fmt: skip
+}
 CHINESE = {  # servers whose tools are described in Chinese, as some are
     "feishu": [("document", "create get search"), ("message", "send"), ("chat", "list")],
     "dingtalk": [("message", "send"), ("approval", "list create"), ("contact", "search")],
@@ -69,13 +89,19 @@ CHINESE = {  # servers whose tools are described in Chinese, as some are
 _ZH_VERBS = {"create": "创建", "get": "获取", "search": "搜索", "send": "发送", "list": "列出"}
 _ZH_NOUNS = {"document": "云文档", "message": "消息", "chat": "群聊", "approval": "审批实例", "contact": "通讯录联系人"}
 _PARAMS = {
-    "list": {"limit": {"type": "integer", "description": "How many to return."},
-             "cursor": {"type": "string", "description": "Where the previous page ended."}},
-    "search": {"query": {"type": "string", "description": "What to look for."},
-               "limit": {"type": "integer", "description": "How many results."}},
-    "create": {"name": {"type": "string", "description": "Its name or title."},
-               "body": {"type": "string", "description": "Its content."}},
-}  # fmt: skip
+    "list": {
+        "limit": {"type": "integer", "description": "How many to return."},
+        "cursor": {"type": "string", "description": "Where the previous page ended."},
+    },
+    "search": {
+        "query": {"type": "string", "description": "What to look for."},
+        "limit": {"type": "integer", "description": "How many results."},
+    },
+    "create": {
+        "name": {"type": "string", "description": "Its name or title."},
+        "body": {"type": "string", "description": "Its content."},
+    },
+}
 
 
 def _name(style: int, prefix: str, verb: str, noun: str) -> str:
@@ -99,13 +125,23 @@ def _generated(rng: random.Random) -> list[tuple[str, list[dict[str, Any]]]]:
     for kind, (keys, nouns) in KINDS.items():
         for key in keys:
             style, product = rng.randrange(3), key.replace("-", " ").title()
-            tools = [_tool(_name(style, key.split("-")[0], verb, noun), verb, noun,
-                           f"{verb.title()} {noun.replace('_', ' ')}s in {product} ({kind}).")
-                     for noun, verbs in nouns for verb in verbs.split()]  # fmt: skip
+            tools = [
+                _tool(
+                    _name(style, key.split("-")[0], verb, noun),
+                    verb,
+                    noun,
+                    f"{verb.title()} {noun.replace('_', ' ')}s in {product} ({kind}).",
+                )
+                for noun, verbs in nouns
+                for verb in verbs.split()
+            ]
             servers.append((key, tools))
     for key, nouns in CHINESE.items():
-        tools = [_tool(f"{verb}_{noun}", verb, noun, f"{_ZH_VERBS[verb]}{_ZH_NOUNS[noun]}。")
-                 for noun, verbs in nouns for verb in verbs.split()]  # fmt: skip
+        tools = [
+            _tool(f"{verb}_{noun}", verb, noun, f"{_ZH_VERBS[verb]}{_ZH_NOUNS[noun]}。")
+            for noun, verbs in nouns
+            for verb in verbs.split()
+        ]
         servers.append((key, tools))
     return servers
 

@@ -39,9 +39,10 @@ def report(found: list[dict[str, Any]]) -> tuple[list[str], list[str]]:
     for r in found:
         lines.append(f"| {r['seed']} | {r['rows']} | {len(r['silent'])} | {r['tokens']} |")
     silent, most = sum(len(r["silent"]) for r in found), max(r["tokens"] for r in found)
-    targets = [f"- crowded configs ({len(found)} seeds): root rows that say nothing: {silent} -- "
-               f"{mark(silent == 0)}",
-               f"- crowded configs: root help <= {MOST} tokens: largest {most} -- {mark(most <= MOST)}"]  # fmt: skip
+    targets = [
+        f"- crowded configs ({len(found)} seeds): root rows that say nothing: {silent} -- {mark(silent == 0)}",
+        f"- crowded configs: root help <= {MOST} tokens: largest {most} -- {mark(most <= MOST)}",
+    ]
     return lines, targets
 
 

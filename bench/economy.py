@@ -33,27 +33,58 @@ from mcp_cli.tree import Command, Tree
 from .corpora import Corpus
 
 META_TOOLS = [
-    {"name": "search_tools", "description": "Search the available tools by keywords and return the names and "
-     "descriptions of the best matches. Use this first to find a tool for the task.",
-     "inputSchema": {"type": "object", "properties": {"query": {"type": "string", "description":
-                     "Keywords describing what you want to do."}, "limit": {"type": "integer", "description":
-                     "Maximum number of results (default 5)."}}, "required": ["query"]}},
-    {"name": "describe_tools", "description": "Get the full definitions (descriptions and input schemas) of "
-     "tools by name, so you can call them correctly with execute_tool.",
-     "inputSchema": {"type": "object", "properties": {"tool_names": {"type": "array", "items": {"type": "string"},
-                     "description": "Names of the tools to describe."}}, "required": ["tool_names"]}},
-    {"name": "execute_tool", "description": "Execute a tool by name with arguments matching its input schema.",
-     "inputSchema": {"type": "object", "properties": {"tool_name": {"type": "string", "description":
-                     "Name of the tool to run."}, "input": {"type": "object", "description":
-                     "Arguments for the tool, as described by describe_tools."}}, "required": ["tool_name", "input"]}},
-]  # fmt: skip
+    {
+        "name": "search_tools",
+        "description": "Search the available tools by keywords and return the names and "
+        "descriptions of the best matches. Use this first to find a tool for the task.",
+        "inputSchema": {
+            "type": "object",
+            "properties": {
+                "query": {"type": "string", "description": "Keywords describing what you want to do."},
+                "limit": {"type": "integer", "description": "Maximum number of results (default 5)."},
+            },
+            "required": ["query"],
+        },
+    },
+    {
+        "name": "describe_tools",
+        "description": "Get the full definitions (descriptions and input schemas) of "
+        "tools by name, so you can call them correctly with execute_tool.",
+        "inputSchema": {
+            "type": "object",
+            "properties": {
+                "tool_names": {
+                    "type": "array",
+                    "items": {"type": "string"},
+                    "description": "Names of the tools to describe.",
+                }
+            },
+            "required": ["tool_names"],
+        },
+    },
+    {
+        "name": "execute_tool",
+        "description": "Execute a tool by name with arguments matching its input schema.",
+        "inputSchema": {
+            "type": "object",
+            "properties": {
+                "tool_name": {"type": "string", "description": "Name of the tool to run."},
+                "input": {"type": "object", "description": "Arguments for the tool, as described by describe_tools."},
+            },
+            "required": ["tool_name", "input"],
+        },
+    },
+]
 SEARCH_TOOL = {
     "name": "tool_search",
     "description": "Search for tools by keywords. The definitions of the best matching tools (up to 5) are loaded "
     "and become callable.",
-    "inputSchema": {"type": "object", "properties": {"query": {"type": "string", "description":
-                    "Keywords for the tool you need."}}, "required": ["query"]},
-}  # fmt: skip
+    "inputSchema": {
+        "type": "object",
+        "properties": {"query": {"type": "string", "description": "Keywords for the tool you need."}},
+        "required": ["query"],
+    },
+}
 
 
 def tree_of(corpus: Corpus) -> Tree:
@@ -70,8 +101,9 @@ class FlatIndex:
         from mcp_cli.tree import Group
 
         self.tools = {(s, t["name"]): t for s, tools in corpus.servers for t in tools}
-        root = Group("flat", children=[Command(f"{s}/{n}", summary=t.get("description", ""))
-                                       for (s, n), t in self.tools.items()])  # fmt: skip
+        root = Group(
+            "flat", children=[Command(f"{s}/{n}", summary=t.get("description", "")) for (s, n), t in self.tools.items()]
+        )
         self.index = Index(Tree(root))
 
     def top(self, query: str, k: int = 5) -> list[dict[str, Any]]:
@@ -91,8 +123,11 @@ class Paths:
         self.tree = tree_of(corpus)
         self.runtime = Runtime(self.tree)
         self.flat = FlatIndex(corpus)
-        self.where = {(cmd.handler.server, cmd.handler.tool): path for path, cmd in self.tree.walk()
-                      if isinstance(cmd, Command) and cmd.handler.tool is not None}  # fmt: skip
+        self.where = {
+            (cmd.handler.server, cmd.handler.tool): path
+            for path, cmd in self.tree.walk()
+            if isinstance(cmd, Command) and cmd.handler.tool is not None
+        }
         definition = tokens.one_tool(self.tree)
         self.description, self.one_tool = definition["description"], tokens.count(tokens.tool_json([definition]))
         self.skill_front, self.skill_body = self._exported_skill()
@@ -113,9 +148,13 @@ class Paths:
 
     def _up_front(self) -> dict[str, int]:
         static = tokens.count(tokens.tool_json([_definition(t) for t in self.corpus.tools]))
-        return {"static": static, "meta-tools": tokens.count(tokens.tool_json(META_TOOLS)),
-                "search-tool": tokens.count(tokens.tool_json([SEARCH_TOOL])), "mcp-cli": self.one_tool,
-                "exported skill": self.skill_front}  # fmt: skip
+        return {
+            "static": static,
+            "meta-tools": tokens.count(tokens.tool_json(META_TOOLS)),
+            "search-tool": tokens.count(tokens.tool_json([SEARCH_TOOL])),
+            "mcp-cli": self.one_tool,
+            "exported skill": self.skill_front,
+        }
 
     def walk(self, paths: list[list[str]]) -> dict[tuple[str, ...], str]:
         """The helps an agent reads to each command of `paths` (by the path asked for `--help`), in order: at each
@@ -126,8 +165,10 @@ class Paths:
             depth = 0
             while depth < len(path):
                 seen = [self.description, *read.values()]
-                depth = max((d for d in range(depth + 1, len(path) + 1) if any(named(t, path[:d]) for t in seen)),
-                            default=depth + 1 if depth or () in read else 0)  # fmt: skip
+                depth = max(
+                    (d for d in range(depth + 1, len(path) + 1) if any(named(t, path[:d]) for t in seen)),
+                    default=depth + 1 if depth or () in read else 0,
+                )
                 if tuple(path[:depth]) not in read:
                     read[tuple(path[:depth])] = self.help([*path[:depth], "--help"])
         return read
@@ -144,8 +185,11 @@ class Paths:
         walk = self.walk([self.where[pair] for pair in needed]).values()
         cli = self.one_tool + sum(tokens.count(t) for t in walk)
         found = self.help(["search", *query.split()[:40]])
-        via_search = self.one_tool + tokens.count(found) + sum(tokens.count(self.help([*self.where[p], "--help"]))
-                                                               for p in needed)  # fmt: skip
+        via_search = (
+            self.one_tool
+            + tokens.count(found)
+            + sum(tokens.count(self.help([*self.where[p], "--help"])) for p in needed)
+        )
         skill = self.skill_front + self.skill_body + sum(tokens.count(t) for t in walk)
         return {
             "meta-tools": meta,

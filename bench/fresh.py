@@ -35,8 +35,13 @@ SETS = {
 }
 DEPTH = 5
 KINDS = ("plain", "paraphrase", "values", "typo", "unanswerable")
-TARGETS = {"recall@1": 0.75, "recall@5": 0.90, "paraphrase recall@5": 0.80, "wrongly declined": 0.02,
-           "rightly declined": 0.85}  # fmt: skip
+TARGETS = {
+    "recall@1": 0.75,
+    "recall@5": 0.90,
+    "paraphrase recall@5": 0.80,
+    "wrongly declined": 0.02,
+    "rightly declined": 0.85,
+}
 
 
 @dataclass
@@ -51,8 +56,12 @@ class Request:
 def requests(name: str, folder: Path = FRESH) -> list[Request]:
     """A set's requests; a request of the second set, which has no halves, is held out."""
     rows = json.loads((folder / f"{name}.json").read_text())
-    return [Request(r["id"], r["request"], r["kind"], [tuple(e.split(" ", 1)) for e in r["expected"]],
-                    r.get("half", "held_out")) for r in rows]  # fmt: skip
+    return [
+        Request(
+            r["id"], r["request"], r["kind"], [tuple(e.split(" ", 1)) for e in r["expected"]], r.get("half", "held_out")
+        )
+        for r in rows
+    ]
 
 
 def corpus(name: str) -> Corpus:
@@ -112,9 +121,13 @@ class Score:
 
     def row(self) -> dict[str, float | int]:
         n, u = self.answerable or 1, self.unanswerable or 1
-        return {"n": self.answerable + self.unanswerable, "recall@1": self.found1 / n, "recall@5": self.found5 / n,
-                "wrongly declined": self.declined / n if self.answerable else 0.0,
-                "rightly declined": self.refused / u if self.unanswerable else 0.0}  # fmt: skip
+        return {
+            "n": self.answerable + self.unanswerable,
+            "recall@1": self.found1 / n,
+            "recall@5": self.found5 / n,
+            "wrongly declined": self.declined / n if self.answerable else 0.0,
+            "rightly declined": self.refused / u if self.unanswerable else 0.0,
+        }
 
 
 def score(engine: Ours | Plain, asked: list[Request]) -> Score:
@@ -133,8 +146,9 @@ def score(engine: Ours | Plain, asked: list[Request]) -> Score:
         out.found5 += any(t in r.expected for t in ranked[:DEPTH])
         out.declined += declines
         if isinstance(engine, Ours) and (declines or not ranked[:1] or ranked[0] not in r.expected):
-            out.misses.append({"id": r.id, "request": r.text, "expected": r.expected, "top": ranked[:3],
-                               "declined": declines})  # fmt: skip
+            out.misses.append(
+                {"id": r.id, "request": r.text, "expected": r.expected, "top": ranked[:3], "declined": declines}
+            )
     return out
 
 
@@ -150,26 +164,38 @@ def run(half: str = "held_out", which: str = "first") -> dict[str, Any]:
         for kind in (*KINDS, "answerable"):
             chosen = [r for r in asked if (r.kind == kind if kind != "answerable" else r.expected)]
             mine = score(ours, chosen)
-            table[kind] = {"ours": mine.row(), "words": score(words, chosen).row(), "bm25": score(plain, chosen).row(),
-                           "misses": mine.misses}  # fmt: skip
+            table[kind] = {
+                "ours": mine.row(),
+                "words": score(words, chosen).row(),
+                "bm25": score(plain, chosen).row(),
+                "misses": mine.misses,
+            }
         found[name] = table
     return found
 
 
 def report(found: dict[str, Any], half: str) -> list[str]:
-    lines = [f"Half: {half}", "",
-             "| set | requests | n | ours R@1 / R@5 | words only R@1 / R@5 | BM25 R@1 / R@5 | answerable declined "
-             "(words only) | unanswerable declined (words only) |", "|---|---|---|---|---|---|---|---|"]  # fmt: skip
+    lines = [
+        f"Half: {half}",
+        "",
+        "| set | requests | n | ours R@1 / R@5 | words only R@1 / R@5 | BM25 R@1 / R@5 | answerable declined "
+        "(words only) | unanswerable declined (words only) |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     for name, table in found.items():
         for kind, cell in table.items():
             o, w, b = cell["ours"], cell["words"], cell["bm25"]
             if kind == "unanswerable":
-                lines.append(f"| {name} | {kind} | {o['n']} | | | | | {o['rightly declined']:.0%} "
-                             f"({w['rightly declined']:.0%}) |")  # fmt: skip
+                lines.append(
+                    f"| {name} | {kind} | {o['n']} | | | | | {o['rightly declined']:.0%} "
+                    f"({w['rightly declined']:.0%}) |"
+                )
                 continue
-            lines.append(f"| {name} | {kind} | {o['n']} | {o['recall@1']:.2f} / {o['recall@5']:.2f} | "
-                         f"{w['recall@1']:.2f} / {w['recall@5']:.2f} | {b['recall@1']:.2f} / {b['recall@5']:.2f} | "
-                         f"{o['wrongly declined']:.0%} ({w['wrongly declined']:.0%}) | |")  # fmt: skip
+            lines.append(
+                f"| {name} | {kind} | {o['n']} | {o['recall@1']:.2f} / {o['recall@5']:.2f} | "
+                f"{w['recall@1']:.2f} / {w['recall@5']:.2f} | {b['recall@1']:.2f} / {b['recall@5']:.2f} | "
+                f"{o['wrongly declined']:.0%} ({w['wrongly declined']:.0%}) | |"
+            )
     return lines
 
 

@@ -30,9 +30,11 @@ from tests import host_runs
 from tests.scripted_model import Model, Step, call, serving
 
 BIN = host_runs.BIN
-TASK = (("time", "get_current_time", "get-current-time", {"timezone": "UTC"}),
-        ("git", "git_status", "status", {"repo_path": "{repo}"}),
-        ("filesystem", "list_directory", "list-directory", {"path": "{repo}"}))  # fmt: skip
+TASK = (
+    ("time", "get_current_time", "get-current-time", {"timezone": "UTC"}),
+    ("git", "git_status", "status", {"repo_path": "{repo}"}),
+    ("filesystem", "list_directory", "list-directory", {"path": "{repo}"}),
+)
 STARTS = 5  # cold starts of each server measured
 
 
@@ -124,8 +126,13 @@ def measure(host: str, servers: dict[str, Any], script: list[Step], folder: Path
     loop = _loop(host, model)
     part = _mcp_part_claude if host == "claude" else _mcp_part_codex
     failed = _failed_calls(host, loop[-1])
-    return {"requests": len(loop), "total": sum(_count(b) for b in loop), "mcp": sum(part(b) for b in loop),
-            "first": _count(loop[0]), "failed": failed}  # fmt: skip
+    return {
+        "requests": len(loop),
+        "total": sum(_count(b) for b in loop),
+        "mcp": sum(part(b) for b in loop),
+        "first": _count(loop[0]),
+        "failed": failed,
+    }
 
 
 def _loop(host: str, model: Model) -> list[dict[str, Any]]:
@@ -183,12 +190,15 @@ def _first_list(argv: list[str], env: dict[str, str] | None = None) -> float:
     """Seconds from starting `argv` (a stdio MCP server) to its answer to `tools/list`, sent at once after the
     handshake as a host does."""
     hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}}
-    lines = [{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello},
-             {"jsonrpc": "2.0", "method": "notifications/initialized"},
-             {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}}]  # fmt: skip
+    lines = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}},
+    ]
     start = time.perf_counter()
-    with subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                          env=env) as proc:  # fmt: skip
+    with subprocess.Popen(
+        argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env
+    ) as proc:
         assert proc.stdin is not None and proc.stdout is not None
         proc.stdin.write(b"".join(json.dumps(m).encode() + b"\n" for m in lines))
         proc.stdin.flush()
@@ -230,19 +240,24 @@ def cold_starts() -> dict[str, float]:
 
 
 def report(results: dict[str, Any]) -> list[str]:
-    lines = ["| host | setup | requests | tokens sent, total | MCP part | first request | failed calls |",
-             "|---|---|---|---|---|---|---|"]  # fmt: skip
+    lines = [
+        "| host | setup | requests | tokens sent, total | MCP part | first request | failed calls |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for key, r in results.items():
         if key in ("starts", "envelope"):
             continue
         host, setup = key
-        lines.append(f"| {host} | {setup} | {r['requests']} | {r['total']:,} | {r['mcp']:,} | {r['first']:,} "
-                     f"| {r['failed']} |")  # fmt: skip
+        lines.append(
+            f"| {host} | {setup} | {r['requests']} | {r['total']:,} | {r['mcp']:,} | {r['first']:,} | {r['failed']} |"
+        )
     for host in ("claude", "codex"):
         if (host, "direct") in results and (host, "mcp-cli") in results:
             d, m = results[host, "direct"], results[host, "mcp-cli"]
-            lines.append(f"\n{host}: mcp-cli / direct: total {m['total'] / d['total']:.2f}x, MCP part "
-                         f"{m['mcp'] / d['mcp']:.2f}x, first request {m['first'] / d['first']:.2f}x.")  # fmt: skip
+            lines.append(
+                f"\n{host}: mcp-cli / direct: total {m['total'] / d['total']:.2f}x, MCP part "
+                f"{m['mcp'] / d['mcp']:.2f}x, first request {m['first'] / d['first']:.2f}x."
+            )
     as_text, as_json = results["envelope"]
     lines.append(
         f"\nFive pdf answers (help and errors) as the model reads them: {as_text} tokens as text, {as_json} "

@@ -23,16 +23,22 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 ROOT = Path(__file__).resolve().parent.parent
-SKILLS = [("argtool", "test fixture", ROOT / "tests" / "fixtures" / "skills" / "argtool"),
-          ("pdf", "bundled", ROOT / "skills" / "pdf")]  # fmt: skip
+SKILLS = [
+    ("argtool", "test fixture", ROOT / "tests" / "fixtures" / "skills" / "argtool"),
+    ("pdf", "bundled", ROOT / "skills" / "pdf"),
+]
 
 
 def pip_install(env: Path, *requirements: str, cwd: Path) -> float:
     """Seconds `python -m pip install REQUIREMENTS` takes in a new virtual environment at `env`."""
     venv.create(env, with_pip=True)
     start = time.perf_counter()
-    subprocess.run([str(env / "bin" / "python"), "-m", "pip", "install", "-q", "--disable-pip-version-check",
-                    *requirements], check=True, capture_output=True, cwd=cwd)  # fmt: skip
+    subprocess.run(
+        [str(env / "bin" / "python"), "-m", "pip", "install", "-q", "--disable-pip-version-check", *requirements],
+        check=True,
+        capture_output=True,
+        cwd=cwd,
+    )
     return time.perf_counter() - start
 
 
@@ -42,15 +48,26 @@ def run(quick: bool = False) -> list[dict]:
     for name, kind, skill in SKILLS[:1] if quick else SKILLS:
         with tempfile.TemporaryDirectory() as tmp:
             here = Path(tmp)
-            subprocess.run([sys.executable, "-m", "mcp_cli", "build", str(skill), "-o", f"{name}-mcp"], cwd=here,
-                           check=True, capture_output=True)  # fmt: skip
+            subprocess.run(
+                [sys.executable, "-m", "mcp_cli", "build", str(skill), "-o", f"{name}-mcp"],
+                cwd=here,
+                check=True,
+                capture_output=True,
+            )
             dependencies = tomllib.loads((here / f"{name}-mcp" / "pyproject.toml").read_text())["project"]
             pip_install(here / "warm", f"./{name}-mcp", cwd=here)
             ours = [pip_install(here / f"ours{i}", f"./{name}-mcp", cwd=here) for i in range(rounds)]
             base = [pip_install(here / f"base{i}", *dependencies["dependencies"], cwd=here) for i in range(rounds)]
-        rows.append({"name": f"pip install ./{name}-mcp ({kind}), fresh venv, warm cache (median)",
-                     "ours": statistics.median(ours), "baseline": statistics.median(base),
-                     "baseline_name": "its dependencies by name", "unit": "s", "target": None})  # fmt: skip
+        rows.append(
+            {
+                "name": f"pip install ./{name}-mcp ({kind}), fresh venv, warm cache (median)",
+                "ours": statistics.median(ours),
+                "baseline": statistics.median(base),
+                "baseline_name": "its dependencies by name",
+                "unit": "s",
+                "target": None,
+            }
+        )
     return rows
 
 

@@ -98,10 +98,13 @@ def run(half: str, models: list[str], weights: list[float]) -> dict[str, Any]:
                 answerable = score(engine, [r for r in asked[set_name] if r.expected]).row()
                 paraphrase = score(engine, [r for r in asked[set_name] if r.kind == "paraphrase"]).row()
                 refusing = score(engine, [r for r in asked[set_name] if not r.expected]).row()
-                row[set_name] = {"recall@1": answerable["recall@1"], "recall@5": answerable["recall@5"],
-                                 "paraphrase recall@5": paraphrase["recall@5"],
-                                 "wrongly declined": answerable["wrongly declined"],
-                                 "rightly declined": refusing["rightly declined"]}  # fmt: skip
+                row[set_name] = {
+                    "recall@1": answerable["recall@1"],
+                    "recall@5": answerable["recall@5"],
+                    "paraphrase recall@5": paraphrase["recall@5"],
+                    "wrongly declined": answerable["wrongly declined"],
+                    "rightly declined": refusing["rightly declined"],
+                }
             ranks = [quality.rank_of(indexes["boundary"], p, needed[0]) for p, needed in prompts.tasks]
             row["boundary"] = quality.metrics(ranks)
             rows.append(row)
@@ -110,27 +113,42 @@ def run(half: str, models: list[str], weights: list[float]) -> dict[str, Any]:
 
 
 def report(found: dict[str, Any]) -> list[str]:
-    lines = [f"Half: {found['half']}", "",
-             "| model | weight | set | R@1 | R@5 | paraphrase R@5 | wrongly declined | rightly declined |",
-             "|---|---|---|---|---|---|---|---|"]  # fmt: skip
+    lines = [
+        f"Half: {found['half']}",
+        "",
+        "| model | weight | set | R@1 | R@5 | paraphrase R@5 | wrongly declined | rightly declined |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     for row in found["rows"]:
         for set_name in SETS:
             c = row[set_name]
-            lines.append(f"| {row['model']} | {row['weight']} | {set_name} | {c['recall@1']:.2f} | {c['recall@5']:.2f}"
-                         f" | {c['paraphrase recall@5']:.2f} | {c['wrongly declined']:.0%} | "
-                         f"{c['rightly declined']:.0%} |")  # fmt: skip
-    lines += ["", "| model | weight | Boundary R@1 | R@5 | MRR | holds (R@1 >= .85, R@5 >= .97, MRR >= .90) |",
-              "|---|---|---|---|---|---|"]  # fmt: skip
+            lines.append(
+                f"| {row['model']} | {row['weight']} | {set_name} | {c['recall@1']:.2f} | {c['recall@5']:.2f}"
+                f" | {c['paraphrase recall@5']:.2f} | {c['wrongly declined']:.0%} | "
+                f"{c['rightly declined']:.0%} |"
+            )
+    lines += [
+        "",
+        "| model | weight | Boundary R@1 | R@5 | MRR | holds (R@1 >= .85, R@5 >= .97, MRR >= .90) |",
+        "|---|---|---|---|---|---|",
+    ]
     for row in found["rows"]:
         b = row["boundary"]
         holds = all(b[k] >= least for k, least in quality.TARGETS.items())
-        lines.append(f"| {row['model']} | {row['weight']} | {b['recall@1']:.3f} | {b['recall@5']:.3f} | "
-                     f"{b['mrr']:.3f} | {'yes' if holds else 'no'} |")  # fmt: skip
-    lines += ["", "| model | load (CPU / wall s) | crowded tree's 500 commands, cold | one query, warm (ms) |",
-              "|---|---|---|---|"]  # fmt: skip
+        lines.append(
+            f"| {row['model']} | {row['weight']} | {b['recall@1']:.3f} | {b['recall@5']:.3f} | "
+            f"{b['mrr']:.3f} | {'yes' if holds else 'no'} |"
+        )
+    lines += [
+        "",
+        "| model | load (CPU / wall s) | crowded tree's 500 commands, cold | one query, warm (ms) |",
+        "|---|---|---|---|",
+    ]
     for name, cost in found["costs"].items():
-        lines.append(f"| {name} | {cost.load[0]:.2f} / {cost.load[1]:.2f} | {cost.tree[0]:.2f} / {cost.tree[1]:.2f}"
-                     f" | {cost.query[0] * 1000:.1f} / {cost.query[1] * 1000:.1f} |")  # fmt: skip
+        lines.append(
+            f"| {name} | {cost.load[0]:.2f} / {cost.load[1]:.2f} | {cost.tree[0]:.2f} / {cost.tree[1]:.2f}"
+            f" | {cost.query[0] * 1000:.1f} / {cost.query[1] * 1000:.1f} |"
+        )
     return lines
 
 

@@ -245,10 +245,27 @@ def _negate(test: ast.expr) -> ast.expr:
     return ast.UnaryOp(op=ast.Not(), operand=test)
 
 
-_COMPARE = {ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE,
-            ast.GtE: ast.Gt, ast.In: ast.NotIn, ast.NotIn: ast.In, ast.Is: ast.IsNot, ast.IsNot: ast.Is}  # fmt: skip
-_ARITH = {ast.Add: ast.Sub, ast.Sub: ast.Add, ast.Mult: ast.Div, ast.Div: ast.Mult, ast.FloorDiv: ast.Div,
-          ast.BitOr: ast.BitAnd, ast.BitAnd: ast.BitOr}  # fmt: skip
+_COMPARE = {
+    ast.Eq: ast.NotEq,
+    ast.NotEq: ast.Eq,
+    ast.Lt: ast.LtE,
+    ast.LtE: ast.Lt,
+    ast.Gt: ast.GtE,
+    ast.GtE: ast.Gt,
+    ast.In: ast.NotIn,
+    ast.NotIn: ast.In,
+    ast.Is: ast.IsNot,
+    ast.IsNot: ast.Is,
+}
+_ARITH = {
+    ast.Add: ast.Sub,
+    ast.Sub: ast.Add,
+    ast.Mult: ast.Div,
+    ast.Div: ast.Mult,
+    ast.FloorDiv: ast.Div,
+    ast.BitOr: ast.BitAnd,
+    ast.BitAnd: ast.BitOr,
+}
 
 
 class Mutator(ast.NodeTransformer):
@@ -261,8 +278,14 @@ class Mutator(ast.NodeTransformer):
         self.quiet = 0  # > 0 inside a raise or a log call: its strings are messages
 
     def offer(self, node: ast.AST, new: ast.AST) -> ast.AST | None:
-        self.found.append((".".join(self.scope) or "<module>", getattr(node, "lineno", 0),
-                           _clip(ast.unparse(node)), _clip(ast.unparse(new))))  # fmt: skip
+        self.found.append(
+            (
+                ".".join(self.scope) or "<module>",
+                getattr(node, "lineno", 0),
+                _clip(ast.unparse(node)),
+                _clip(ast.unparse(new)),
+            )
+        )
         if len(self.found) - 1 == self.target:
             return ast.copy_location(new, node)
         return None
@@ -325,8 +348,14 @@ class Mutator(ast.NodeTransformer):
         for i, test in enumerate(node.ifs):
             if isinstance(test, ast.Compare) or (isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)):
                 continue
-            self.found.append((".".join(self.scope) or "<module>", test.lineno, _clip(f"if {ast.unparse(test)}"),
-                               _clip(f"if not ({ast.unparse(test)})")))  # fmt: skip
+            self.found.append(
+                (
+                    ".".join(self.scope) or "<module>",
+                    test.lineno,
+                    _clip(f"if {ast.unparse(test)}"),
+                    _clip(f"if not ({ast.unparse(test)})"),
+                )
+            )
             if len(self.found) - 1 == self.target:
                 node.ifs[i] = ast.copy_location(_negate(test), test)
         return node
@@ -439,8 +468,13 @@ def mutated(source: str, index: int | None) -> str:
 
 def _copy(destination: Path) -> None:
     """The checkout's files (tracked and new, not ignored) into `destination`; node_modules linked, not copied."""
-    listed = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=ROOT, capture_output=True,
-                            check=True).stdout.decode().split("\0")  # fmt: skip
+    listed = (
+        subprocess.run(
+            ["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=ROOT, capture_output=True, check=True
+        )
+        .stdout.decode()
+        .split("\0")
+    )
     for name in filter(None, listed):
         source = ROOT / name
         if "node_modules" in Path(name).parts or not source.exists() and not source.is_symlink():
@@ -458,8 +492,9 @@ def _pytest(copy: Path, tests: list[str], timeout: float) -> tuple[str, float]:
     env = {**os.environ, "PYTHONPATH": str(copy), "PYTHONDONTWRITEBYTECODE": "1"}
     argv = [sys.executable, "-m", "pytest", "-x", "-q", "-n", "0", "-p", "no:cacheprovider", "--no-header", *tests]
     start = time.monotonic()
-    proc = subprocess.Popen(argv, cwd=copy, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            start_new_session=True)  # fmt: skip
+    proc = subprocess.Popen(
+        argv, cwd=copy, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+    )
     try:
         code = proc.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -469,8 +504,9 @@ def _pytest(copy: Path, tests: list[str], timeout: float) -> tuple[str, float]:
     return ("passed" if code == 0 else "failed"), time.monotonic() - start
 
 
-def _attempt(copies: queue.Queue[Path], module: str, source: str, tests: list[str], limit: float,
-             m: Mutant | None) -> tuple[Mutant | None, str, float]:  # fmt: skip
+def _attempt(
+    copies: queue.Queue[Path], module: str, source: str, tests: list[str], limit: float, m: Mutant | None
+) -> tuple[Mutant | None, str, float]:
     """Run `tests` against mutant `m` (None: the module unmutated) in a free copy of the checkout."""
     copy = copies.get()
     try:
@@ -481,8 +517,9 @@ def _attempt(copies: queue.Queue[Path], module: str, source: str, tests: list[st
         copies.put(copy)
 
 
-def run_module(module: str, tests: list[str], copies: queue.Queue[Path], jobs: int, snapshot: Path,
-               only: set[str] | None = None) -> dict:  # fmt: skip
+def run_module(
+    module: str, tests: list[str], copies: queue.Queue[Path], jobs: int, snapshot: Path, only: set[str] | None = None
+) -> dict:
     """Every mutant of `module` (as it was in `snapshot`, a copy of the checkout; `only`: those named) against
     `tests`: the counts (of the mutants run; `mutants` of all), the kill rate, the survivors."""
     source = (snapshot / module).read_text(encoding="utf-8")
@@ -525,12 +562,20 @@ def run_module(module: str, tests: list[str], copies: queue.Queue[Path], jobs: i
     rate = (counts["killed"] + counts["timeout"]) / live if live else 1.0
     print(f"{module}: {rate:.1%} killed ({counts})", flush=True)
     same = [m for m in made if m.name in equivalent and m.name not in told]
-    return {"mutants": len(made), **counts, "rate": rate, "tests": tests, "survivors": survivors, "equivalents": same,
-            "run": str(datetime.date.today())}  # fmt: skip
+    return {
+        "mutants": len(made),
+        **counts,
+        "rate": rate,
+        "tests": tests,
+        "survivors": survivors,
+        "equivalents": same,
+        "run": str(datetime.date.today()),
+    }
 
 
-def run(modules: list[str], jobs: int, tests: list[str] | None = None,
-        only: dict[str, set[str]] | None = None) -> dict[str, dict]:  # fmt: skip
+def run(
+    modules: list[str], jobs: int, tests: list[str] | None = None, only: dict[str, set[str]] | None = None
+) -> dict[str, dict]:
     """Each module's mutants (`only`: those named, by module) against its tests (TESTS, or `tests` for all), `jobs` at
     once, each job in its own copy of the checkout."""
     with tempfile.TemporaryDirectory(prefix="mcp-cli-mutation-") as tmp:
@@ -539,8 +584,10 @@ def run(modules: list[str], jobs: int, tests: list[str] | None = None,
             _copy(Path(tmp) / str(i))
             copies.put(Path(tmp) / str(i))
         snapshot = Path(tmp) / "0"  # the checkout as the run began: later edits change nothing of it
-        return {module: run_module(module, tests or TESTS[module], copies, jobs, snapshot, (only or {}).get(module))
-                for module in modules}  # fmt: skip
+        return {
+            module: run_module(module, tests or TESTS[module], copies, jobs, snapshot, (only or {}).get(module))
+            for module in modules
+        }
 
 
 COUNTS = ("mutants", "killed", "timeout", "survived", "equivalent")
@@ -548,9 +595,14 @@ COUNTS = ("mutants", "killed", "timeout", "survived", "equivalent")
 
 def _row(module: str, r: dict) -> dict:
     """A module's row of bench/MUTATION.md from its run, with its lines under Survivors and Equivalent mutants."""
-    return {"module": module, "tests": ", ".join(Path(t).name for t in r["tests"] if t[:1] != "-"), "run": r["run"],
-            **{k: r[k] for k in COUNTS}, "survivors": [f"- `{m.label()}`" for m in r["survivors"]],
-            "equivalents": [f"- `{m.label()}`: {EQUIVALENT[module][m.name]}" for m in r["equivalents"]]}  # fmt: skip
+    return {
+        "module": module,
+        "tests": ", ".join(Path(t).name for t in r["tests"] if t[:1] != "-"),
+        "run": r["run"],
+        **{k: r[k] for k in COUNTS},
+        "survivors": [f"- `{m.label()}`" for m in r["survivors"]],
+        "equivalents": [f"- `{m.label()}`: {EQUIVALENT[module][m.name]}" for m in r["equivalents"]],
+    }
 
 
 def previous(text: str) -> dict[str, dict]:
@@ -564,8 +616,14 @@ def previous(text: str) -> dict[str, dict]:
         if len(cells) == 8:  # written before rows had the date of their run
             cells.insert(2, date.group(1) if date else "?")
         counts = dict(zip(COUNTS, map(int, cells[3:8]), strict=True))
-        rows[cells[0]] = {"module": cells[0], "tests": cells[1], "run": cells[2], **counts, "survivors": [],
-                          "equivalents": []}  # fmt: skip
+        rows[cells[0]] = {
+            "module": cells[0],
+            "tests": cells[1],
+            "run": cells[2],
+            **counts,
+            "survivors": [],
+            "equivalents": [],
+        }
     section = ""
     for line in text.split("## History")[0].splitlines():
         section = {"## Survivors": "survivors", "## Equivalent mutants": "equivalents"}.get(line, section)
@@ -613,11 +671,15 @@ def report(rows: list[dict], argv: list[str]) -> str:
         "|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
-        lines.append(f"| {r['module']} | {r['tests']} | {r['run']} | {r['mutants']} | {r['killed']} | {r['timeout']} | "
-                     f"{r['survived']} | {r['equivalent']} | {_rate(r):.1%} |")  # fmt: skip
+        lines.append(
+            f"| {r['module']} | {r['tests']} | {r['run']} | {r['mutants']} | {r['killed']} | {r['timeout']} | "
+            f"{r['survived']} | {r['equivalent']} | {_rate(r):.1%} |"
+        )
     if len(rows) > 1:
-        lines.append(f"| all | | | {total['mutants']} | {total['killed']} | {total['timeout']} | {total['survived']} | "
-                     f"{total['equivalent']} | {_rate(total):.1%} |")  # fmt: skip
+        lines.append(
+            f"| all | | | {total['mutants']} | {total['killed']} | {total['timeout']} | {total['survived']} | "
+            f"{total['equivalent']} | {_rate(total):.1%} |"
+        )
     lines += ["", "## Survivors", ""]
     lines += [line for r in rows for line in r["survivors"]] or ["None."]
     lines += ["", "## Equivalent mutants", ""]

@@ -30,8 +30,11 @@ NEW = 100  # the requests from this one on were written before the second measur
 
 
 def queries(path: Path = QUERIES) -> list[str]:
-    return [line.strip() for line in path.read_text(encoding="utf-8").splitlines()
-            if line.strip() and not line.startswith("#")]  # fmt: skip
+    return [
+        line.strip()
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if line.strip() and not line.startswith("#")
+    ]
 
 
 def answered(index: Index, query: str, weak: float) -> bool:
@@ -79,28 +82,48 @@ def margin(sets: list[Corpus], asked: list[str], weak: float) -> dict[str, Any]:
         if needed[0] in [(c.handler.server, c.handler.tool) for _, _, c in hits]:
             found.append(index.fits(prompt, hits[0][1]))
     lowest, fits = min(found), [f for c in sets for f in best_fits(c, asked)]
-    return {"prompt": lowest, "request": max((f for f in fits if f < lowest), default=0.0),
-            "prompts near": sum(abs(f - weak) < NEAR for f in found),
-            "requests near": sum(abs(f - weak) < NEAR for f in fits)}  # fmt: skip
+    return {
+        "prompt": lowest,
+        "request": max((f for f in fits if f < lowest), default=0.0),
+        "prompts near": sum(abs(f - weak) < NEAR for f in found),
+        "requests near": sum(abs(f - weak) < NEAR for f in fits),
+    }
 
 
 def run(weaks: tuple[float, ...] = (0.0, 0.2, ranking.WEAK, 0.4)) -> dict[str, Any]:
     asked, sets = queries(), [boundary(), github(), progressive()]
     rows = []
     for weak in weaks:
-        rows.append({"weak": weak, "label": f"{weak:.2f}", "recall": recall(sets[0], weak),
-                     "corpora": {c.name: missed(c, asked, weak) for c in sets}})  # fmt: skip
+        rows.append(
+            {
+                "weak": weak,
+                "label": f"{weak:.2f}",
+                "recall": recall(sets[0], weak),
+                "corpora": {c.name: missed(c, asked, weak) for c in sets},
+            }
+        )
     try:
         model = embeddings.load("wordllama")
     except embeddings.Unusable:
         model = None
     if model is not None:  # judging the fit, ranking by words (weight 0); a model that ranks too judges no miss
         semantic = (model, 0.0)
-        rows.append({"weak": ranking.WEAK, "label": f"{ranking.WEAK:.2f} + WordLlama judging (weight 0)",
-                     "recall": recall(sets[0], ranking.WEAK, semantic),
-                     "corpora": {c.name: missed(c, asked, ranking.WEAK, semantic) for c in sets}})  # fmt: skip
-    return {"queries": len(asked), "rows": rows, "margin": margin(sets, asked, ranking.WEAK), "chosen": ranking.WEAK,
-            "targets": TARGETS, "target": TARGET}  # fmt: skip
+        rows.append(
+            {
+                "weak": ranking.WEAK,
+                "label": f"{ranking.WEAK:.2f} + WordLlama judging (weight 0)",
+                "recall": recall(sets[0], ranking.WEAK, semantic),
+                "corpora": {c.name: missed(c, asked, ranking.WEAK, semantic) for c in sets},
+            }
+        )
+    return {
+        "queries": len(asked),
+        "rows": rows,
+        "margin": margin(sets, asked, ranking.WEAK),
+        "chosen": ranking.WEAK,
+        "targets": TARGETS,
+        "target": TARGET,
+    }
 
 
 def report(found: dict[str, Any]) -> tuple[list[str], list[str]]:
@@ -118,10 +141,13 @@ def report(found: dict[str, Any]) -> tuple[list[str], list[str]]:
         lines.append(f"| {label} | {r['recall@1']:.3f} | {r['recall@5']:.3f} | " + " | ".join(cells) + " |")
     chosen = next(row for row in found["rows"] if row["label"] == f"{found['chosen']:.2f}")
     m = found["margin"]
-    lines += ["", f"Margin at the chosen threshold ({found['chosen']:.2f}): the lowest fit of a Boundary prompt with "
-              f"its tool in the top 5 is {m['prompt']:.3f}, the highest fit of a no-fit request under it "
-              f"{m['request']:.3f}; within {NEAR} of the threshold: {m['prompts near']} prompts, "
-              f"{m['requests near']} request answers (of {found['queries']} requests x 3 corpora)."]  # fmt: skip
+    lines += [
+        "",
+        f"Margin at the chosen threshold ({found['chosen']:.2f}): the lowest fit of a Boundary prompt with "
+        f"its tool in the top 5 is {m['prompt']:.3f}, the highest fit of a no-fit request under it "
+        f"{m['request']:.3f}; within {NEAR} of the threshold: {m['prompts near']} prompts, "
+        f"{m['requests near']} request answers (of {found['queries']} requests x 3 corpora).",
+    ]
     lines += ["", f"{found['queries']} requests. Still answered with commands at the chosen threshold:", ""]
     for name, (_, listed) in chosen["corpora"].items():
         lines.append(f"- {name}: " + ("; ".join(f'"{q}"' for q in listed) or "none"))

@@ -43,8 +43,9 @@ JQ = [".[0]", "length"]
 BIGGER = ["uniform", "lines"]  # shapes also fitted to a budget of 50,000 tokens
 
 _TEXT = "lorem ipsum dolor sit amet, consectetur adipiscing elit " * 2
-_BIG = json.dumps([{"id": i, "name": f"item-{i:05d}", "tags": ["alpha", "beta", "gamma"], "text": _TEXT}
-                   for i in range(ITEMS)])  # fmt: skip
+_BIG = json.dumps(
+    [{"id": i, "name": f"item-{i:05d}", "tags": ["alpha", "beta", "gamma"], "text": _TEXT} for i in range(ITEMS)]
+)
 
 
 def _shapes() -> dict[str, tuple[str, str]]:
@@ -52,8 +53,10 @@ def _shapes() -> dict[str, tuple[str, str]]:
     table = [{"id": i, "name": f"item-{i:05d}", "size": i * 37, "text": _TEXT} for i in range(5_700)]
     mixed = [{"id": i, "tags": ["a", "b"], "text": _TEXT} if i % 3 else f"line {i} {_TEXT}" for i in range(6_500)]
     people = [{"name": f"e{i}", "entityType": "person", "observations": [_TEXT]} for i in range(4_300)]
-    graph = {"entities": people, "relations": [{"from": f"e{i}", "to": f"e{i + 1}", "relationType": "knows"}
-                                               for i in range(4_300)]}  # fmt: skip
+    graph = {
+        "entities": people,
+        "relations": [{"from": f"e{i}", "to": f"e{i + 1}", "relationType": "knows"} for i in range(4_300)],
+    }
     keyed = {f"key-{i:05d}": {"id": i, "text": _TEXT} for i in range(6_600)}
     long = [dict(row, text=_TEXT * 200) if i == 3 else row for i, row in enumerate(table[:5_600])]
     lines = "\n".join(f"{i:06d} {_TEXT}" for i in range(9_000))
@@ -133,8 +136,15 @@ def _reread(text: str) -> Callable[[], object]:
 
 async def _measure(calls: int) -> list[dict]:
     shape = Param(name="shape", choices=list(SHAPES))
-    tree = Tree(root=Group(name="bench", children=[Command(name="big", summary="1 MB of JSON.", handler=ref(big)),
-        Command(name="shaped", summary="1 MB of a shape.", params=[shape], handler=ref(shaped))]))  # fmt: skip
+    tree = Tree(
+        root=Group(
+            name="bench",
+            children=[
+                Command(name="big", summary="1 MB of JSON.", handler=ref(big)),
+                Command(name="shaped", summary="1 MB of a shape.", params=[shape], handler=ref(shaped)),
+            ],
+        )
+    )
     mb = f"{len(_BIG) / 1e6:.2f} MB"
     rows = []
     with TemporaryDirectory() as cwd:
@@ -142,22 +152,43 @@ async def _measure(calls: int) -> list[dict]:
             for stage in STAGES:  # each beside a baseline measured right before it, so drift hits both alike
                 baseline = await _cpu(runtime, f"big | {NULL}", cwd, calls)
                 ours = await _cpu(runtime, f"big | {stage}", cwd, calls)
-                rows.append({"name": f"`{stage}` after a {mb} result (median)", "ours": ours, "baseline": baseline,
-                             "unit": "s", "target": (baseline + ADDED) / baseline,
-                             "baseline_name": f"`big \\| {NULL}`"})  # fmt: skip
+                rows.append(
+                    {
+                        "name": f"`{stage}` after a {mb} result (median)",
+                        "ours": ours,
+                        "baseline": baseline,
+                        "unit": "s",
+                        "target": (baseline + ADDED) / baseline,
+                        "baseline_name": f"`big \\| {NULL}`",
+                    }
+                )
             for name, (about, text) in SHAPES.items():
                 baseline = _median(_reread(text), calls)
                 ours = await _cpu(runtime, f"shaped {name}", cwd, calls)
-                rows.append({"name": f"fitting {len(text) / 1e6:.2f} MB: {about} (median)", "ours": ours,
-                             "baseline": baseline, "unit": "s", "target": FITTING / baseline,
-                             "baseline_name": "read and written once"})  # fmt: skip
+                rows.append(
+                    {
+                        "name": f"fitting {len(text) / 1e6:.2f} MB: {about} (median)",
+                        "ours": ours,
+                        "baseline": baseline,
+                        "unit": "s",
+                        "target": FITTING / baseline,
+                        "baseline_name": "read and written once",
+                    }
+                )
             for name in BIGGER:  # parts six times as long, so each rendering of one costs more: for information
                 text = SHAPES[name][1]
                 baseline = _median(_reread(text), calls)
                 ours = await _cpu(runtime, f"--budget 50000 shaped {name}", cwd, calls)
-                rows.append({"name": f"fitting {len(text) / 1e6:.2f} MB: {SHAPES[name][0]}, `--budget 50000` (median)",
-                             "ours": ours, "baseline": baseline, "unit": "s", "target": None,
-                             "baseline_name": "read and written once"})  # fmt: skip
+                rows.append(
+                    {
+                        "name": f"fitting {len(text) / 1e6:.2f} MB: {SHAPES[name][0]}, `--budget 50000` (median)",
+                        "ours": ours,
+                        "baseline": baseline,
+                        "unit": "s",
+                        "target": None,
+                        "baseline_name": "read and written once",
+                    }
+                )
         assert Path(cwd, "out.json").stat().st_size == len(_BIG)
     import jq
 
@@ -165,8 +196,16 @@ async def _measure(calls: int) -> list[dict]:
     for source in JQ:
         program = jq.compile(source)
         alone = _median(lambda p=program: p.input_text(_BIG).all(), calls)
-        rows.append({"name": f"the jq library alone, `{source}` over the {mb} (median)", "ours": alone,
-                     "baseline": loads, "unit": "s", "target": None, "baseline_name": "`json.loads`"})  # fmt: skip
+        rows.append(
+            {
+                "name": f"the jq library alone, `{source}` over the {mb} (median)",
+                "ours": alone,
+                "baseline": loads,
+                "unit": "s",
+                "target": None,
+                "baseline_name": "`json.loads`",
+            }
+        )
     return rows
 
 
@@ -179,5 +218,7 @@ if __name__ == "__main__":
     for r in run():
         added = (r["ours"] - r["baseline"]) * 1000
         target = f"target <= {r['target']:.3f}x" if r["target"] is not None else "info"
-        print(f"{r['name']}: {r['ours'] * 1000:.2f} ms vs {r['baseline'] * 1000:.2f} ms ({r['baseline_name']}), "
-              f"{added:+.2f} ms, {r['ours'] / r['baseline']:.3f}x ({target})")  # fmt: skip
+        print(
+            f"{r['name']}: {r['ours'] * 1000:.2f} ms vs {r['baseline'] * 1000:.2f} ms ({r['baseline_name']}), "
+            f"{added:+.2f} ms, {r['ours'] / r['baseline']:.3f}x ({target})"
+        )

@@ -31,8 +31,9 @@ def metrics(ranks: list[int | None]) -> dict[str, float]:
 
 def substring_ranks(corpus: Corpus) -> list[int | None]:
     """The floor: tools ranked by how many of the prompt's words occur in their name and description."""
-    tools = [(s, t["name"], (t["name"] + " " + t.get("description", "")).lower()) for s, ts in corpus.servers
-             for t in ts]  # fmt: skip
+    tools = [
+        (s, t["name"], (t["name"] + " " + t.get("description", "")).lower()) for s, ts in corpus.servers for t in ts
+    ]
     ranks = []
     for prompt, needed in corpus.tasks:
         words = [w for w in prompt.lower().split() if len(w) > 2]
@@ -74,14 +75,28 @@ def run(corpus: Corpus) -> dict[str, Any]:
         rank = rank_of(index, prompt, needed[0])
         ranks.append(rank)
         if rank is None or rank > 5:
-            misses.append({"prompt": prompt, "expected": needed[0][1], "rank": rank,
-                           "top": [h[1] for h in index.search(prompt, 3)]})  # fmt: skip
+            misses.append(
+                {
+                    "prompt": prompt,
+                    "expected": needed[0][1],
+                    "rank": rank,
+                    "top": [h[1] for h in index.search(prompt, 3)],
+                }
+            )
     try:
         model = (embeddings.load("wordllama"), embeddings.WEIGHT)
     except embeddings.Unusable:
         semantic = None
     else:
         semantic = metrics([rank_of(Index(tree, model), prompt, needed[0]) for prompt, needed in corpus.tasks])
-    return {"ours": metrics(ranks), "odd": metrics(ranks[0::2]), "even": metrics(ranks[1::2]), "semantic": semantic,
-            "substring": metrics(substring_ranks(corpus)), "targets": TARGETS, "misses": misses,
-            "prompts": len(ranks), "tokens_per_result": tokens_per_result(corpus)}  # fmt: skip
+    return {
+        "ours": metrics(ranks),
+        "odd": metrics(ranks[0::2]),
+        "even": metrics(ranks[1::2]),
+        "semantic": semantic,
+        "substring": metrics(substring_ranks(corpus)),
+        "targets": TARGETS,
+        "misses": misses,
+        "prompts": len(ranks),
+        "tokens_per_result": tokens_per_result(corpus),
+    }

@@ -89,8 +89,10 @@ def free_port() -> int:
 def _awkward_config(folder: Path, marker: str, servers: dict[str, dict[str, str]]) -> Path:
     """An MCP config of awkward upstreams, one per name, each with its environment (the faults it acts out)."""
     config = folder / f"{'-'.join(servers)}.json"
-    entries = {name: {"command": sys.executable, "args": [str(AWKWARD), marker, name], "env": env, "timeout": 3}
-               for name, env in servers.items()}  # fmt: skip
+    entries = {
+        name: {"command": sys.executable, "args": [str(AWKWARD), marker, name], "env": env, "timeout": 3}
+        for name, env in servers.items()
+    }
     config.write_text(json.dumps({"mcpServers": entries}))
     return config
 
@@ -106,22 +108,88 @@ TOKEN_ENV = "SOME_TOKEN"
 NUMBERS = ["١٢", "²", "٣", "9" * 4301, "-1", "-40", "0.5", "2.5", "1e309", "-1e309", "0"]  # where a count is due
 # jq filters that reach out of their input: the environment, other inputs, modules, files, their own location
 FILTERS = [
-    "env", "$ENV", "env.MCP_CLI_TOKEN", f"$ENV.{TOKEN_ENV}", '"\\(env)"', "$ENV | to_entries", "env | tostream",
-    '@sh "\\($ENV)"', "[inputs]", "input", "input_filename", "$__loc__", "get_search_list", "$__prog_args",
-    'import "a" as $a; .', 'include "/proc/self/environ"; .', 'import "/proc/self/environ" as $e; $e', "debug | env",
-    "stderr | $ENV", "input_line_number",
-]  # fmt: skip
+    "env",
+    "$ENV",
+    "env.MCP_CLI_TOKEN",
+    f"$ENV.{TOKEN_ENV}",
+    '"\\(env)"',
+    "$ENV | to_entries",
+    "env | tostream",
+    '@sh "\\($ENV)"',
+    "[inputs]",
+    "input",
+    "input_filename",
+    "$__loc__",
+    "get_search_list",
+    "$__prog_args",
+    'import "a" as $a; .',
+    'include "/proc/self/environ"; .',
+    'import "/proc/self/environ" as $e; $e',
+    "debug | env",
+    "stderr | $ENV",
+    "input_line_number",
+]
 RUNAWAY = ["last(range(1e11))", "reduce range(1e11) as $i (0; . + $i)", "first(range(1e11) | select(. < 0))"]
 LONG_WORDS = ["a" * 64_000, "'a" * 32_000, "1/" * 32_000]  # to `search`, as one word
 DEPTHS = [1_000, 1_500, 5_000, 100_000]  # levels of JSON a command prints
 UNKNOWN_TOOLS = ["nope", "", "run", "search_tools ", "💥", "../call_tool", "x" * 300]
 HOSTILE = [
-    "", " ", "-", "--", "-h", "--help", "--help-all", "=", "--=", "-x", "--no-such-option", "--json", "@",
-    "@/dev/zero", "@/etc/passwd", "@/no/such/file", "@.", "@/proc/self/environ", "{", '{"a":', "[" * 150 + "]" * 150,
-    "-1", "0x10", "NaN", "null", "true", "[]", "{}", "$(id)", "`id`", "; rm -rf /", "%s%n", "a\0b", "\x1b[31mred",
-    "\u202eevil", "ünïcödé", "💥", "\t\n", "../../etc/passwd", "~/x", "x" * 5000, "--" + "y" * 300, "-" * 50,
-    "--pages=1-3", "--format", "-v", "-vvvv", "--no-verbose", "3.5", "1,2", "a b", "'", '"', "|", *NUMBERS,
-]  # fmt: skip
+    "",
+    " ",
+    "-",
+    "--",
+    "-h",
+    "--help",
+    "--help-all",
+    "=",
+    "--=",
+    "-x",
+    "--no-such-option",
+    "--json",
+    "@",
+    "@/dev/zero",
+    "@/etc/passwd",
+    "@/no/such/file",
+    "@.",
+    "@/proc/self/environ",
+    "{",
+    '{"a":',
+    "[" * 150 + "]" * 150,
+    "-1",
+    "0x10",
+    "NaN",
+    "null",
+    "true",
+    "[]",
+    "{}",
+    "$(id)",
+    "`id`",
+    "; rm -rf /",
+    "%s%n",
+    "a\0b",
+    "\x1b[31mred",
+    "\u202eevil",
+    "ünïcödé",
+    "💥",
+    "\t\n",
+    "../../etc/passwd",
+    "~/x",
+    "x" * 5000,
+    "--" + "y" * 300,
+    "-" * 50,
+    "--pages=1-3",
+    "--format",
+    "-v",
+    "-vvvv",
+    "--no-verbose",
+    "3.5",
+    "1,2",
+    "a b",
+    "'",
+    '"',
+    "|",
+    *NUMBERS,
+]
 RESERVED = ("--budget", "--format", "--more")  # options a call may lead with (engine/answers.py)
 
 
@@ -171,9 +239,12 @@ class Vocabulary:
     def value(self, rng: random.Random, param: Any) -> str:
         if param.choices and rng.random() < 0.6:
             return str(rng.choice(param.choices))
-        typed = {"integer": lambda: str(rng.randint(-5, 500)), "number": lambda: str(rng.uniform(-1, 1e3)),
-                 "boolean": lambda: rng.choice(["true", "false", "yes", "0"]),
-                 "json": lambda: json.dumps({"k": rng.randint(0, 9)})}  # fmt: skip
+        typed = {
+            "integer": lambda: str(rng.randint(-5, 500)),
+            "number": lambda: str(rng.uniform(-1, 1e3)),
+            "boolean": lambda: rng.choice(["true", "false", "yes", "0"]),
+            "json": lambda: json.dumps({"k": rng.randint(0, 9)}),
+        }
         if param.type in ("integer", "number") and rng.random() < 0.2:
             return rng.choice(NUMBERS)
         if rng.random() < 0.7 and param.type in typed:
@@ -215,9 +286,12 @@ class Vocabulary:
             "more": lambda: ["--more", rng.choice([number, f"k7Qx2m:{number}", f"{number}:{number}"]), *base],
             "slice": lambda: [*base, "|", rng.choice(["head", "tail"]), *rng.choice([[number], ["-n", number]])],
             "search": lambda: ["search", rng.choice(LONG_WORDS)],
-            "deep": lambda: [*rng.choice([[], ["--format", "toon"]]), *self.deep(rng.choice(DEPTHS)),
-                             *rng.choice([[], ["|", "jq", "."], ["|", "head", "3"]])],
-        }  # fmt: skip
+            "deep": lambda: [
+                *rng.choice([[], ["--format", "toon"]]),
+                *self.deep(rng.choice(DEPTHS)),
+                *rng.choice([[], ["|", "jq", "."], ["|", "head", "3"]]),
+            ],
+        }
         return made[rng.choice(list(made))]()
 
     def tokens(self, rng: random.Random) -> list[str]:
@@ -231,9 +305,19 @@ class Vocabulary:
         if roll < 0.9:
             command = shlex.join(self.tokens(rng)).replace("'|'", "|")  # a pipeline's bars unquoted
             return {"command": command + rng.choice(["", "", " '", ' "unclosed', " \\"])}
-        return rng.choice([{}, {"argv": "--help"}, {"argv": [1, 2]}, {"argv": None}, {"argv": [], "command": ""},
-                           {"argv": ["--help"], "extra": 1}, {"command": 7}, {"argv": [["nested"]]},
-                           {"argv": ["x"] * 2000}])  # fmt: skip
+        return rng.choice(
+            [
+                {},
+                {"argv": "--help"},
+                {"argv": [1, 2]},
+                {"argv": None},
+                {"argv": [], "command": ""},
+                {"argv": ["--help"], "extra": 1},
+                {"command": 7},
+                {"argv": [["nested"]]},
+                {"argv": ["x"] * 2000},
+            ]
+        )
 
     def as_call(self, surface: str, tokens: list[str]) -> Call:
         """The argv `tokens` as `surface` takes them: the one tool's `argv`, OpenAPI's body, meta's call_tool."""
@@ -249,13 +333,28 @@ class Vocabulary:
         """One generated request for `surface` (one of SURFACES)."""
         if surface == "openapi":
             if rng.random() < 0.05:  # a body as bytes: not JSON, not UTF-8, nested past any parser, a huge number
-                return Call("", rng.choice([b"not json", b"\xff\xfe{}", b"", _deep_json(100_000).encode(),
-                                            b'{"argv": ["--budget", ' + b"9" * 5000 + b"]}", b'{"argv": 1e309}',
-                                            b'{"command": "--help", "command": 1}', b"[" * 5000]))  # fmt: skip
+                return Call(
+                    "",
+                    rng.choice(
+                        [
+                            b"not json",
+                            b"\xff\xfe{}",
+                            b"",
+                            _deep_json(100_000).encode(),
+                            b'{"argv": ["--budget", ' + b"9" * 5000 + b"]}",
+                            b'{"argv": 1e309}',
+                            b'{"command": "--help", "command": 1}',
+                            b"[" * 5000,
+                        ]
+                    ),
+                )
             return Call("", self.arguments(rng))
         if rng.random() < 0.03:
-            return Call(rng.choice([*UNKNOWN_TOOLS, self.name + "s", "call_tool" if surface == "stdio" else self.name]),
-                        {"argv": ["--help"]}, due="not_found")  # fmt: skip
+            return Call(
+                rng.choice([*UNKNOWN_TOOLS, self.name + "s", "call_tool" if surface == "stdio" else self.name]),
+                {"argv": ["--help"]},
+                due="not_found",
+            )
         if surface == "stdio":
             return Call(self.name, self.arguments(rng))
         roll = rng.random()
@@ -267,10 +366,20 @@ class Vocabulary:
             names = [" ".join(rng.choice(self.paths)) for _ in range(rng.randint(1, 3))]
             return Call("describe_tools", {"names": names + rng.choice([[], [rng.choice(HOSTILE)], ["x"] * 30])})
         if roll < 0.22:
-            return Call(*rng.choice([("call_tool", {}), ("call_tool", {"name": 7}), ("call_tool", {"name": None}),
-                                     ("call_tool", {"name": "x", "arguments": []}), ("search_tools", {"query": None}),
-                                     ("describe_tools", {"names": "x"}), ("call_tool", {"name": "x", "then": 1}),
-                                     ("call_tool", {"name": "x", "budget": "800"})]))  # fmt: skip
+            return Call(
+                *rng.choice(
+                    [
+                        ("call_tool", {}),
+                        ("call_tool", {"name": 7}),
+                        ("call_tool", {"name": None}),
+                        ("call_tool", {"name": "x", "arguments": []}),
+                        ("search_tools", {"query": None}),
+                        ("describe_tools", {"names": "x"}),
+                        ("call_tool", {"name": "x", "then": 1}),
+                        ("call_tool", {"name": "x", "budget": "800"}),
+                    ]
+                )
+            )
         return Call("call_tool", self.meta(self.tokens(rng)))
 
     def meta(self, tokens: list[str]) -> dict[str, Any]:
@@ -295,8 +404,7 @@ class Vocabulary:
         name = shlex.join(["--more", more, *path]) if more is not None else " ".join(path)
         values = _values(cmd, rest) if cmd is not None else {}
         then = " | ".join(shlex.join(stage) for stage in stages[1:])
-        return {"name": name, **({"arguments": values} if values else {}), **({"then": then} if then else {}),
-                **fields}  # fmt: skip
+        return {"name": name, **({"arguments": values} if values else {}), **({"then": then} if then else {}), **fields}
 
 
 @contextmanager
@@ -509,8 +617,12 @@ def _classify(call: Call, answer: Answer, counts: dict[str, Any], examples: dict
     if not outside and call.due and data.get("error") != call.due:
         outside = f"tool {call.tool!r}: error {data.get('error')!r} where {call.due!r} is due"
     said = f"{call.tool} {_short(call.arguments)} -> {outside or data.get('message') or ' '.join(texts)}".strip()
-    found = {"not enveloped": bool(outside), "internal": data.get("error") == "internal",
-             "tracebacks": any(TRACEBACK.search(t) for t in texts), "canaries": bool(leaked(answer))}  # fmt: skip
+    found = {
+        "not enveloped": bool(outside),
+        "internal": data.get("error") == "internal",
+        "tracebacks": any(TRACEBACK.search(t) for t in texts),
+        "canaries": bool(leaked(answer)),
+    }
     for key, bad in found.items():
         if bad:
             counts[key] += 1
@@ -597,12 +709,17 @@ def targets(folder: Path, marker: str) -> list[Target]:
         return ["awkward", "echo-args", "--json", '{"query": "deep", "extra": {"d": ' + _deep_json(n) + "}}"]
 
     return [
-        Target("skill (argtool fixture)", [str(FIXTURES / "skills" / "argtool")], {},
-               lambda n: ["raw-echo", _deep_json(n)]),  # a script prints it
-        Target("handler tree (faults fixture)", [str(FIXTURES / "faults" / "tree.json")], {},
-               lambda n: ["py", "odd", "--depth", str(n)]),  # a Python handler returns it
+        Target(
+            "skill (argtool fixture)", [str(FIXTURES / "skills" / "argtool")], {}, lambda n: ["raw-echo", _deep_json(n)]
+        ),  # a script prints it
+        Target(
+            "handler tree (faults fixture)",
+            [str(FIXTURES / "faults" / "tree.json")],
+            {},
+            lambda n: ["py", "odd", "--depth", str(n)],
+        ),  # a Python handler returns it
         Target("wrapped upstream (awkward)", [str(config), *exclude], {"exclude_tools": sorted(SLOW)}, echoed),
-    ]  # fmt: skip
+    ]
 
 
 def argv_runs(total: int, seed: int = 1) -> list[dict[str, Any]]:
@@ -636,13 +753,27 @@ async def raw_ids(target: Target, surface: str, tool: str) -> dict[str, Any]:
     tracebacks on stderr, whether the server still answers."""
     from anyio.streams.buffered import BufferedByteReceiveStream
 
-    calls = {"tools/call": {"name": tool, "arguments": {"argv": ["--help"]}} if surface == "stdio" else
-             {"name": "search_tools", "arguments": {"query": "help"}}, "tools/list": {}, "ping": {}}  # fmt: skip
-    counts: dict[str, Any] = {"surface": surface, "source": target.label, "requests": 0, "replied": 0, "as due": 0,
-                              "tracebacks": 0, "server deaths": 0, "examples": {}}  # fmt: skip
+    calls = {
+        "tools/call": {"name": tool, "arguments": {"argv": ["--help"]}}
+        if surface == "stdio"
+        else {"name": "search_tools", "arguments": {"query": "help"}},
+        "tools/list": {},
+        "ping": {},
+    }
+    counts: dict[str, Any] = {
+        "surface": surface,
+        "source": target.label,
+        "requests": 0,
+        "replied": 0,
+        "as due": 0,
+        "tracebacks": 0,
+        "server deaths": 0,
+        "examples": {},
+    }
     with tempfile.TemporaryFile("w+") as errlog:
-        process = await anyio.open_process(_serve(target.source, "--surface", MCP_SURFACE[surface]), env=_server_env(),
-                                           stderr=errlog)  # fmt: skip
+        process = await anyio.open_process(
+            _serve(target.source, "--surface", MCP_SURFACE[surface]), env=_server_env(), stderr=errlog
+        )
         assert process.stdin is not None and process.stdout is not None
         lines = BufferedByteReceiveStream(process.stdout)
 
@@ -661,8 +792,17 @@ async def raw_ids(target: Target, surface: str, tool: str) -> dict[str, Any]:
                     before.append(message)
 
         try:
-            await send({"id": "hello", "method": "initialize", "params": {"protocolVersion": "2025-06-18",
-                        "capabilities": {}, "clientInfo": {"name": "reliability", "version": "1"}}})  # fmt: skip
+            await send(
+                {
+                    "id": "hello",
+                    "method": "initialize",
+                    "params": {
+                        "protocolVersion": "2025-06-18",
+                        "capabilities": {},
+                        "clientInfo": {"name": "reliability", "version": "1"},
+                    },
+                }
+            )
             await until("hello")
             await send({"method": "notifications/initialized"})
             for method, params in calls.items():
@@ -701,8 +841,16 @@ async def runaway(target: Target, surface: str, tree: Any) -> dict[str, Any]:
     runs, `--help` from another request (over OpenAPI, another connection; over stdio, the one client's session):
     the help answered first, the filter as an error of kind `timeout`, the server serving on."""
     words = Vocabulary(tree, target.deep)
-    counts: dict[str, Any] = {"surface": surface, "source": target.label, "filters": 0, "timeouts": 0,
-                              "help first": 0, "tracebacks": 0, "server deaths": 0, "examples": {}}  # fmt: skip
+    counts: dict[str, Any] = {
+        "surface": surface,
+        "source": target.label,
+        "filters": 0,
+        "timeouts": 0,
+        "help first": 0,
+        "tracebacks": 0,
+        "server deaths": 0,
+        "examples": {},
+    }
     with tempfile.TemporaryDirectory() as work, tempfile.TemporaryFile("w+") as errlog:
         try:
             async with SURFACES[surface](target.source, work, errlog) as ask:
@@ -772,10 +920,12 @@ async def _fault(name: str, folder: Path) -> dict[str, Any]:
     marker = f"rel-{uuid.uuid4().hex[:8]}"
     config = _awkward_config(folder, marker, {"faulty": env, "healthy": {}})
     cache = {"MCP_CLI_CACHE_DIR": str(folder / f"cache-{marker}")}
-    subprocess.run([sys.executable, "-m", "mcp_cli", "inspect", str(config)], env={**os.environ, **cache},
-                   capture_output=True)  # fmt: skip
-    params = StdioServerParameters(command=sys.executable, args=["-m", "mcp_cli", "serve", str(config)],
-                                   env={**os.environ, **cache})  # fmt: skip
+    subprocess.run(
+        [sys.executable, "-m", "mcp_cli", "inspect", str(config)], env={**os.environ, **cache}, capture_output=True
+    )
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "mcp_cli", "serve", str(config)], env={**os.environ, **cache}
+    )
     counts = {"fault": name, "calls": 0, "answered": 0, "as due": 0, "healthy after": False, "tracebacks": 0}
     with tempfile.TemporaryFile("w+") as errlog:
         async with Client(stdio_client(params, errlog=errlog)) as client:
@@ -921,7 +1071,7 @@ def verdicts(results: dict[str, Any]) -> dict[str, bool]:
         http["answered"] == http["sessions"] and http["crossed"] == 0 and http["server alive"] and http["orphans"] == 0
     )
     out["malformed"] = bad["skills"] >= 20 and bad["other failures"] == 0
-    return out  # fmt: skip
+    return out
 
 
 def _row(label: str, r: dict[str, Any], keys: tuple[str, ...]) -> str:
@@ -932,15 +1082,23 @@ def report(results: dict[str, Any]) -> tuple[list[str], list[str]]:
     """(markdown lines, target lines with pass/MISSED) for `run`'s results."""
     argv, faults, http, bad = results["argv"], results["faults"], results["http"], results["malformed"]
     ok = verdicts(results)
-    lines = ["### Generated calls", "", f"Ideal: every call answered, 0 in every other column "
-             f"(canaries: answers carrying a value of the server's environment: {', '.join(CANARIES)}).", "",
-             "| surface, tree | " + " | ".join(COUNTS) + " | orphans | calls/s |", "|---|" + "---|" * 9]  # fmt: skip
+    lines = [
+        "### Generated calls",
+        "",
+        f"Ideal: every call answered, 0 in every other column "
+        f"(canaries: answers carrying a value of the server's environment: {', '.join(CANARIES)}).",
+        "",
+        "| surface, tree | " + " | ".join(COUNTS) + " | orphans | calls/s |",
+        "|---|" + "---|" * 9,
+    ]
     totals, targets = {}, []
     for surface in SURFACES:
         runs = [r for r in argv if r["surface"] == surface]
         for r in runs:
-            lines.append(_row(f"{surface}, {r['source']}", {**r, "orphans": r.get("orphans", 0)}, (*COUNTS, "orphans"))
-                         + f" {r['calls'] / max(r['seconds'], 1e-9):.0f} |")  # fmt: skip
+            lines.append(
+                _row(f"{surface}, {r['source']}", {**r, "orphans": r.get("orphans", 0)}, (*COUNTS, "orphans"))
+                + f" {r['calls'] / max(r['seconds'], 1e-9):.0f} |"
+            )
         totals[surface] = {k: sum(r.get(k, 0) for r in runs) for k in (*COUNTS, "orphans")}
         lines.append(_row(f"**{surface}, all**", totals[surface], (*COUNTS, "orphans")) + " |")
         t = totals[surface]
@@ -991,19 +1149,32 @@ def report(results: dict[str, Any]) -> tuple[list[str], list[str]]:
         _row(r["surface"], r, ("filters", "timeouts", "help first", "tracebacks", "server deaths")) for r in loops
     ]
     lines += [f"- {r['surface']}, {kind}: `{_md(text)}`" for r in loops for kind, text in r["examples"].items()]
-    lines += ["", "### Faults", "", "| upstream | calls | answered | as due | healthy one after | server tracebacks "
-              "| orphans |", "|---|---|---|---|---|---|---|"]  # fmt: skip
+    lines += [
+        "",
+        "### Faults",
+        "",
+        "| upstream | calls | answered | as due | healthy one after | server tracebacks | orphans |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for f in faults:
-        lines.append(f"| {f['fault']} | {f['calls']} | {f['answered']} | {f['as due']} | "
-                     f"{'yes' if f['healthy after'] else 'NO'} | {f['tracebacks']} | {f['orphans']} |")  # fmt: skip
-    lines += ["", "### Concurrent HTTP sessions", "",
-              f"{http['sessions']} sessions at once, two calls each: {http['answered']} answered, {http['lost']} lost, "
-              f"{http['crossed']} crossed, in {http['seconds']:.1f} s; server alive after: {http['server alive']}; "
-              f"orphans: {http['orphans']}.",
-              "", "### Malformed skills", "",
-              f"{bad['skills']} skills: {bad['as named']} gave exactly the outcome their case names "
-              f"({bad['named errors']} a named error, the rest their warnings), "
-              f"{bad['other failures']} did not."]  # fmt: skip
+        lines.append(
+            f"| {f['fault']} | {f['calls']} | {f['answered']} | {f['as due']} | "
+            f"{'yes' if f['healthy after'] else 'NO'} | {f['tracebacks']} | {f['orphans']} |"
+        )
+    lines += [
+        "",
+        "### Concurrent HTTP sessions",
+        "",
+        f"{http['sessions']} sessions at once, two calls each: {http['answered']} answered, {http['lost']} lost, "
+        f"{http['crossed']} crossed, in {http['seconds']:.1f} s; server alive after: {http['server alive']}; "
+        f"orphans: {http['orphans']}.",
+        "",
+        "### Malformed skills",
+        "",
+        f"{bad['skills']} skills: {bad['as named']} gave exactly the outcome their case names "
+        f"({bad['named errors']} a named error, the rest their warnings), "
+        f"{bad['other failures']} did not.",
+    ]
     lines += [f"- {name}: `{text}`" for name, text in bad["examples"].items()]
     due = sum(f["as due"] for f in faults)
     sums = {k: sum(r[k] for r in ids) for k in ("requests", "replied", "as due", "tracebacks", "server deaths")}

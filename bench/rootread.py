@@ -56,8 +56,10 @@ def score(tree: str, answers: Path) -> None:
     key = json.loads((DATA / f"{tree}.key.json").read_text())
     said = json.loads(answers.read_text())
     wrong = {i: (said.get(i), s) for i, s in key.items() if said.get(i) != s}
-    print(f"{tree}: {len(key) - len(wrong)} of {len(key)} servers found from the root listing "
-          f"({(len(key) - len(wrong)) / len(key):.0%})")  # fmt: skip
+    print(
+        f"{tree}: {len(key) - len(wrong)} of {len(key)} servers found from the root listing "
+        f"({(len(key) - len(wrong)) / len(key):.0%})"
+    )
     for i, (got, right) in sorted(wrong.items()):
         print(f"  {i}: said {got}, is {right}")
 

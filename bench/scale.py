@@ -46,9 +46,15 @@ def run(sizes: tuple[int, ...] = SIZES, repeat: int = 25) -> list[dict[str, Any]
         help_s = anyio.run(_median, runtime, [["--help"]] * repeat)
         index_s = anyio.run(_median, runtime, [["search", "warm", "up"]])  # the first search builds the index
         search_s = anyio.run(_median, runtime, [["search", *q.split()] for q in queries[: repeat * 2]])
-        rows.append({
-            "tools": size, "build_s": build_s, "peak_mb": peak / 1e6, "root_help_s": help_s,
-            "index_s": index_s, "search_s": search_s,
-            "root_help_tokens": tokens.count(root.text()),
-        })  # fmt: skip
+        rows.append(
+            {
+                "tools": size,
+                "build_s": build_s,
+                "peak_mb": peak / 1e6,
+                "root_help_s": help_s,
+                "index_s": index_s,
+                "search_s": search_s,
+                "root_help_tokens": tokens.count(root.text()),
+            }
+        )
     return rows

@@ -94,8 +94,14 @@ def run(corpus: Corpus) -> dict[str, Any]:
                     empty += 1
                 elif len(examples) < 5:
                     examples.append(f"{'/'.join(path)} {p.flags[0]}")
-    return {"corpus": corpus.name, "rows": rows, "bare": shapeless, "empty": empty, "examples": examples,
-            "hidden": hidden}  # fmt: skip
+    return {
+        "corpus": corpus.name,
+        "rows": rows,
+        "bare": shapeless,
+        "empty": empty,
+        "examples": examples,
+        "hidden": hidden,
+    }
 
 
 # measured the same way at 1933145: (bare placeholders whose schema says something, options with choices not shown)
@@ -103,12 +109,17 @@ BEFORE = {"boundary": (0, 0), "github": (3, 8), "progressivemcpbench": (16, 0)}
 
 
 def table(results: list[dict[str, Any]]) -> list[str]:
-    lines = ["| corpus | option rows | bare JSON placeholder | of which the schema says nothing | others (before) | "
-             "choices in the schema not shown (before) |", "|---|---|---|---|---|---|"]  # fmt: skip
+    lines = [
+        "| corpus | option rows | bare JSON placeholder | of which the schema says nothing | others (before) | "
+        "choices in the schema not shown (before) |",
+        "|---|---|---|---|---|---|",
+    ]
     for r in results:
         before = BEFORE.get(r["corpus"], ("-", "-"))
-        lines.append(f"| {r['corpus']} | {r['rows']:,} | {r['bare']} | {r['empty']} | {r['bare'] - r['empty']} "
-                     f"({before[0]}) | {r['hidden']} ({before[1]}) |")  # fmt: skip
+        lines.append(
+            f"| {r['corpus']} | {r['rows']:,} | {r['bare']} | {r['empty']} | {r['bare'] - r['empty']} "
+            f"({before[0]}) | {r['hidden']} ({before[1]}) |"
+        )
     return lines
 
 
@@ -119,8 +130,10 @@ def report(corpora: list[Corpus]) -> tuple[list[str], list[str]]:
     lines = table(results)
     lines += [f"- {r['corpus']}: {', '.join(f'`{e}`' for e in r['examples'])}" for r in results if r["examples"]]
     others, hidden = sum(r["bare"] - r["empty"] for r in results), sum(r["hidden"] for r in results)
-    return lines, [f"- option rows with a bare JSON placeholder whose schema says something: {others}, with choices "
-                   f"not shown: {hidden} -- {mark(others == hidden == 0)}"]  # fmt: skip
+    return lines, [
+        f"- option rows with a bare JSON placeholder whose schema says something: {others}, with choices "
+        f"not shown: {hidden} -- {mark(others == hidden == 0)}"
+    ]
 
 
 def main() -> None:

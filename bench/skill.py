@@ -44,8 +44,11 @@ def run(quick: bool = False) -> list[dict]:
     calls = 10 if quick else 40
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "pdf-mcp"
-        subprocess.run([sys.executable, "-m", "mcp_cli", "build", str(ROOT / "skills" / "pdf"), "-o", str(out)],
-                       check=True, capture_output=True)  # fmt: skip
+        subprocess.run(
+            [sys.executable, "-m", "mcp_cli", "build", str(ROOT / "skills" / "pdf"), "-o", str(out)],
+            check=True,
+            capture_output=True,
+        )
         report = Path(tmp) / "report.pdf"
         make_pdf(report)
         argv = ["text", "extract", str(report), "--pages", "1"]
@@ -53,11 +56,20 @@ def run(quick: bool = False) -> list[dict]:
         script = ROOT / "skills" / "pdf" / "scripts" / "text.py"
         for _ in range(calls):
             start = time.perf_counter()
-            subprocess.run([sys.executable, str(script), *argv[1:]], check=True, capture_output=True,
-                           cwd=ROOT / "skills" / "pdf")  # fmt: skip
+            subprocess.run(
+                [sys.executable, str(script), *argv[1:]], check=True, capture_output=True, cwd=ROOT / "skills" / "pdf"
+            )
             direct.append(time.perf_counter() - start)
-        served = anyio.run(per_call, [sys.executable, str(out / "pdf_mcp" / "__main__.py")], "pdf", {"argv": argv},
-                           calls)  # fmt: skip
-    return [{"name": "pdf text extract, one page (median)", "ours": statistics.median(served),
-             "baseline": statistics.median(direct), "baseline_name": "the script run directly", "unit": "s",
-             "target": 1.2}]  # fmt: skip
+        served = anyio.run(
+            per_call, [sys.executable, str(out / "pdf_mcp" / "__main__.py")], "pdf", {"argv": argv}, calls
+        )
+    return [
+        {
+            "name": "pdf text extract, one page (median)",
+            "ours": statistics.median(served),
+            "baseline": statistics.median(direct),
+            "baseline_name": "the script run directly",
+            "unit": "s",
+            "target": 1.2,
+        }
+    ]

@@ -37,10 +37,12 @@ class Surfaces:
         self.meta = meta_tools.Meta(self.paths.runtime)
         listed = [t.model_dump(by_alias=True, exclude_none=True, mode="json") for t in meta_tools.tools()]
         runtime = self.paths.runtime
-        self.up = {"static": self.paths.up["static"], "MCP tool": self.paths.one_tool + tokens.count(
-                   tool.instructions(runtime)), "meta-tools": tokens.count(tokens.tool_json(listed))
-                   + tokens.count(meta_tools.instructions(runtime.tree)), "OpenAPI": tokens.count(
-                   _json(openapi.document(runtime, "http://127.0.0.1:8000")))}  # fmt: skip
+        self.up = {
+            "static": self.paths.up["static"],
+            "MCP tool": self.paths.one_tool + tokens.count(tool.instructions(runtime)),
+            "meta-tools": tokens.count(tokens.tool_json(listed)) + tokens.count(meta_tools.instructions(runtime.tree)),
+            "OpenAPI": tokens.count(_json(openapi.document(runtime, "http://127.0.0.1:8000"))),
+        }
         self.up["MCP tool via search"] = self.up["MCP tool"]
 
     def _envelope(self, argv: list[str]) -> int:
@@ -58,8 +60,11 @@ class Surfaces:
         paths = [self.paths.where[pair] for pair in needed]
         names = [" ".join(path) for path in paths]
         walked = self.paths.walk(paths)
-        meta = self.up["meta-tools"] + self._meta("search_tools", {"query": query}) + self._meta(
-            "describe_tools", {"names": names})  # fmt: skip
+        meta = (
+            self.up["meta-tools"]
+            + self._meta("search_tools", {"query": query})
+            + self._meta("describe_tools", {"names": names})
+        )
         instructions = self.up["MCP tool"] - self.paths.one_tool  # the economy counts the tool definition only
         return {
             "MCP tool": economy["mcp-cli"] + instructions,
@@ -71,7 +76,7 @@ class Surfaces:
 
 def _json(value: Any) -> str:
     """JSON as an HTTP answer carries it (compact, UTF-8)."""
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)  # fmt: skip
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
 def run(corpus: Corpus, task_limit: int | None = None) -> dict[str, Any]:
@@ -81,8 +86,12 @@ def run(corpus: Corpus, task_limit: int | None = None) -> dict[str, Any]:
     for query, needed in corpus.tasks[:task_limit]:
         for surface, value in surfaces.task(query, needed).items():
             per_task.setdefault(surface, []).append(value)
-    return {"corpus": corpus.name, "tools": len(corpus.tools), "up_front": surfaces.up,
-            "median": {k: statistics.median(v) for k, v in per_task.items()}}  # fmt: skip
+    return {
+        "corpus": corpus.name,
+        "tools": len(corpus.tools),
+        "up_front": surfaces.up,
+        "median": {k: statistics.median(v) for k, v in per_task.items()},
+    }
 
 
 def table(results: list[dict[str, Any]]) -> list[str]:

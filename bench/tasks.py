@@ -63,55 +63,93 @@ def tasks(repo: Path) -> list[Task]:
     log, diff = f"git log --repo-path {r}", f"git diff --repo-path {r}"
     show = f"git show --repo-path {r} --revision HEAD"
     graph = "memory read-graph"
-    revenue = ("select p.category, round(sum(o.quantity * p.price), 2) as revenue from orders o "
-               "join products p on p.id = o.product_id group by p.category")  # fmt: skip
-    busiest = ("select c.name, count(*) as n from orders o join customers c on c.id = o.customer_id "
-               "group by c.id order by n desc")  # fmt: skip
-    returned = ("select o.id, o.ordered, c.city from orders o join customers c on c.id = o.customer_id "
-                "where o.status = 'returned'")  # fmt: skip
+    revenue = (
+        "select p.category, round(sum(o.quantity * p.price), 2) as revenue from orders o "
+        "join products p on p.id = o.product_id group by p.category"
+    )
+    busiest = (
+        "select c.name, count(*) as n from orders o join customers c on c.id = o.customer_id "
+        "group by c.id order by n desc"
+    )
+    returned = (
+        "select o.id, o.ordered, c.city from orders o join customers c on c.id = o.customer_id "
+        "where o.status = 'returned'"
+    )
     return [
-        Task("files: read how ClientSession starts",
-             [f"{find} **/session.py", session],
-             [f"{find} **/session.py", f"{session} --head 80"],
-             f"{session} | head 80"),
-        Task("files: which folders of the SDK hold the most entries",
-             [tree],
-             [f"files list-directory --path {f}", f"files list-directory --path {f}/server"],
-             f"{tree} | jq '{folders}'"),
-        Task("files: find the streamable HTTP transport and read its start",
-             [tree, f"files read-text-file --path {stream}"],
-             [f"{find} **/*streamable*", f"files read-text-file --path {stream} --head 60"],
-             f"files read-text-file --path {stream} | head 60"),
-        Task("git: who changed what in the last 20 commits",
-             [f"{log} --max-count 400"], [f"{log} --max-count 20"], f"{log} --max-count 400 | head 120"),
-        Task("git: what the latest commit changed",
-             [show], [f"--budget 1500 {show}"], f"{show} | head 60"),
-        Task("git: the changes of the last 10 commits, briefly",
-             [f"{diff} --target HEAD~10"], [f"--budget 3000 {diff} --target HEAD~10 --context-lines 0"],
-             f"{diff} --target HEAD~10 --context-lines 0 | head 150"),
-        Task("memory: who works on project-07",
-             [graph], ["memory search-nodes --query project-07"],
-             f"{graph} | jq '[.relations[] | select(.to == \"project-07\") | .from]'"),
-        Task("memory: whom person-042 knows, and about them",
-             [graph], ["memory open-nodes --names person-042"],
-             f"{graph} | jq '[.relations[] | select(.from == \"person-042\")]'"),
-        Task("memory: how many entities of each type",
-             [graph], [f"--budget 2000 --format toon {graph}"],
-             f"{graph} | jq '.entities | group_by(.entityType) | map({{type: .[0].entityType, n: length}})'"),
-        Task("sql: revenue per product category",
-             ["sql list-tables", f"{q} 'select * from orders'", f"{q} 'select * from products'"],
-             ["sql describe-table --table-name orders", f"{q} '{revenue}'"],
-             f"{q} '{revenue}' | head 10"),
-        Task("sql: the ten customers with the most orders",
-             [f"{q} 'select * from orders'", f"{q} 'select * from customers'"],
-             [f"{q} '{busiest} limit 10'"],
-             f"{q} '{busiest}' | head 10"),
-        Task("sql: returned orders from Oslo",
-             ["sql list-tables", "sql describe-table --table-name orders", "sql describe-table --table-name customers",
-              f"{q} \"select * from orders where status = 'returned'\"", f"{q} 'select * from customers'"],
-             ["sql describe-table --table-name orders", f"--budget 2000 {q} \"{returned} and c.city = 'Oslo'\""],
-             f"{q} \"{returned}\" | head 40"),
-    ]  # fmt: skip
+        Task(
+            "files: read how ClientSession starts",
+            [f"{find} **/session.py", session],
+            [f"{find} **/session.py", f"{session} --head 80"],
+            f"{session} | head 80",
+        ),
+        Task(
+            "files: which folders of the SDK hold the most entries",
+            [tree],
+            [f"files list-directory --path {f}", f"files list-directory --path {f}/server"],
+            f"{tree} | jq '{folders}'",
+        ),
+        Task(
+            "files: find the streamable HTTP transport and read its start",
+            [tree, f"files read-text-file --path {stream}"],
+            [f"{find} **/*streamable*", f"files read-text-file --path {stream} --head 60"],
+            f"files read-text-file --path {stream} | head 60",
+        ),
+        Task(
+            "git: who changed what in the last 20 commits",
+            [f"{log} --max-count 400"],
+            [f"{log} --max-count 20"],
+            f"{log} --max-count 400 | head 120",
+        ),
+        Task("git: what the latest commit changed", [show], [f"--budget 1500 {show}"], f"{show} | head 60"),
+        Task(
+            "git: the changes of the last 10 commits, briefly",
+            [f"{diff} --target HEAD~10"],
+            [f"--budget 3000 {diff} --target HEAD~10 --context-lines 0"],
+            f"{diff} --target HEAD~10 --context-lines 0 | head 150",
+        ),
+        Task(
+            "memory: who works on project-07",
+            [graph],
+            ["memory search-nodes --query project-07"],
+            f"{graph} | jq '[.relations[] | select(.to == \"project-07\") | .from]'",
+        ),
+        Task(
+            "memory: whom person-042 knows, and about them",
+            [graph],
+            ["memory open-nodes --names person-042"],
+            f"{graph} | jq '[.relations[] | select(.from == \"person-042\")]'",
+        ),
+        Task(
+            "memory: how many entities of each type",
+            [graph],
+            [f"--budget 2000 --format toon {graph}"],
+            f"{graph} | jq '.entities | group_by(.entityType) | map({{type: .[0].entityType, n: length}})'",
+        ),
+        Task(
+            "sql: revenue per product category",
+            ["sql list-tables", f"{q} 'select * from orders'", f"{q} 'select * from products'"],
+            ["sql describe-table --table-name orders", f"{q} '{revenue}'"],
+            f"{q} '{revenue}' | head 10",
+        ),
+        Task(
+            "sql: the ten customers with the most orders",
+            [f"{q} 'select * from orders'", f"{q} 'select * from customers'"],
+            [f"{q} '{busiest} limit 10'"],
+            f"{q} '{busiest}' | head 10",
+        ),
+        Task(
+            "sql: returned orders from Oslo",
+            [
+                "sql list-tables",
+                "sql describe-table --table-name orders",
+                "sql describe-table --table-name customers",
+                f"{q} \"select * from orders where status = 'returned'\"",
+                f"{q} 'select * from customers'",
+            ],
+            ["sql describe-table --table-name orders", f"--budget 2000 {q} \"{returned} and c.city = 'Oslo'\""],
+            f'{q} "{returned}" | head 40',
+        ),
+    ]
 
 
 def memory_graph(path: Path) -> None:
@@ -125,8 +163,14 @@ def memory_graph(path: Path) -> None:
         role, city = rng.choice(["engineer", "designer", "manager"]), rng.choice(["Oslo", "Lima", "Kyoto"])
         said = [f"role {role}", f"city {city}"]
         lines.append({"type": "entity", "name": f"person-{i:03}", "entityType": "person", "observations": said})
-        lines.append({"type": "relation", "from": f"person-{i:03}", "to": f"project-{rng.randrange(PROJECTS):02}",
-                      "relationType": "works_on"})  # fmt: skip
+        lines.append(
+            {
+                "type": "relation",
+                "from": f"person-{i:03}",
+                "to": f"project-{rng.randrange(PROJECTS):02}",
+                "relationType": "works_on",
+            }
+        )
         for other in rng.sample(range(PEOPLE), 2):
             knows = {"from": f"person-{i:03}", "to": f"person-{other:03}", "relationType": "knows"}
             lines.append({"type": "relation", **knows})
@@ -147,9 +191,17 @@ def shop(path: Path) -> int:
     kinds, states = ["tools", "books", "garden", "toys", "food"], ["paid", "shipped", "returned", "open"]
     customers = [(i, f"Customer {i}", rng.choice(cities), f"20{rng.randint(15, 24)}-01-01") for i in range(1, 1001)]
     products = [(i, f"Product {i}", rng.choice(kinds), round(rng.uniform(2, 300), 2)) for i in range(1, 201)]
-    orders = [(i, rng.randint(1, 1000), rng.randint(1, 200), rng.randint(1, 5),
-               f"2024-{rng.randint(1, 12):02}-{rng.randint(1, 28):02}", rng.choice(states))
-              for i in range(1, 12001)]  # fmt: skip
+    orders = [
+        (
+            i,
+            rng.randint(1, 1000),
+            rng.randint(1, 200),
+            rng.randint(1, 5),
+            f"2024-{rng.randint(1, 12):02}-{rng.randint(1, 28):02}",
+            rng.choice(states),
+        )
+        for i in range(1, 12001)
+    ]
     db.executemany("insert into customers values(?,?,?,?)", customers)
     db.executemany("insert into products values(?,?,?,?)", products)
     db.executemany("insert into orders values(?,?,?,?,?,?)", orders)
@@ -288,8 +340,14 @@ def sizes(value: Any, written: str, tabular: bool) -> dict[str, int]:
     compact = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
     toon = toon_format.encode(value)
     table = answers.table(value)
-    return {"as written": count(written), "compact JSON": count(compact), "TOON": count(toon), "table": count(table),
-            "tabular": int(tabular), "estimate/TOON": round(100 * tokens(toon) / count(toon))}  # fmt: skip
+    return {
+        "as written": count(written),
+        "compact JSON": count(compact),
+        "TOON": count(toon),
+        "table": count(table),
+        "tabular": int(tabular),
+        "estimate/TOON": round(100 * tokens(toon) / count(toon)),
+    }
 
 
 def run(quick: bool = False) -> dict[str, Any]:
@@ -317,7 +375,7 @@ def report(r: dict[str, Any]) -> tuple[list[str], list[str]]:
         "| task | static baseline | plain | budgeted (max) | filtered | filtered/plain | pipeline | final stage "
         "| pipeline/final |",
         "|---|---|---|---|---|---|---|---|---|",
-    ]  # fmt: skip
+    ]
     ratios, pipe_ratios = [], []
     for t in r["tasks"]:
         m = t.measured
@@ -331,26 +389,36 @@ def report(r: dict[str, Any]) -> tuple[list[str], list[str]]:
             if pr is not None:
                 pipe_ratios.append(pr)
             pipe = f"{m['pipeline']:,} | {own if own is not None else 'n/a'} | {f'{pr:.2f}x' if pr else 'n/a'}"
-        lines.append(f"| {t.name} | {r['definitions'] + m['plain']:,} | {m['plain']:,} | {m['budgeted']:,} | "
-                     f"{m['filtered']:,} | {ratio:.3f} | {pipe} |")  # fmt: skip
+        lines.append(
+            f"| {t.name} | {r['definitions'] + m['plain']:,} | {m['plain']:,} | {m['budgeted']:,} | "
+            f"{m['filtered']:,} | {ratio:.3f} | {pipe} |"
+        )
     med = statistics.median(ratios)
     lines += ["", f"Median filtered/plain: {med:.3f}."]
-    lines += ["", "Compact forms on real answers (o200k tokens; `tabular`: an array of objects with the same keys "
-              "and scalar values, or an object holding one; `estimate`: mcp-cli's token estimate of the TOON "
-              "as a percentage of its o200k count):", "",
-              "| answer | as written | compact JSON | TOON | table | tabular | estimate |",
-              "|---|---|---|---|---|---|---|"]  # fmt: skip
+    lines += [
+        "",
+        "Compact forms on real answers (o200k tokens; `tabular`: an array of objects with the same keys "
+        "and scalar values, or an object holding one; `estimate`: mcp-cli's token estimate of the TOON "
+        "as a percentage of its o200k count):",
+        "",
+        "| answer | as written | compact JSON | TOON | table | tabular | estimate |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for label, row in r["forms"]:
-        lines.append(f"| {label} | {row['as written']:,} | {row['compact JSON']:,} | {row['TOON']:,} | "
-                     f"{row['table']:,} | {'yes' if row['tabular'] else 'no'} | {row['estimate/TOON']}% |")  # fmt: skip
+        lines.append(
+            f"| {label} | {row['as written']:,} | {row['compact JSON']:,} | {row['TOON']:,} | "
+            f"{row['table']:,} | {'yes' if row['tabular'] else 'no'} | {row['estimate/TOON']}% |"
+        )
     targets = [
         f"- tasks: filtered median {med:.3f}x of plain <= {FILTERED_TARGET:.2f}x -- {mark(med <= FILTERED_TARGET)}",
         f"- tasks: no answer over the budget without a note ({len(r['over'])} found) -- {mark(not r['over'])}",
     ]
     if pipe_ratios:
         worst = max(pipe_ratios)
-        targets.append(f"- tasks: a pipeline's answer at most {worst:.2f}x its final stage's <= {PIPELINE_TARGET}x -- "
-                       f"{mark(worst <= PIPELINE_TARGET)}")  # fmt: skip
+        targets.append(
+            f"- tasks: a pipeline's answer at most {worst:.2f}x its final stage's <= {PIPELINE_TARGET}x -- "
+            f"{mark(worst <= PIPELINE_TARGET)}"
+        )
     else:
         targets.append("- tasks: pipeline vs final stage: not measured (no pipelines in this build)")
     return lines, targets

@@ -36,8 +36,39 @@ from .economy import tree_of
 
 MAX_CALLS = 10
 HITS = 3
-_STOP = {"the", "a", "an", "to", "of", "in", "on", "for", "and", "or", "all", "my", "me", "with", "from", "is", "it",
-         "this", "that", "what", "show", "please", "can", "you", "i", "we", "our", "get", "by", "at", "be"}  # fmt: skip
+_STOP = {
+    "the",
+    "a",
+    "an",
+    "to",
+    "of",
+    "in",
+    "on",
+    "for",
+    "and",
+    "or",
+    "all",
+    "my",
+    "me",
+    "with",
+    "from",
+    "is",
+    "it",
+    "this",
+    "that",
+    "what",
+    "show",
+    "please",
+    "can",
+    "you",
+    "i",
+    "we",
+    "our",
+    "get",
+    "by",
+    "at",
+    "be",
+}
 
 
 class _Recorder:
@@ -258,8 +289,11 @@ def run(corpus: Corpus) -> dict[str, Any]:
     for name, way in (("search", via_search), ("root", via_root)):
         counts = [way(runtime, prompt, needed[0], description) for prompt, needed in corpus.tasks]
         done = [c for c in counts if c is not None]
-        out[name] = {"done": len(done), "median": statistics.median(done) if done else None,
-                     "within3": sum(1 for c in done if c <= 3)}  # fmt: skip
+        out[name] = {
+            "done": len(done),
+            "median": statistics.median(done) if done else None,
+            "within3": sum(1 for c in done if c <= 3),
+        }
     return out
 
 
@@ -275,15 +309,19 @@ BEFORE = {
 
 
 def table(results: list[dict[str, Any]]) -> list[str]:
-    lines = ["| corpus | tasks | way in | correct call reached | median calls | before (e7d8130) | within 3 calls |",
-             "|---|---|---|---|---|---|---|"]  # fmt: skip
+    lines = [
+        "| corpus | tasks | way in | correct call reached | median calls | before (e7d8130) | within 3 calls |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for r in results:
         for way in ("search", "root"):
             m = r[way]
             median = "-" if m["median"] is None else f"{m['median']:g}"
-            lines.append(f"| {r['corpus']} | {r['tasks']} | {way} | {m['done']} ({m['done'] / r['tasks']:.0%}) | "
-                         f"{median} | {BEFORE.get((r['corpus'], way), '-')} | {m['within3']} "
-                         f"({m['within3'] / r['tasks']:.0%}) |")  # fmt: skip
+            lines.append(
+                f"| {r['corpus']} | {r['tasks']} | {way} | {m['done']} ({m['done'] / r['tasks']:.0%}) | "
+                f"{median} | {BEFORE.get((r['corpus'], way), '-')} | {m['within3']} "
+                f"({m['within3'] / r['tasks']:.0%}) |"
+            )
     return lines
 
 

@@ -80,23 +80,42 @@ def _node(tmp: Path, calls: int) -> list[dict]:
         wrapped = [sys.executable, "-m", "mcp_cli", "serve", str(config)]
         ours += anyio.run(per_call, wrapped, "node", {"argv": ["everything", "echo", "--message", "hi"]}, calls)
     median = statistics.median
-    return [{"name": "per call, node upstream (server-everything echo) through the wrap (median)",
-             "ours": median(ours), "baseline": median(direct), "baseline_name": "same tool called directly",
-             "unit": "s", "target": 1.50},
-            {"name": "per call, the same through a bare SDK proxy (no mcp-cli code; info)",
-             "ours": median(sdk), "baseline": median(direct), "baseline_name": "same tool called directly",
-             "unit": "s", "target": None},
-            {"name": "per call, node upstream through the wrap vs through the bare SDK proxy (median)",
-             "ours": median(ours), "baseline": median(sdk), "baseline_name": "bare SDK proxy", "unit": "s",
-             "target": 1.0}]  # fmt: skip
+    return [
+        {
+            "name": "per call, node upstream (server-everything echo) through the wrap (median)",
+            "ours": median(ours),
+            "baseline": median(direct),
+            "baseline_name": "same tool called directly",
+            "unit": "s",
+            "target": 1.50,
+        },
+        {
+            "name": "per call, the same through a bare SDK proxy (no mcp-cli code; info)",
+            "ours": median(sdk),
+            "baseline": median(direct),
+            "baseline_name": "same tool called directly",
+            "unit": "s",
+            "target": None,
+        },
+        {
+            "name": "per call, node upstream through the wrap vs through the bare SDK proxy (median)",
+            "ours": median(ours),
+            "baseline": median(sdk),
+            "baseline_name": "bare SDK proxy",
+            "unit": "s",
+            "target": 1.0,
+        },
+    ]
 
 
 def run(quick: bool = False) -> list[dict]:
     rounds, calls = (5, 100) if quick else (21, 500)
     marker = f"bench-{uuid.uuid4().hex[:8]}"
     with tempfile.TemporaryDirectory() as tmp, own_cache() as cache:
-        servers = {f"s{i}": {"command": sys.executable, "args": [str(HERE / "bare_server.py"), marker, str(i)]}
-                   for i in range(5)}  # fmt: skip
+        servers = {
+            f"s{i}": {"command": sys.executable, "args": [str(HERE / "bare_server.py"), marker, str(i)]}
+            for i in range(5)
+        }
         config = Path(tmp) / "five.json"
         config.write_text(json.dumps({"mcpServers": servers}))
         warm(config)
@@ -122,16 +141,38 @@ def run(quick: bool = False) -> list[dict]:
     upstreams_note = "no upstream started" if not started else f"{len(started)} upstream processes started"
     hung_note = "the hung server was killed" if not left else "the hung server was LEFT RUNNING"
     return node + [
-        {"name": "per call, trivial upstream tool through the wrap (median)", "ours": statistics.median(through),
-         "baseline": statistics.median(direct), "baseline_name": "same tool called directly", "unit": "s",
-         "target": 1.10},
-        {"name": "per call, the same through the runtime in-process (no client hop; info)",
-         "ours": statistics.median(runtime_only), "baseline": statistics.median(direct),
-         "baseline_name": "same tool called directly", "unit": "s", "target": None},
-        {"name": f"start-up, wrap of 5 servers, warm cache ({upstreams_note})", "ours": statistics.median(ours),
-         "baseline": statistics.median(bare), "baseline_name": "bare SDK server", "unit": "s", "target": 1.2,
-         "failed": bool(started)},
-        {"name": f"start-up, wrap of 5 servers, one never answers (cold; {hung_note}; info)",
-         "ours": statistics.median(with_hung), "baseline": startup_budget(), "baseline_name": "the start-up budget",
-         "unit": "s", "target": None, "failed": bool(left)},
-    ]  # fmt: skip
+        {
+            "name": "per call, trivial upstream tool through the wrap (median)",
+            "ours": statistics.median(through),
+            "baseline": statistics.median(direct),
+            "baseline_name": "same tool called directly",
+            "unit": "s",
+            "target": 1.10,
+        },
+        {
+            "name": "per call, the same through the runtime in-process (no client hop; info)",
+            "ours": statistics.median(runtime_only),
+            "baseline": statistics.median(direct),
+            "baseline_name": "same tool called directly",
+            "unit": "s",
+            "target": None,
+        },
+        {
+            "name": f"start-up, wrap of 5 servers, warm cache ({upstreams_note})",
+            "ours": statistics.median(ours),
+            "baseline": statistics.median(bare),
+            "baseline_name": "bare SDK server",
+            "unit": "s",
+            "target": 1.2,
+            "failed": bool(started),
+        },
+        {
+            "name": f"start-up, wrap of 5 servers, one never answers (cold; {hung_note}; info)",
+            "ours": statistics.median(with_hung),
+            "baseline": startup_budget(),
+            "baseline_name": "the start-up budget",
+            "unit": "s",
+            "target": None,
+            "failed": bool(left),
+        },
+    ]

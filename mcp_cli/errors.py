@@ -52,8 +52,10 @@ def unsplittable(command: str) -> BadRequest:
         i += 1
     instead = "or send `argv` instead, one string per argument"
     if not quote:
-        return BadRequest(f"cannot split `command` like a shell: it ends with a backslash that escapes nothing; "
-                          f"remove it, write \\\\ for a backslash, {instead}.")  # fmt: skip
+        return BadRequest(
+            f"cannot split `command` like a shell: it ends with a backslash that escapes nothing; "
+            f"remove it, write \\\\ for a backslash, {instead}."
+        )
     before = command[:at]
     head = before.split()[-1] if before and not before[-1].isspace() else ""
     word = head + command[at:].split(maxsplit=1)[0]  # the quote's word (split: linear, however long)
@@ -104,8 +106,15 @@ class UpstreamError(CallError):
 
 
 ERRORS: tuple[type[CallError], ...] = (
-    BadRequest, NotFound, UsageError, HandlerError, HandlerTimeout, ExitStatus, UpstreamError, CallError
-)  # fmt: skip
+    BadRequest,
+    NotFound,
+    UsageError,
+    HandlerError,
+    HandlerTimeout,
+    ExitStatus,
+    UpstreamError,
+    CallError,
+)
 KINDS = {e.kind: e for e in ERRORS}  # each class's docstring says what its kind means
 
 

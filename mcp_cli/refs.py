@@ -34,8 +34,9 @@ def _spec(
     when it is missing or wrong; `bad`: when only its members are), and its default. A field without a default is
     required, and so is one marked `required` (an upstream's `server` and `tool`, which have a default only so as
     to stand for the properties of every reference of those names): it must be there and not empty."""
-    return field(metadata={"types": types, "what": what, "items": items, "bad": bad or what, "required": required},
-                 **default)  # fmt: skip
+    return field(
+        metadata={"types": types, "what": what, "items": items, "bad": bad or what, "required": required}, **default
+    )
 
 
 @dataclass(kw_only=True)
@@ -210,5 +211,9 @@ class SearchRef(HandlerRef):
     free_text: ClassVar[bool] = True
 
 
-KINDS: dict[str, type[HandlerRef]] = {"python": PythonRef, "subprocess": SubprocessRef, "mcp": McpToolRef,
-                                      "search": SearchRef}  # fmt: skip
+KINDS: dict[str, type[HandlerRef]] = {
+    "python": PythonRef,
+    "subprocess": SubprocessRef,
+    "mcp": McpToolRef,
+    "search": SearchRef,
+}

@@ -128,16 +128,32 @@ def has_surrogate(text: str) -> bool:
 
 # Leading bytes of common binary formats and their MIME types (offset, bytes, type): what a command's output is
 _MAGIC: list[tuple[int, bytes, str]] = [
-    (0, b"\x89PNG\r\n\x1a\n", "image/png"), (0, b"\xff\xd8\xff", "image/jpeg"), (0, b"GIF8", "image/gif"),
-    (8, b"WEBP", "image/webp"), (0, b"BM", "image/bmp"), (0, b"II*\x00", "image/tiff"), (0, b"MM\x00*", "image/tiff"),
-    (0, b"\x00\x00\x01\x00", "image/vnd.microsoft.icon"), (0, b"%PDF-", "application/pdf"),
-    (0, b"PK\x03\x04", "application/zip"), (0, b"\x1f\x8b", "application/gzip"), (0, b"BZh", "application/x-bzip2"),
-    (0, b"\xfd7zXZ\x00", "application/x-xz"), (0, b"7z\xbc\xaf\x27\x1c", "application/x-7z-compressed"),
-    (0, b"(\xb5/\xfd", "application/zstd"), (0, b"SQLite format 3\x00", "application/vnd.sqlite3"),
-    (0, b"ID3", "audio/mpeg"), (8, b"WAVE", "audio/wav"), (0, b"OggS", "audio/ogg"), (0, b"fLaC", "audio/flac"),
-    (4, b"ftyp", "video/mp4"), (0, b"\x1aE\xdf\xa3", "video/webm"), (0, b"\x00asm", "application/wasm"),
-    (0, b"\x7fELF", "application/x-executable"), (0, b"PAR1", "application/vnd.apache.parquet"),
-]  # fmt: skip
+    (0, b"\x89PNG\r\n\x1a\n", "image/png"),
+    (0, b"\xff\xd8\xff", "image/jpeg"),
+    (0, b"GIF8", "image/gif"),
+    (8, b"WEBP", "image/webp"),
+    (0, b"BM", "image/bmp"),
+    (0, b"II*\x00", "image/tiff"),
+    (0, b"MM\x00*", "image/tiff"),
+    (0, b"\x00\x00\x01\x00", "image/vnd.microsoft.icon"),
+    (0, b"%PDF-", "application/pdf"),
+    (0, b"PK\x03\x04", "application/zip"),
+    (0, b"\x1f\x8b", "application/gzip"),
+    (0, b"BZh", "application/x-bzip2"),
+    (0, b"\xfd7zXZ\x00", "application/x-xz"),
+    (0, b"7z\xbc\xaf\x27\x1c", "application/x-7z-compressed"),
+    (0, b"(\xb5/\xfd", "application/zstd"),
+    (0, b"SQLite format 3\x00", "application/vnd.sqlite3"),
+    (0, b"ID3", "audio/mpeg"),
+    (8, b"WAVE", "audio/wav"),
+    (0, b"OggS", "audio/ogg"),
+    (0, b"fLaC", "audio/flac"),
+    (4, b"ftyp", "video/mp4"),
+    (0, b"\x1aE\xdf\xa3", "video/webm"),
+    (0, b"\x00asm", "application/wasm"),
+    (0, b"\x7fELF", "application/x-executable"),
+    (0, b"PAR1", "application/vnd.apache.parquet"),
+]
 
 
 def sniff(data: bytes) -> str:

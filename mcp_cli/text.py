@@ -38,9 +38,25 @@ def command_name(name: str) -> str:
 
 # Latin letters that have no decomposition (NFKD leaves them whole)
 _LETTERS = str.maketrans(
-    {"ß": "ss", "æ": "ae", "Æ": "AE", "œ": "oe", "Œ": "OE", "ø": "o", "Ø": "O", "đ": "d", "Đ": "D", "ł": "l",
-     "Ł": "L", "þ": "th", "Þ": "TH", "ð": "d", "Ð": "D", "ı": "i"}
-)  # fmt: skip
+    {
+        "ß": "ss",
+        "æ": "ae",
+        "Æ": "AE",
+        "œ": "oe",
+        "Œ": "OE",
+        "ø": "o",
+        "Ø": "O",
+        "đ": "d",
+        "Đ": "D",
+        "ł": "l",
+        "Ł": "L",
+        "þ": "th",
+        "Þ": "TH",
+        "ð": "d",
+        "Ð": "D",
+        "ı": "i",
+    }
+)
 
 
 def latin(text: str) -> str:

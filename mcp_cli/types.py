@@ -47,8 +47,9 @@ def number(text: str) -> int | float:
     if not _DECIMAL.fullmatch(value):
         raise ValueError(_instead(value, "a number in the digits 0-9, with a `.` or an exponent if need be (2.5, 1e3)"))
     if len(value) > DIGITS:
-        raise ValueError(f"it has {len(value):,} characters, more than the {DIGITS:,} a number may have; give a "
-                         "shorter one")  # fmt: skip
+        raise ValueError(
+            f"it has {len(value):,} characters, more than the {DIGITS:,} a number may have; give a shorter one"
+        )
     return integral(_finite(value))
 
 
@@ -152,8 +153,10 @@ def at_file(path: str, what: str) -> bytes:
     """The bytes of the file an `@FILE` argument names: a regular file of at most JSON_FILE_LIMIT bytes (never a
     device, FIFO or folder, which could block or flood the server). Raises ValueError saying what is wrong."""
     if not LOCAL_FILES.get():
-        raise ValueError(f"@{path}: files are read only for callers on this machine (stdio, `mcp-cli run`), not over "
-                         f"HTTP (they would be the server's); give the {what} itself")  # fmt: skip
+        raise ValueError(
+            f"@{path}: files are read only for callers on this machine (stdio, `mcp-cli run`), not over "
+            f"HTTP (they would be the server's); give the {what} itself"
+        )
     try:
         info = os.stat(path)
         if not stat.S_ISREG(info.st_mode):
@@ -210,18 +213,23 @@ class ValueType:
     json: str
 
 
-VALUE_TYPES = {t.name: t for t in (
-    ValueType("string", str, "TEXT", "string"),
-    ValueType("path", str, "PATH", "string"),
-    ValueType("integer", _integer, "INT", "integer"),
-    ValueType("number", _number, "NUM", "number"),
-    ValueType("boolean", _bool, "BOOL", "boolean"),
-    ValueType("json", _json, "JSON", ""),
-)}  # fmt: skip
+VALUE_TYPES = {
+    t.name: t
+    for t in (
+        ValueType("string", str, "TEXT", "string"),
+        ValueType("path", str, "PATH", "string"),
+        ValueType("integer", _integer, "INT", "integer"),
+        ValueType("number", _number, "NUM", "number"),
+        ValueType("boolean", _bool, "BOOL", "boolean"),
+        ValueType("json", _json, "JSON", ""),
+    )
+}
 TYPES = tuple(VALUE_TYPES)
 
 
 def of_schema(kind: object) -> ValueType:
     """The value type that carries a JSON Schema type (objects and arrays as JSON; anything unknown as text)."""
-    return next((t for t in VALUE_TYPES.values() if t.json == kind and t.name != "path"),
-                VALUE_TYPES["json" if kind in ("object", "array") else "string"])  # fmt: skip
+    return next(
+        (t for t in VALUE_TYPES.values() if t.json == kind and t.name != "path"),
+        VALUE_TYPES["json" if kind in ("object", "array") else "string"],
+    )

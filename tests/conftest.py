@@ -53,8 +53,13 @@ if os.environ.get("MCP_CLI_TEST_DAEMON", "") in ("", "0"):
 
 def stop_daemons(env: dict[str, str] | None = None) -> None:
     """Stop every daemon in the runtime folder of `env` (default: the session's)."""
-    subprocess.run([sys.executable, "-m", "mcp_cli", "daemon", "stop", "--all"], env=env, cwd=ROOT,
-                   capture_output=True, timeout=budget(60))  # fmt: skip
+    subprocess.run(
+        [sys.executable, "-m", "mcp_cli", "daemon", "stop", "--all"],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        timeout=budget(60),
+    )
 
 
 def pytest_unconfigure() -> None:
@@ -173,8 +178,16 @@ def inspector(
     timeout is stretched like the tests' own."""
     assert (NODE_BIN / "mcp-inspector").exists(), "run .ci/run (or npm ci --prefix tests/node) to install it"
     env = {discovery.STARTUP_ENV: os.environ[discovery.STARTUP_ENV], "MCP_CLI_CACHE_DIR": CACHE, **server_env}
-    argv = [str(NODE_BIN / "mcp-inspector"), "--cli", *(["--strict"] if strict else []),
-            "--connect-timeout", f"{budget(15) * 1000:.0f}", *[a for k, v in env.items() for a in ("-e", f"{k}={v}")],
-            *server, *args]  # fmt: skip
-    return subprocess.run(argv, capture_output=True, text=True, timeout=budget(120), cwd=cwd,
-                          env={"HOME": str(home), "PATH": path})  # fmt: skip
+    argv = [
+        str(NODE_BIN / "mcp-inspector"),
+        "--cli",
+        *(["--strict"] if strict else []),
+        "--connect-timeout",
+        f"{budget(15) * 1000:.0f}",
+        *[a for k, v in env.items() for a in ("-e", f"{k}={v}")],
+        *server,
+        *args,
+    ]
+    return subprocess.run(
+        argv, capture_output=True, text=True, timeout=budget(120), cwd=cwd, env={"HOME": str(home), "PATH": path}
+    )

@@ -47,8 +47,20 @@ def claude(
     home.mkdir(parents=True, exist_ok=True)
     config = home / "mcp-servers.json"
     config.write_text(json.dumps({"mcpServers": servers}))
-    argv = [str(CLAUDE), "-p", prompt, "--mcp-config", str(config), "--strict-mcp-config", "--output-format", "json",
-            "--model", "claude-sonnet-4-5", "--allowedTools", ",".join(allowed)]  # fmt: skip
+    argv = [
+        str(CLAUDE),
+        "-p",
+        prompt,
+        "--mcp-config",
+        str(config),
+        "--strict-mcp-config",
+        "--output-format",
+        "json",
+        "--model",
+        "claude-sonnet-4-5",
+        "--allowedTools",
+        ",".join(allowed),
+    ]
     env = _env(home, ANTHROPIC_BASE_URL=url, ANTHROPIC_API_KEY="sk-scripted", IS_SANDBOX="1", MCP_TIMEOUT="120000")
     return subprocess.run(
         argv, env=env, cwd=home, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL
@@ -61,10 +73,19 @@ def codex(
     """`codex exec PROMPT` with `servers` as its MCP servers, its model provider the scripted model (Responses)."""
     codex_home = home / ".codex"
     codex_home.mkdir(parents=True, exist_ok=True)
-    lines = ['model = "gpt-5"', 'model_provider = "scripted"', 'approval_policy = "never"',
-             'sandbox_mode = "danger-full-access"', "[model_providers.scripted]", 'name = "scripted"',
-             f'base_url = "{url}/v1"', 'wire_api = "responses"', 'env_key = "SCRIPTED_API_KEY"',
-             "request_max_retries = 0", "stream_max_retries = 0"]  # fmt: skip
+    lines = [
+        'model = "gpt-5"',
+        'model_provider = "scripted"',
+        'approval_policy = "never"',
+        'sandbox_mode = "danger-full-access"',
+        "[model_providers.scripted]",
+        'name = "scripted"',
+        f'base_url = "{url}/v1"',
+        'wire_api = "responses"',
+        'env_key = "SCRIPTED_API_KEY"',
+        "request_max_retries = 0",
+        "stream_max_retries = 0",
+    ]
     for name, server in servers.items():
         lines += [
             f"[mcp_servers.{name}]",
@@ -72,7 +93,7 @@ def codex(
             f"args = {json.dumps(server.get('args', []))}",
             "startup_timeout_sec = 120",
             "required = true",
-        ]  # fmt: skip  (required: the first turn waits for the server; else it races)
+        ]  # (required: the first turn waits for the server; else it races)
         if server.get("env"):
             lines += [f"[mcp_servers.{name}.env]", *(f"{k} = {json.dumps(v)}" for k, v in server["env"].items())]
     (codex_home / "config.toml").write_text("\n".join(lines) + "\n")

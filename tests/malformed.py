@@ -288,7 +288,7 @@ CASES: dict[str, Case] = {
             "docs skill",
             "docs alias",
             "docs guide",
-        ],  # fmt: skip
+        ],
         setup=both(
             symlink("references/alias.md", "guide.md"),
             symlink("scripts/hi.py", "hello.py"),

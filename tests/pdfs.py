@@ -48,8 +48,7 @@ def form_pdf(folder: Path) -> Path:
     form.radio(name="color", value="red", x=150, y=635, selected=False)
     form.radio(name="color", value="green", x=190, y=635, selected=False)
     pdf.drawString(72, 600, "Country:")
-    form.choice(name="country", options=["France", "Japan", "Peru"], value="France", x=150, y=590, width=120,
-                height=20)  # fmt: skip
+    form.choice(name="country", options=["France", "Japan", "Peru"], value="France", x=150, y=590, width=120, height=20)
     pdf.showPage()
     pdf.save()
     return path

@@ -59,14 +59,26 @@ def _anthropic(model: Model, body: dict[str, Any]) -> Iterator[tuple[str, dict[s
     done = sum(1 for m in body.get("messages", []) if m.get("role") == "assistant" and _uses_tools(m))
     action = model.step(names, done) if names else None
     usage = {"input_tokens": 1, "output_tokens": 1}
-    message = {"id": model.next_id("msg"), "type": "message", "role": "assistant", "model": body.get("model", "x"),
-               "content": [], "stop_reason": None, "stop_sequence": None, "usage": usage}  # fmt: skip
+    message = {
+        "id": model.next_id("msg"),
+        "type": "message",
+        "role": "assistant",
+        "model": body.get("model", "x"),
+        "content": [],
+        "stop_reason": None,
+        "stop_sequence": None,
+        "usage": usage,
+    }
     yield "message_start", {"type": "message_start", "message": message}
     if action is None:
-        yield "content_block_start", {"type": "content_block_start", "index": 0,
-                                      "content_block": {"type": "text", "text": ""}}  # fmt: skip
-        yield "content_block_delta", {"type": "content_block_delta", "index": 0,
-                                      "delta": {"type": "text_delta", "text": DONE}}  # fmt: skip
+        yield (
+            "content_block_start",
+            {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+        )
+        yield (
+            "content_block_delta",
+            {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": DONE}},
+        )
         stop = "end_turn"
     else:
         name, arguments = action
@@ -82,8 +94,10 @@ def _anthropic(model: Model, body: dict[str, Any]) -> Iterator[tuple[str, dict[s
         )
         stop = "tool_use"
     yield "content_block_stop", {"type": "content_block_stop", "index": 0}
-    yield "message_delta", {"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None},
-                            "usage": {"output_tokens": 1}}  # fmt: skip
+    yield (
+        "message_delta",
+        {"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None}, "usage": {"output_tokens": 1}},
+    )
     yield "message_stop", {"type": "message_stop"}
 
 
@@ -104,23 +118,37 @@ def _responses(model: Model, body: dict[str, Any]) -> Iterator[tuple[str, dict[s
     action = model.step(names, done) if names else None
     rid = model.next_id("resp")
     if action is None:
-        item: dict[str, Any] = {"type": "message", "id": model.next_id("msg"), "role": "assistant",
-                                "status": "completed",
-                                "content": [{"type": "output_text", "text": DONE, "annotations": []}]}  # fmt: skip
+        item: dict[str, Any] = {
+            "type": "message",
+            "id": model.next_id("msg"),
+            "role": "assistant",
+            "status": "completed",
+            "content": [{"type": "output_text", "text": DONE, "annotations": []}],
+        }
     else:
         name, arguments = action
         namespace, name = spaces.get(name, (None, name))
-        item = {"type": "function_call", "id": model.next_id("fc"), "call_id": model.next_id("call"), "name": name,
-                "arguments": json.dumps(arguments), "status": "completed"}  # fmt: skip
+        item = {
+            "type": "function_call",
+            "id": model.next_id("fc"),
+            "call_id": model.next_id("call"),
+            "name": name,
+            "arguments": json.dumps(arguments),
+            "status": "completed",
+        }
         if namespace:
             item["namespace"] = namespace
-    response = {"id": rid, "object": "response", "status": "in_progress", "model": body.get("model", "x"),
-                "output": []}  # fmt: skip
+    response = {"id": rid, "object": "response", "status": "in_progress", "model": body.get("model", "x"), "output": []}
     yield "response.created", {"type": "response.created", "response": response}
     yield "response.output_item.added", {"type": "response.output_item.added", "output_index": 0, "item": item}
     yield "response.output_item.done", {"type": "response.output_item.done", "output_index": 0, "item": item}
-    usage = {"input_tokens": 1, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 1,
-             "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 2}  # fmt: skip
+    usage = {
+        "input_tokens": 1,
+        "input_tokens_details": {"cached_tokens": 0},
+        "output_tokens": 1,
+        "output_tokens_details": {"reasoning_tokens": 0},
+        "total_tokens": 2,
+    }
     completed = {**response, "status": "completed", "output": [item], "usage": usage}
     yield "response.completed", {"type": "response.completed", "response": completed}
 

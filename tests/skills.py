@@ -3,8 +3,9 @@
 from pathlib import Path
 
 
-def write_skill(folder: Path, description: str, files: dict[str, str] | None = None, body: str = "",
-                name: str = "") -> Path:  # fmt: skip
+def write_skill(
+    folder: Path, description: str, files: dict[str, str] | None = None, body: str = "", name: str = ""
+) -> Path:
     """`folder` as a skill: a SKILL.md whose frontmatter has `name` (default: the folder's name) and `description`,
     then `body`; and each of `files` ({path in the skill: its text}), folders made as needed. Returns `folder`."""
     folder.mkdir(parents=True, exist_ok=True)

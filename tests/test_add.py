@@ -23,12 +23,19 @@ CLIENT_FILES = {
     "cursor": ".cursor/mcp.json",
 }
 EXISTING = {  # a file each client already has: other servers, other settings, and (TOML) comments
-    "claude-code": json.dumps({"numStartups": 7, "mcpServers": {"keep": {"type": "stdio", "command": "k"}},
-                               "projects": {"/w": {"mcpServers": {}, "allowedTools": ["x"]}}}, indent=2) + "\n",
+    "claude-code": json.dumps(
+        {
+            "numStartups": 7,
+            "mcpServers": {"keep": {"type": "stdio", "command": "k"}},
+            "projects": {"/w": {"mcpServers": {}, "allowedTools": ["x"]}},
+        },
+        indent=2,
+    )
+    + "\n",
     "codex": 'model = "o3"  # my model\n\n[mcp_servers.keep]\ncommand = "k"\nargs = ["--x"]\n\n[tui]\nnotify = true\n',
     "claude-desktop": json.dumps({"mcpServers": {"keep": {"command": "k"}}, "globalShortcut": "Ctrl+Space"}) + "\n",
     "cursor": json.dumps({"mcpServers": {"keep": {"url": "https://example.invalid/mcp"}}}) + "\n",
-}  # fmt: skip
+}
 
 
 @pytest.fixture

@@ -275,8 +275,12 @@ def test_a_long_text_is_cut_at_whole_lines_and_read_on_from_the_kept_answer():
         f"`t --more {key}:{n + 1} x 'a b'`. Or ask for less: a narrower call, `| jq FILTER`, `| head N`, or a "
         "bigger `--budget N`."
     )
-    assert result.part == {"shown": f"lines 1-{n} of 300", "of": size, "next": f"t --more {key}:{n + 1} x 'a b'",
-                           "id": key}  # fmt: skip
+    assert result.part == {
+        "shown": f"lines 1-{n} of 300",
+        "of": size,
+        "next": f"t --more {key}:{n + 1} x 'a b'",
+        "id": key,
+    }
     assert result.data is None
     parts = read_all(result, kept)
     assert_most_that_fit([p for p, _ in parts], LINES, "\n")
@@ -695,9 +699,11 @@ def test_an_object_s_arrays_of_any_items_are_cut_as_json_with_its_size_estimated
     result = fit(TREE, Memory(), Result(ok=True, output=json.dumps(value)), ask("x"), None)  # no table: JSON
     text, note = cut(result)
     n = len(json.loads(text)["results"])
-    assert note.endswith(f"of 400; more none of 50) shown, about {result.part['of']:,} tokens in all. Next part: "
-                         f"`t --more {result.part['id']}:{n + 1} x`. Or ask for less: a narrower call, `| jq FILTER`, "
-                         "`| head N`, or a bigger `--budget N`.")  # fmt: skip
+    assert note.endswith(
+        f"of 400; more none of 50) shown, about {result.part['of']:,} tokens in all. Next part: "
+        f"`t --more {result.part['id']}:{n + 1} x`. Or ask for less: a narrower call, `| jq FILTER`, "
+        "`| head N`, or a bigger `--budget N`."
+    )
     sizes = [len(json.dumps(item, ensure_ascii=False)) + 1 for k in value for item in value[k]]
     assert result.part["of"] == a.about(text) * sum(sizes) // sum(sizes[:n])
 

@@ -45,10 +45,22 @@ class Redis:
     def start(self) -> None:
         server = shutil.which("redis-server") or "/usr/bin/redis-server"
         self.proc = subprocess.Popen(
-            [server, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-             "--dir", str(self.folder)],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        )  # fmt: skip
+            [
+                server,
+                "--port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                str(self.folder),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         wait_for_port(self.port, self.proc)
 
     def stop(self) -> None:
@@ -72,11 +84,24 @@ def replicas(tree):
         import os
 
         port = free_port()
-        procs.append(subprocess.Popen(
-            [sys.executable, "-m", "mcp_cli", "serve", str(tree), "--http", f"127.0.0.1:{port}", "--stateless",
-             *options],
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env={**os.environ, **(env or {})},
-        ))  # fmt: skip
+        procs.append(
+            subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "mcp_cli",
+                    "serve",
+                    str(tree),
+                    "--http",
+                    f"127.0.0.1:{port}",
+                    "--stateless",
+                    *options,
+                ],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                env={**os.environ, **(env or {})},
+            )
+        )
         wait_for_port(port, procs[-1])
         return f"http://127.0.0.1:{port}"
 
@@ -158,8 +183,10 @@ async def test_a_store_that_cannot_be_reached_costs_only_the_next_parts(redis_se
         assert "To read on, run the call again (`lines many`)" in lost.text
         cut = await call(client, "many", tool="lines")  # the answer still comes, its first part, with why
         assert cut.ok and numbers(cut.text)[0] == 0 and "Next part" not in cut.text
-        assert ("the rest could not be kept for next parts: the answers store "
-                f"{redis_server.url} cannot be reached (ConnectionError") in cut.text  # fmt: skip
+        assert (
+            "the rest could not be kept for next parts: the answers store "
+            f"{redis_server.url} cannot be reached (ConnectionError"
+        ) in cut.text
         redis_server.start()  # back: kept again
         back = await call(client, "many", tool="lines")
         assert back.ok and NEXT.search(back.text)
@@ -168,9 +195,22 @@ async def test_a_store_that_cannot_be_reached_costs_only_the_next_parts(redis_se
 
 def test_a_store_url_of_another_kind_is_refused_saying_what_to_give(tree):
     done = subprocess.run(
-        [sys.executable, "-m", "mcp_cli", "serve", str(tree), "--http", str(free_port()), "--stateless",
-         "--answers-store", "http://127.0.0.1:6379"],
-        capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=budget(60),
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "mcp_cli",
+            "serve",
+            str(tree),
+            "--http",
+            str(free_port()),
+            "--stateless",
+            "--answers-store",
+            "http://127.0.0.1:6379",
+        ],
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=budget(60),
+    )
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert "--answers-store takes a Redis or Valkey URL (redis://HOST:PORT/DB" in done.stderr

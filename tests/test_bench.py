@@ -71,9 +71,17 @@ def test_strategies_count_what_a_client_receives():
     listed, help_text = anyio.run(served)
     assert paths.up["mcp-cli"] == tokens.count(tokens.tool_json([listed]))
     assert help_text == paths.help(["github", "create-issue", "--help"])
-    assert paths.up["static"] == tokens.count(json.dumps({"tools": [
-        {k: v for k, v in t.items() if k in ("name", "description", "inputSchema")} for t in corpus.tools
-    ]}, separators=(",", ":"), ensure_ascii=False))  # fmt: skip
+    assert paths.up["static"] == tokens.count(
+        json.dumps(
+            {
+                "tools": [
+                    {k: v for k, v in t.items() if k in ("name", "description", "inputSchema")} for t in corpus.tools
+                ]
+            },
+            separators=(",", ":"),
+            ensure_ascii=False,
+        )
+    )
     assert paths.up["meta-tools"] == tokens.count(tokens.tool_json(economy.META_TOOLS))
     task = paths.task("Create an issue in the platform repo", [("github", "github_create_issue")])
     assert task["mcp-cli"] > paths.up["mcp-cli"] + tokens.count(help_text)
@@ -99,8 +107,9 @@ def test_each_context_call_of_the_context_bench_reaches_its_command_and_names_on
 
 
 def test_quick_smoke_run_of_the_whole_suite():
-    proc = subprocess.run([sys.executable, "-m", "bench", "--quick"], capture_output=True, text=True,
-                          timeout=budget(900), cwd=ROOT)  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, "-m", "bench", "--quick"], capture_output=True, text=True, timeout=budget(900), cwd=ROOT
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     for heading in ("## Token economy", "## Search quality", "## Context-driven disclosure", "## Scale", "## Targets"):
         assert heading in proc.stdout

@@ -34,8 +34,10 @@ def graph_file(path) -> None:
         }
         for i in range(ENTITIES)
     ]
-    lines += [{"type": "relation", "from": f"person-{i:03}", "to": f"person-{i + 1:03}", "relationType": "knows"}
-              for i in range(ENTITIES - 1)]  # fmt: skip
+    lines += [
+        {"type": "relation", "from": f"person-{i:03}", "to": f"person-{i + 1:03}", "relationType": "knows"}
+        for i in range(ENTITIES - 1)
+    ]
     path.write_text("\n".join(json.dumps(x) for x in lines) + "\n")
 
 
@@ -133,13 +135,30 @@ async def test_compact_forms(world):
 
 
 # A command with its own --budget option keeps it; before the path, --budget is the runtime's.
-OWN = {"format": "mcp-cli/tree", "version": 1, "root": {"kind": "group", "name": "lines", "children": [
-    {"kind": "command", "name": "many", "summary": "Many numbered lines.",
-     "params": [{"name": "budget", "flags": ["--budget"], "type": "integer", "default": 0}],
-     "handler": {"kind": "subprocess", "command": [
-         "{python}", "-c", "import sys; print('own budget', sys.argv[-1]); [print(f'line {i}') for i in range(20000)]",
-         ]}},
-]}}  # fmt: skip
+OWN = {
+    "format": "mcp-cli/tree",
+    "version": 1,
+    "root": {
+        "kind": "group",
+        "name": "lines",
+        "children": [
+            {
+                "kind": "command",
+                "name": "many",
+                "summary": "Many numbered lines.",
+                "params": [{"name": "budget", "flags": ["--budget"], "type": "integer", "default": 0}],
+                "handler": {
+                    "kind": "subprocess",
+                    "command": [
+                        "{python}",
+                        "-c",
+                        "import sys; print('own budget', sys.argv[-1]); [print(f'line {i}') for i in range(20000)]",
+                    ],
+                },
+            },
+        ],
+    },
+}
 
 
 @pytest.fixture
@@ -160,8 +179,9 @@ async def test_a_command_keeps_its_own_option_of_the_same_name(lines_tree):
 def replica(tree, port: int) -> subprocess.Popen:
     proc = subprocess.Popen(
         [sys.executable, "-m", "mcp_cli", "serve", str(tree), "--http", f"127.0.0.1:{port}", "--stateless"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-    )  # fmt: skip
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     wait_for_port(port, proc)
     return proc
 
@@ -182,8 +202,9 @@ async def test_stateless_replicas_read_on_where_the_answer_is_kept_and_say_so_el
             here = await call(one, command=nxt, tool="lines")  # the same replica has it (no session: by its id)
             assert here.ok and "lines 1-" not in here.text and re.search(r"\[cut to the .*: lines \d", here.text)
             # OpenAPI /run on the same replica honours the budget too
-            run = httpx2.post(f"http://127.0.0.1:{ports[0]}/run", json={"argv": ["--budget", "800", "many"]},
-                             timeout=budget(30))  # fmt: skip
+            run = httpx2.post(
+                f"http://127.0.0.1:{ports[0]}/run", json={"argv": ["--budget", "800", "many"]}, timeout=budget(30)
+            )
             assert "[cut to the 800-token budget: lines 1-" in run.json()["output"]
     finally:
         for proc in procs:
@@ -193,8 +214,13 @@ async def test_stateless_replicas_read_on_where_the_answer_is_kept_and_say_so_el
 
 def run(tree, *argv: str, cache) -> str:
     env = {**os.environ, "MCP_CLI_CACHE_DIR": str(cache)}
-    done = subprocess.run([sys.executable, "-m", "mcp_cli", "run", *argv[:2], str(tree), *argv[2:]],
-                          capture_output=True, text=True, env=env, timeout=budget(60))  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-m", "mcp_cli", "run", *argv[:2], str(tree), *argv[2:]],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=budget(60),
+    )
     assert done.returncode == 0, done.stderr
     return done.stdout
 
@@ -207,8 +233,9 @@ def test_mcp_cli_run_honours_budgets_and_reads_on_in_the_next_process(world, tmp
     path = f"{Path(sys.executable).parent}:/usr/bin:/bin"  # where `mcp-cli` is installed
     env = {**os.environ, "MCP_CLI_CACHE_DIR": str(world["cache"]), "PATH": path}
     printed = nxt.group(0).removeprefix("Next part: `").removesuffix("`")
-    second = subprocess.run(printed, shell=True, capture_output=True, text=True, env=env, cwd=tmp_path,
-                            timeout=budget(60))  # fmt: skip
+    second = subprocess.run(
+        printed, shell=True, capture_output=True, text=True, env=env, cwd=tmp_path, timeout=budget(60)
+    )
     assert second.returncode == 0, second.stderr
     assert names(second.stdout) and names(second.stdout)[0] > names(first)[-1]  # read on where the first stopped
 
@@ -234,11 +261,16 @@ async def test_call_tool_takes_a_budget_and_a_format(world):
         assert nxt.startswith("graph --budget 1000 --format json --more ") and nxt.endswith(" memory read-graph")
         second = (await client.call_tool("call_tool", {"name": nxt, "budget": 2000})).content[0].text
         assert "[cut to the 2,000-token budget: items " in second and names(second)[0] > names(text)[-1]
-        table = await client.call_tool("call_tool", {"name": "memory open-nodes", "format": "table",
-                                                     "arguments": {"names": ["person-001", "person-002"]}})  # fmt: skip
+        table = await client.call_tool(
+            "call_tool",
+            {"name": "memory open-nodes", "format": "table", "arguments": {"names": ["person-001", "person-002"]}},
+        )
         assert "relations (3):\nfrom | to | relationType\n" in table.content[0].text
-        piped = (await client.call_tool("call_tool", {"name": "memory read-graph", "then": "jq .entities",
-                                                      "budget": 1000})).content[0].text  # fmt: skip
+        piped = (
+            (await client.call_tool("call_tool", {"name": "memory read-graph", "then": "jq .entities", "budget": 1000}))
+            .content[0]
+            .text
+        )
         nxt = NEXT.search(piped).group(1)  # a pipeline's next part names its stages
         assert "[cut to the 1,000-token budget: items 1-" in piped and nxt.endswith(" memory read-graph | jq .entities")
         more = (await client.call_tool("call_tool", {"name": nxt})).content[0].text
@@ -249,8 +281,14 @@ async def test_call_tool_takes_a_budget_and_a_format(world):
 
 def test_an_exported_skill_honours_budgets_and_reads_on(world, tmp_path):
     env = {**os.environ, "MCP_CLI_CACHE_DIR": str(world["cache"])}
-    made = subprocess.run([sys.executable, "-m", "mcp_cli", "export", str(world["config"]), "-o", "skills/graph"],
-                          cwd=tmp_path, capture_output=True, text=True, timeout=budget(300), env=env)  # fmt: skip
+    made = subprocess.run(
+        [sys.executable, "-m", "mcp_cli", "export", str(world["config"]), "-o", "skills/graph"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=budget(300),
+        env=env,
+    )
     assert made.returncode == 0, made.stderr
     script = tmp_path / "skills" / "graph" / "scripts" / "graph.sh"
 

@@ -156,8 +156,12 @@ def test_requirements_become_dependencies_pip_reads_and_a_local_one_fails_the_bu
     assert dependencies[-4:] == ["six", "pyyaml>=6", "six @ git+https://example.com/six.git@1.16.0", "attrs==23.1"]
     with (skill / "requirements.txt").open("a") as f:
         f.write("./local_pkg\n")
-    proc = subprocess.run([sys.executable, "-m", "mcp_cli", "build", str(skill), "-o", str(tmp_path / "again")],
-                          capture_output=True, text=True, timeout=budget(120))  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, "-m", "mcp_cli", "build", str(skill), "-o", str(tmp_path / "again")],
+        capture_output=True,
+        text=True,
+        timeout=budget(120),
+    )
     assert proc.returncode == 1 and "requirements.txt:6: './local_pkg' is no requirement" in proc.stderr
     assert "Traceback" not in proc.stderr and not (tmp_path / "again").exists()
 
@@ -250,8 +254,17 @@ async def test_installed_console_script_serves_over_stdio(installed, tmp_path):
 def test_inspector_strict_accepts_the_built_server(installed, tmp_path):
     listed = inspector([str(installed)], "--method", "tools/list", home=tmp_path, cwd=tmp_path, strict=True)
     assert listed.returncode == 0, listed.stderr
-    called = inspector([str(installed)], "--method", "tools/call", "--tool-name", "argtool", "--tool-arg",
-                       "command=count a b", home=tmp_path, cwd=tmp_path)  # fmt: skip
+    called = inspector(
+        [str(installed)],
+        "--method",
+        "tools/call",
+        "--tool-name",
+        "argtool",
+        "--tool-arg",
+        "command=count a b",
+        home=tmp_path,
+        cwd=tmp_path,
+    )
     assert called.returncode == 0 and '"text": "2\\n"' in called.stdout, called.stdout + called.stderr
 
 

@@ -112,7 +112,8 @@ def test_inspector_cli_strict_lists_and_calls(tmp_path):
     listed = inspector(server, "--method", "tools/list", home=tmp_path, strict=True)
     assert listed.returncode == 0, listed.stderr
     assert '"name": "demo"' in listed.stdout
-    called = inspector(server, "--method", "tools/call", "--tool-name", "demo", "--tool-arg", "command=math add 2 3",
-                       home=tmp_path)  # fmt: skip
+    called = inspector(
+        server, "--method", "tools/call", "--tool-name", "demo", "--tool-arg", "command=math add 2 3", home=tmp_path
+    )
     assert called.returncode == 0, called.stderr
     assert '"isError": false' in called.stdout and '"data": 5' in called.stdout

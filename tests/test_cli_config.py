@@ -153,9 +153,19 @@ async def test_wrap_writes_no_secret_and_the_wrapped_server_reads_it_from_its_en
     upstream = tmp_path / "env_echo.py"
     upstream.write_text(ENV_ECHO)
     config = tmp_path / "vault.json"
-    config.write_text(json.dumps({"mcpServers": {"vault": {
-        "command": sys.executable, "args": [str(upstream)], "env": {"API_KEY": secret, "NODE_ENV": "production"},
-    }}}))  # fmt: skip
+    config.write_text(
+        json.dumps(
+            {
+                "mcpServers": {
+                    "vault": {
+                        "command": sys.executable,
+                        "args": [str(upstream)],
+                        "env": {"API_KEY": secret, "NODE_ENV": "production"},
+                    }
+                }
+            }
+        )
+    )
     out = tmp_path / "vault-mcp"
     env = {"MCP_CLI_CACHE_DIR": str(tmp_path / "cache")}
     proc = cli("wrap", str(config), "-o", str(out), env=env, cwd=tmp_path)

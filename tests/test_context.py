@@ -68,8 +68,11 @@ async def test_sessions_over_http_keep_their_own_context_and_stateless_clients_g
         port = free_port()
         proc = subprocess.Popen(
             [sys.executable, "-m", "mcp_cli", "serve", str(path), "--http", f"127.0.0.1:{port}", *mode],
-            cwd=ROOT, env={**os.environ, **env}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        )  # fmt: skip
+            cwd=ROOT,
+            env={**os.environ, **env},
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         try:
             wait_for_port(port, proc)
             url = f"http://127.0.0.1:{port}/mcp"
@@ -101,7 +104,10 @@ def test_entity_types_are_inferred_from_parameter_names():
     assert entities.infer(["owner", "name", "body"]) == {"repository": ["owner", "name"]}
     assert entities.infer(["name", "body"]) == {}  # a `name` alone names nothing known
     assert entities.infer(["fullPath", "issue_key", "namespace"]) == {
-        "repository": ["fullPath"], "issue": ["issue_key"], "namespace": ["namespace"]}  # fmt: skip
+        "repository": ["fullPath"],
+        "issue": ["issue_key"],
+        "namespace": ["namespace"],
+    }
     assert entities.infer(["ref", "issue_key"], {"ref": "issue"}) == {"issue": ["issue_key", "ref"]}
     assert entities.infer(["channel"], {"channel": "room"}) == {"room": ["channel"]}  # a declaration overrides
 
@@ -109,7 +115,10 @@ def test_entity_types_are_inferred_from_parameter_names():
 def test_only_values_of_an_entitys_form_count():
     acts_on = {"issue": ["issue_key"], "repository": ["owner", "repo"], "channel": ["channel"]}
     assert entities.found(acts_on, {"issue_key": "ENG-423", "owner": "acme", "repo": "api", "channel": "ops"}) == [
-        ("issue", "ENG-423"), ("repository", "acme/api"), ("channel", "ops")]  # fmt: skip
+        ("issue", "ENG-423"),
+        ("repository", "acme/api"),
+        ("channel", "ops"),
+    ]
     odd = {"issue_key": "utf-8", "owner": "acme", "repo": ["api"], "channel": "two words"}
     assert entities.found(acts_on, odd) == []
 
@@ -119,8 +128,7 @@ def test_a_session_keeps_its_most_recent_entities_first():
     context.record("jira", [("issue", "ENG-1")])
     context.record("github", [("repository", "acme/api")])
     context.record("linear", [("issue", "ENG-1")])
-    assert [(e.value, e.domains) for e in context.entities] == [("ENG-1", ["linear", "jira"]),
-                                                                 ("acme/api", ["github"])]  # fmt: skip
+    assert [(e.value, e.domains) for e in context.entities] == [("ENG-1", ["linear", "jira"]), ("acme/api", ["github"])]
     assert context.domains() == ["linear", "jira", "github"]
     for i in range(KEPT + 3):
         context.record("k8s", [("namespace", f"ns-{i}")])
@@ -129,12 +137,16 @@ def test_a_session_keeps_its_most_recent_entities_first():
 
 def test_declared_entities_come_from_config_and_survive_json(tmp_path):
     options = {"mcp-cli": {"entities": {"repo": "project"}}}
-    path = config(tmp_path / "c.json", {"a": entry("list_items", **options), "b": entry("x", **{"mcp-cli": {
-        "entities": ["repo"]}})})  # fmt: skip
+    path = config(
+        tmp_path / "c.json",
+        {"a": entry("list_items", **options), "b": entry("x", **{"mcp-cli": {"entities": ["repo"]}})},
+    )
     servers, warnings = read(path)
     assert any("`entities` must map parameter names to entity types" in w for w in warnings)
-    found = {s.name: {"server": {}, "tools": [{"name": "list_items", "inputSchema": {"properties": {"repo": {}}}}]}
-             for s in servers}  # fmt: skip
+    found = {
+        s.name: {"server": {}, "tools": [{"name": "list_items", "inputSchema": {"properties": {"repo": {}}}}]}
+        for s in servers
+    }
     tree = mcp_tools.build("t", servers, found)
     commands = {p[0]: n for p, n in tree.walk() if len(p) == 2}
     assert commands["a"].entities == {"project": ["repo"]}
@@ -144,9 +156,22 @@ def test_declared_entities_come_from_config_and_survive_json(tmp_path):
 
 
 def test_a_tree_with_bad_entities_is_refused():
-    bad = {"format": "mcp-cli/tree", "version": 1, "root": {"kind": "group", "name": "t", "children": [
-        {"kind": "command", "name": "c", "entities": {"issue": "key"},
-         "handler": {"kind": "python", "target": "m:f"}}]}}  # fmt: skip
+    bad = {
+        "format": "mcp-cli/tree",
+        "version": 1,
+        "root": {
+            "kind": "group",
+            "name": "t",
+            "children": [
+                {
+                    "kind": "command",
+                    "name": "c",
+                    "entities": {"issue": "key"},
+                    "handler": {"kind": "python", "target": "m:f"},
+                }
+            ],
+        },
+    }
     with pytest.raises(ValueError, match="entities"):
         Tree.from_dict(bad)
 
@@ -156,8 +181,10 @@ def crowded_tree() -> Tree:
     (the same issue tools) share a group; `server1`, a key that says nothing, is renamed after what its tools do."""
     from mcp_cli.sources.mcp_config import Server
 
-    tools = [{"name": n, "inputSchema": {"properties": {"issue_key": {"type": "string"}}}}
-             for n in ("list_issues", "add_issue_comment")]  # fmt: skip
+    tools = [
+        {"name": n, "inputSchema": {"properties": {"issue_key": {"type": "string"}}}}
+        for n in ("list_issues", "add_issue_comment")
+    ]
     others = (
         "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa "
         "quebec romeo sierra tango uniform victor whiskey xray yankee zulu amber cobalt denim".split()

@@ -50,14 +50,27 @@ def config(tmp_path):
 
 
 def run(env, *args, cwd=None, input=None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "mcp_cli", "run", *args], env=env, cwd=cwd or ROOT, input=input,
-                          capture_output=True, text=True, timeout=budget(120))  # fmt: skip
+    return subprocess.run(
+        [sys.executable, "-m", "mcp_cli", "run", *args],
+        env=env,
+        cwd=cwd or ROOT,
+        input=input,
+        capture_output=True,
+        text=True,
+        timeout=budget(120),
+    )
 
 
 def status(env) -> list[dict]:
     """The running daemons, as `daemon status` shows them: pid, source, and the pids of their processes."""
-    said = subprocess.run([sys.executable, "-m", "mcp_cli", "daemon", "status"], env=env, cwd=ROOT,
-                          capture_output=True, text=True, timeout=budget(60)).stdout  # fmt: skip
+    said = subprocess.run(
+        [sys.executable, "-m", "mcp_cli", "daemon", "status"],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=budget(60),
+    ).stdout
     daemons = []
     for line in said.splitlines():
         if m := re.match(r"(\S+)  \(pid (\d+), in ", line):
@@ -83,8 +96,9 @@ def gone(*pids: int) -> bool:
 
 
 def mcp_cli(env, *args) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "mcp_cli", *args], env=env, cwd=ROOT, capture_output=True, text=True,
-                          timeout=budget(60))  # fmt: skip
+    return subprocess.run(
+        [sys.executable, "-m", "mcp_cli", *args], env=env, cwd=ROOT, capture_output=True, text=True, timeout=budget(60)
+    )
 
 
 @pytest.fixture
@@ -137,8 +151,16 @@ def test_malformed_requests_are_refused_and_logged_and_the_daemon_serves_on(env,
         (path,) = Path(env["MCP_CLI_RUNTIME_DIR"]).glob("*.sock")
         streams = [[None, None]] * 3
         no_fds = json.dumps({"op": "run", "argv": [], "streams": streams}).encode() + b"\n"
-        bad = [b"[]\n", b"1\n", b"\xff\xfe\x00{\n", b"{\n", b'{"op": "dance"}\n', b'{"op": "run", "argv": "gh"}\n',
-               b'{"op": "status", "source": 7}\n', no_fds]  # fmt: skip
+        bad = [
+            b"[]\n",
+            b"1\n",
+            b"\xff\xfe\x00{\n",
+            b"{\n",
+            b'{"op": "dance"}\n',
+            b'{"op": "run", "argv": "gh"}\n',
+            b'{"op": "status", "source": 7}\n',
+            no_fds,
+        ]
         with_fds = [
             {"op": "run", "argv": ["--help"], "streams": [["no-such-codec", None], [None, None], [None, None]]},
             {"op": "run", "argv": ["--help"], "streams": [[None, "no-such-handler"], [None, None], [None, None]]},
@@ -216,12 +238,14 @@ def test_a_start_failure_is_not_recalled_once_path_is_fixed(env, tmp_path):
     export = mcp_cli(env, "export", str(source), "-o", str(tmp_path / "tools"))
     assert export.returncode == 0 and "`listed-mcp` not found on PATH" in export.stderr, export.stderr
     script = tmp_path / "tools" / "scripts" / "tools.sh"
-    missing = subprocess.run([str(script), "tools", "whoami"], env=env, cwd=tmp_path, capture_output=True, text=True,
-                             timeout=budget(120))  # fmt: skip
+    missing = subprocess.run(
+        [str(script), "tools", "whoami"], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=budget(120)
+    )
     assert missing.returncode != 0 and "not found on PATH" in missing.stderr
     fixed = {**env, "PATH": f"{tools}{os.pathsep}{env['PATH']}"}
-    found = subprocess.run([str(script), "tools", "whoami"], env=fixed, cwd=tmp_path, capture_output=True, text=True,
-                           timeout=budget(120))  # fmt: skip
+    found = subprocess.run(
+        [str(script), "tools", "whoami"], env=fixed, cwd=tmp_path, capture_output=True, text=True, timeout=budget(120)
+    )
     assert found.returncode == 0 and '"tool": "whoami"' in found.stdout, found.stderr
 
 
@@ -230,10 +254,13 @@ def test_a_server_unavailable_in_the_daemons_tree_is_asked_again_at_the_next_cal
     sessions go on."""
     broken, good, cache = tmp_path / "broken", tmp_path / "good.log", tmp_path / "cache"
     broken.write_text("the server cannot start while this file exists")
-    source = listed_config(tmp_path / "two.json", {
-        "good": entry("ping", env={"LISTED_STARTS": str(good)}),
-        "gh": entry("list_issues", env={"LISTED_FAIL_IF": str(broken)}),
-    })  # fmt: skip
+    source = listed_config(
+        tmp_path / "two.json",
+        {
+            "good": entry("ping", env={"LISTED_STARTS": str(good)}),
+            "gh": entry("list_issues", env={"LISTED_FAIL_IF": str(broken)}),
+        },
+    )
     env = {**env, "MCP_CLI_CACHE_DIR": str(cache)}
     assert run(env, str(source), "--", "good", "ping").returncode == 0
     failed = run(env, str(source), "--", "gh", "list-issues")
@@ -274,13 +301,23 @@ def test_a_call_through_the_daemon_says_and_exits_as_one_without_it(env, tmp_pat
         'sys.stdout.write(sys.stdin.read().upper())\nprint("echoed", file=sys.stderr)\nsys.exit(args.status)\n'
     )
     # a name the spec does not allow: loading warns, and each call says so again, as a fresh process would
-    skill = write_skill(tmp_path / "echoes", "Echo stdin back, and complain.", {"scripts/echo.py": echo},
-                        body="# Echoes\n", name="Echoes")  # fmt: skip
+    skill = write_skill(
+        tmp_path / "echoes",
+        "Echo stdin back, and complain.",
+        {"scripts/echo.py": echo},
+        body="# Echoes\n",
+        name="Echoes",
+    )
     work = tmp_path / "work"
     work.mkdir()
     (work / "args.json").write_text('{"status": 3}')
-    calls = [["--", "--help"], ["--", "echo", "--status", "3"], ["--", "echo", "--json", "@args.json"],
-             ["--", "ech"], ["--", "echo", "--status", "x"]]  # fmt: skip
+    calls = [
+        ["--", "--help"],
+        ["--", "echo", "--status", "3"],
+        ["--", "echo", "--json", "@args.json"],
+        ["--", "ech"],
+        ["--", "echo", "--status", "x"],
+    ]
     for argv in calls:
         daemon = run(env, str(skill), *argv, cwd=work, input="héllo\n")
         alone = run(env, "--no-daemon", str(skill), *argv, cwd=work, input="héllo\n")
@@ -326,8 +363,14 @@ def test_the_runtime_folder_and_socket_are_the_users_alone(env, config):
 def test_nothing_keeps_running_after_daemon_stop(env, config):
     run(env, str(config), "--", *TOGGLE)
     (daemon,) = status(env)
-    stopped = subprocess.run([sys.executable, "-m", "mcp_cli", "daemon", "stop", str(config)], env=env, cwd=ROOT,
-                             capture_output=True, text=True, timeout=budget(60))  # fmt: skip
+    stopped = subprocess.run(
+        [sys.executable, "-m", "mcp_cli", "daemon", "stop", str(config)],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=budget(60),
+    )
     assert f"stopped {config}" in stopped.stdout
     assert not any(alive(p) for p in [daemon["pid"], *daemon["children"]])  # gone once stop returned
     assert status(env) == []
@@ -361,11 +404,21 @@ def test_two_concurrent_runs_share_one_daemon(env, config):
 
 
 def test_an_exported_skill_runs_through_the_daemon(env, config, tmp_path):
-    export = subprocess.run([sys.executable, "-m", "mcp_cli", "export", str(config), "-o", str(tmp_path / "ev")],
-                            env=env, cwd=ROOT, capture_output=True, text=True, timeout=budget(300))  # fmt: skip
+    export = subprocess.run(
+        [sys.executable, "-m", "mcp_cli", "export", str(config), "-o", str(tmp_path / "ev")],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=budget(300),
+    )
     assert export.returncode == 0, export.stderr
     (script,) = (tmp_path / "ev" / "scripts").glob("*.sh")
-    calls = [subprocess.run([str(script), *TOGGLE], env=env, cwd=tmp_path, capture_output=True, text=True,
-                            timeout=budget(120)) for _ in range(2)]  # fmt: skip
+    calls = [
+        subprocess.run(
+            [str(script), *TOGGLE], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=budget(120)
+        )
+        for _ in range(2)
+    ]
     assert calls[0].stdout.startswith(STARTED) and calls[1].stdout.startswith(STOPPED), calls[1].stderr
     assert len(status(env)) == 1

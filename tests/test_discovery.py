@@ -66,8 +66,13 @@ async def test_variables_in_command_args_and_env_are_expanded_from_the_environme
         "env": {"LISTED_GREETING": "${GREETING_FOR_TEST}", "LISTED_EMPTY": "${UNSET_FOR_TEST:-}", "LISTED_AS_IS": "x"},
     }
     team = config(tmp_path / "team.json", {"me": server})
-    env = {"MCP_CLI_CACHE_DIR": str(tmp_path / "cache"), "PYTHON_FOR_TEST": sys.executable,
-           "LISTED_FOR_TEST": str(LISTED), "TAG_FOR_TEST": "v1", "GREETING_FOR_TEST": "hello"}  # fmt: skip
+    env = {
+        "MCP_CLI_CACHE_DIR": str(tmp_path / "cache"),
+        "PYTHON_FOR_TEST": sys.executable,
+        "LISTED_FOR_TEST": str(LISTED),
+        "TAG_FOR_TEST": "v1",
+        "GREETING_FOR_TEST": "hello",
+    }
     async with served("serve", str(team), env=env) as client:
         result = await client.call_tool("team", {"argv": ["me", "whoami"]})
         assert not result.is_error, text(result)
@@ -101,5 +106,10 @@ def test_what_a_server_says_of_itself_is_kept_and_summarises_its_domain(tmp_path
     root = mcp_cli("run", str(team), "--", "--help", env=env).stdout
     assert re.search(r"^  ship +Tracks parcels across carriers\.$", root, re.M)  # its description, not `thing.`
     cached = [json.loads(p.read_text())["server"] for p in (tmp_path / "cache").glob("tools-*.json")]
-    assert {"name": "listed", "version": "1", "title": "Parcel Tracker", "description": said["LISTED_DESCRIPTION"],
-            "instructions": ""} in cached  # fmt: skip
+    assert {
+        "name": "listed",
+        "version": "1",
+        "title": "Parcel Tracker",
+        "description": said["LISTED_DESCRIPTION"],
+        "instructions": "",
+    } in cached

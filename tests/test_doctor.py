@@ -30,15 +30,23 @@ def doctor(*args, tmp_path, env=None, cwd=None):
 @pytest.fixture
 def config(tmp_path):
     path = tmp_path / "team.json"
-    path.write_text(json.dumps({"mcpServers": {
-        "memory": {"command": str(NODE_BIN / "mcp-server-memory"),
-                   "env": {"MEMORY_FILE_PATH": str(tmp_path / "mem.jsonl")}},
-        "names": {"command": sys.executable, "args": [str(NAMES)]},
-        "missing": {"command": "no-such-mcp-server-for-doctor"},
-        "vault": {"command": sys.executable, "args": [str(NAMES)], "env": {"KEY": "${DOCTOR_TEST_KEY}"}},
-        "crash": {"command": sys.executable, "args": ["-c", CRASH]},
-        "half": {"args": ["--port", "1"]},
-    }}))  # fmt: skip
+    path.write_text(
+        json.dumps(
+            {
+                "mcpServers": {
+                    "memory": {
+                        "command": str(NODE_BIN / "mcp-server-memory"),
+                        "env": {"MEMORY_FILE_PATH": str(tmp_path / "mem.jsonl")},
+                    },
+                    "names": {"command": sys.executable, "args": [str(NAMES)]},
+                    "missing": {"command": "no-such-mcp-server-for-doctor"},
+                    "vault": {"command": sys.executable, "args": [str(NAMES)], "env": {"KEY": "${DOCTOR_TEST_KEY}"}},
+                    "crash": {"command": sys.executable, "args": ["-c", CRASH]},
+                    "half": {"args": ["--port", "1"]},
+                }
+            }
+        )
+    )
     return path
 
 
@@ -50,8 +58,10 @@ def test_doctor_tells_why_servers_fail_and_which_names_and_schemas_a_model_api_r
     servers = lines[lines.index("Servers:") + 1 : lines.index("Servers:") + 8]
     assert servers[0].startswith("  memory: ok: ") and servers[0].endswith(" tools")
     assert servers[1] == "  names: ok: 8 tools"
-    assert servers[2] == ("  missing: failed: command `no-such-mcp-server-for-doctor` not found on PATH: install it, "
-                          "or give its full path in the configuration")  # fmt: skip
+    assert servers[2] == (
+        "  missing: failed: command `no-such-mcp-server-for-doctor` not found on PATH: install it, "
+        "or give its full path in the configuration"
+    )
     assert servers[3].startswith("  vault: failed: the environment variable DOCTOR_TEST_KEY is not set")
     assert servers[4].startswith("  crash: failed: ")
     assert servers[5:7] == ["      starting", "      boom: no database at db.sqlite"]  # its stderr's last lines
@@ -68,11 +78,15 @@ def test_doctor_tells_why_servers_fail_and_which_names_and_schemas_a_model_api_r
     ]
     assert not any(line.startswith("  memory/") for line in lines)  # its names and schemas are fine
     alike = lines[lines.index("Tool names that are one in kebab-case (each keeps a command of its own):") + 1]
-    assert alike == "  names: get-user: getUser -> `names getUser`, get-user -> `names get-user`, get_user -> " \
-                    "`names get_user`"  # fmt: skip
+    assert (
+        alike == "  names: get-user: getUser -> `names getUser`, get-user -> `names get-user`, get_user -> "
+        "`names get_user`"
+    )
     assert lines[-1].startswith("5 servers: 2 ok, 3 failed; ")
-    assert lines[-1].endswith("; 5 a model API would refuse served directly (served safely here); 1 set of names "
-                              "alike in kebab-case (each has its command)")  # fmt: skip
+    assert lines[-1].endswith(
+        "; 5 a model API would refuse served directly (served safely here); 1 set of names "
+        "alike in kebab-case (each has its command)"
+    )
 
 
 @pytest.mark.anyio
@@ -86,8 +100,11 @@ async def test_doctor_names_refused_schemas_and_server_keys_alike_and_each_is_ca
     assert proc.returncode == 0, proc.stdout + proc.stderr
     lines = proc.stdout.splitlines()
     api = lines[lines.index("Tool names and schemas a model API refuses when a host serves the tools directly:") + 1 :]
-    assert api[:3] == ["  shop_schemas/find: top-level anyOf", "  shop_schemas/merge: top-level allOf",
-                       "  shop_schemas/ship: top-level if, then"]  # fmt: skip
+    assert api[:3] == [
+        "  shop_schemas/find: top-level anyOf",
+        "  shop_schemas/merge: top-level allOf",
+        "  shop_schemas/ship: top-level if, then",
+    ]
     assert {f"  {k}/ship: top-level if, then" for k in keys} <= set(api[:9])
     domains = lines[
         lines.index("Server keys that are one in kebab-case (each server keeps a domain of its own):") + 1 :
@@ -96,8 +113,10 @@ async def test_doctor_names_refused_schemas_and_server_keys_alike_and_each_is_ca
         "  shop-schemas: shop-schemas -> `shop-schemas`, shop_schemas -> `shop_schemas`",
         "  search: search -> `search-2` (`search` is the root's own command)",
     ]
-    assert lines[-1] == ("3 servers: 3 ok, 0 failed; 9 tools; 9 a model API would refuse served directly (served "
-                         "safely here); 2 sets of names alike in kebab-case (each has its command)")  # fmt: skip
+    assert lines[-1] == (
+        "3 servers: 3 ok, 0 failed; 9 tools; 9 a model API would refuse served directly (served "
+        "safely here); 2 sets of names alike in kebab-case (each has its command)"
+    )
     # served as the doctor says: each tool of each server through the domain it named
     named = {k: d for line in domains[:2] for k, d in (p.split(" -> ") for p in line.split(": ", 1)[1].split(", "))}
     async with served("serve", str(path), env={"MCP_CLI_CACHE_DIR": str(tmp_path / "cache")}) as client:
@@ -110,8 +129,9 @@ async def test_doctor_names_refused_schemas_and_server_keys_alike_and_each_is_ca
 
 
 def test_doctor_of_working_servers_exits_0_and_says_json_when_asked(config, tmp_path):
-    proc = doctor(config, "--server", "memory", "--server", "vault", "--json", tmp_path=tmp_path,
-                  env={"DOCTOR_TEST_KEY": "set"})  # fmt: skip
+    proc = doctor(
+        config, "--server", "memory", "--server", "vault", "--json", tmp_path=tmp_path, env={"DOCTOR_TEST_KEY": "set"}
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     report = json.loads(proc.stdout)
     assert report["failed"] == 0 and list(report["servers"]) == ["memory", "vault"]
@@ -122,12 +142,14 @@ def test_doctor_of_working_servers_exits_0_and_says_json_when_asked(config, tmp_
 def test_doctor_names_the_login_a_server_needs(tmp_path):
     port = free_port()
     oauth = ROOT / "tests" / "fixtures" / "upstreams" / "oauth_server.py"
-    proc = subprocess.Popen([sys.executable, str(oauth), str(port)], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)  # fmt: skip
+    proc = subprocess.Popen(
+        [sys.executable, str(oauth), str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     try:
         wait_for_port(port, proc)
-        (tmp_path / "team.json").write_text(json.dumps({"mcpServers": {
-            "prot": {"type": "http", "url": f"http://127.0.0.1:{port}/mcp"}}}))  # fmt: skip
+        (tmp_path / "team.json").write_text(
+            json.dumps({"mcpServers": {"prot": {"type": "http", "url": f"http://127.0.0.1:{port}/mcp"}}})
+        )
         done = doctor("team.json", tmp_path=tmp_path, cwd=tmp_path, env={"MCP_CLI_OAUTH_DIR": str(tmp_path / "t")})
     finally:
         proc.terminate()

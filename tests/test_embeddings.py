@@ -36,8 +36,9 @@ def cache(tmp_path):
 @pytest.fixture
 def endpoint():
     """The fixture endpoint's process and its base URL."""
-    proc = subprocess.Popen([sys.executable, str(ROOT / "tests" / "fixtures" / "embeddings_server.py")],
-                            stdout=subprocess.PIPE, text=True)  # fmt: skip
+    proc = subprocess.Popen(
+        [sys.executable, str(ROOT / "tests" / "fixtures" / "embeddings_server.py")], stdout=subprocess.PIPE, text=True
+    )
     try:
         yield proc, f"http://127.0.0.1:{proc.stdout.readline().strip()}/v1"
     finally:
@@ -91,9 +92,14 @@ async def test_an_openai_compatible_endpoint_is_asked_for_the_configured_model(t
 )
 def test_a_model_that_cannot_be_used_leaves_search_to_words_and_says_why(team, cache, env, why):
     # not a command's name (`list issues`), which fits it without the model
-    proc = subprocess.run([sys.executable, "-m", "mcp_cli", "run", str(team), "--", "search", "list the open issues"],
-                          capture_output=True, text=True, cwd=ROOT, env={**os.environ, **cache, **env},
-                          timeout=budget(120))  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, "-m", "mcp_cli", "run", str(team), "--", "search", "list the open issues"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, **cache, **env},
+        timeout=budget(120),
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines()[0].split()[1] == "list-issues"
     (warning,) = [line for line in proc.stderr.splitlines() if "search ranks by words only" in line]
@@ -115,8 +121,9 @@ async def main():
 anyio.run(main)
 """
     env = {k: v for k, v in os.environ.items() if k != "MCP_CLI_EMBEDDINGS"}
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env={**env, **cache},
-                         timeout=budget(120))  # fmt: skip
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env={**env, **cache}, timeout=budget(120)
+    )
     assert out.stdout.split("\n")[0] == "[] True", out.stderr
 
 

@@ -15,8 +15,9 @@ from .conftest import DEMO, NODE_BIN, budget
 
 
 def export(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "mcp_cli", "export", *args], cwd=cwd, capture_output=True,
-                          text=True, timeout=budget(300))  # fmt: skip
+    return subprocess.run(
+        [sys.executable, "-m", "mcp_cli", "export", *args], cwd=cwd, capture_output=True, text=True, timeout=budget(300)
+    )
 
 
 def shell(command: str, cwd: Path, env: dict) -> subprocess.CompletedProcess:
@@ -30,16 +31,36 @@ def wrap(tmp_path_factory):
     shared = root / "shared"
     shared.mkdir()
     config = root / "team.json"
-    config.write_text(json.dumps({"mcpServers": {
-        "files": {"command": str(NODE_BIN / "mcp-server-filesystem"), "args": [str(shared)]},
-        "time": {"command": sys.executable, "args": ["-m", "mcp_server_time", "--local-timezone", "UTC"]},
-        "memory": {"command": str(NODE_BIN / "mcp-server-memory")},
-    }}))  # fmt: skip
+    config.write_text(
+        json.dumps(
+            {
+                "mcpServers": {
+                    "files": {"command": str(NODE_BIN / "mcp-server-filesystem"), "args": [str(shared)]},
+                    "time": {"command": sys.executable, "args": ["-m", "mcp_server_time", "--local-timezone", "UTC"]},
+                    "memory": {"command": str(NODE_BIN / "mcp-server-memory")},
+                }
+            }
+        )
+    )
     env = {**os.environ, "MCP_CLI_CACHE_DIR": str(root / "cache")}
     proc = subprocess.run(
-        [sys.executable, "-m", "mcp_cli", "export", str(config), "-o", "skills/team-tools", "--exclude-server",
-         "memory"], cwd=root, capture_output=True, text=True, timeout=budget(300), env=env,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "mcp_cli",
+            "export",
+            str(config),
+            "-o",
+            "skills/team-tools",
+            "--exclude-server",
+            "memory",
+        ],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=budget(300),
+        env=env,
+    )
     assert proc.returncode == 0, proc.stderr
     return {"root": root, "skill": root / "skills" / "team-tools", "shared": shared, "env": env}
 

@@ -80,8 +80,12 @@ async def test_a_retry_naming_a_call_the_server_does_not_have():
 def http_server():
     """`mcp-cli serve FAULTS --http` on a free loopback port (its OpenAPI surface beside /mcp): the base URL."""
     port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "mcp_cli", "serve", str(FAULTS), "--http", f"127.0.0.1:{port}"],
-                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mcp_cli", "serve", str(FAULTS), "--http", f"127.0.0.1:{port}"],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         wait_for_port(port, proc)
         yield f"http://127.0.0.1:{port}"
@@ -117,7 +121,13 @@ def test_mcp_cli_run():
     for arguments, kind in FAILURES:
         if "argv" not in arguments or "command" in arguments:
             continue  # not a call a shell can make: its words are argv
-        proc = subprocess.run([sys.executable, "-m", "mcp_cli", "run", str(FAULTS), "--", *arguments["argv"]],
-                              capture_output=True, text=True, env=env, cwd=ROOT, timeout=budget(60))  # fmt: skip
+        proc = subprocess.run(
+            [sys.executable, "-m", "mcp_cli", "run", str(FAULTS), "--", *arguments["argv"]],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=ROOT,
+            timeout=budget(60),
+        )
         assert proc.returncode == exit_code(kind) != 0 and proc.stderr.strip(), (arguments, proc.stderr)
         assert "Traceback" not in proc.stderr

@@ -15,11 +15,15 @@ from .listed import config, entry
 
 pytestmark = pytest.mark.anyio
 
-GITHUB = ("list_issues create_issue get_issue update_issue list_pull_requests create_pull_request "
-          "merge_pull_request get_pull_request list_branches create_branch delete_branch list_tags create_tag "
-          "search_code get_me fork_repository").split()  # fmt: skip
-NATO = ("alfa bravo charlie delta echo foxtrot golf hotel india juliett kilo lima mike november oscar papa "
-        "quebec romeo sierra tango uniform victor whiskey xray yankee zulu").split()  # fmt: skip
+GITHUB = (
+    "list_issues create_issue get_issue update_issue list_pull_requests create_pull_request "
+    "merge_pull_request get_pull_request list_branches create_branch delete_branch list_tags create_tag "
+    "search_code get_me fork_repository"
+).split()
+NATO = (
+    "alfa bravo charlie delta echo foxtrot golf hotel india juliett kilo lima mike november oscar papa "
+    "quebec romeo sierra tango uniform victor whiskey xray yankee zulu"
+).split()
 
 
 @pytest.fixture
@@ -86,8 +90,10 @@ async def test_preset_groups_and_toolsets_name_the_subgroups(tmp_path, cache):
 async def test_every_server_is_a_row_of_the_root_named_by_its_key_however_many(tmp_path, cache):
     start = budget(10)  # 31 servers starting at once
     servers = {name: entry("ping", startup_timeout_sec=start) for name in NATO}
-    servers |= {name: entry("list_issues", "get_issue", startup_timeout_sec=start)
-                for name in ("github", "jira-work", "tracker")}  # fmt: skip
+    servers |= {
+        name: entry("list_issues", "get_issue", startup_timeout_sec=start)
+        for name in ("github", "jira-work", "tracker")
+    }
     servers |= {name: entry("list_events", startup_timeout_sec=start) for name in ("google-calendar", "tools-prod")}
     team = config(tmp_path / "team.json", servers)  # 31 servers
     async with served("serve", str(team), env=cache) as client:
@@ -104,8 +110,10 @@ async def test_every_server_is_a_row_of_the_root_named_by_its_key_however_many(t
 
 async def test_a_key_that_says_nothing_is_told_by_the_name_its_server_gives(tmp_path, cache):
     named = {"env": {"LISTED_NAME": "pipedrive-mcp-server"}}
-    team = config(tmp_path / "team.json", {"mcp": entry("list_deals", "get_deal", **named),
-                                           "pipedrive": entry("list_deals", "get_deal", **named)})  # fmt: skip
+    team = config(
+        tmp_path / "team.json",
+        {"mcp": entry("list_deals", "get_deal", **named), "pipedrive": entry("list_deals", "get_deal", **named)},
+    )
     async with served("serve", str(team), env=cache) as client:
         root = listed(await ok(client, "--help"))
         assert root["mcp"] == "Pipedrive: list-deals, get-deal."

@@ -71,8 +71,14 @@ for path, node in [([], tree.root), *tree.walk()]:
 def test_help_and_tree_json_are_the_same_bytes_under_other_hash_seeds(source):
     def snapshot(seed: str) -> str:
         env = {**os.environ, "PYTHONHASHSEED": seed}
-        proc = subprocess.run([sys.executable, "-c", SNAPSHOT, str(source)], cwd=ROOT, env=env, capture_output=True,
-                              text=True, timeout=budget(120))  # fmt: skip
+        proc = subprocess.run(
+            [sys.executable, "-c", SNAPSHOT, str(source)],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=budget(120),
+        )
         assert proc.returncode == 0, proc.stderr
         return proc.stdout
 
@@ -87,8 +93,10 @@ def test_help_after_other_tokens_still_shows_help():
 
 
 def test_listing_over_budget_keeps_every_name_and_says_so():
-    commands = [Command(f"command-{i:03d}", summary=f"Does thing number {i} with some detail.", handler=NOOP)
-                for i in range(120)]  # fmt: skip
+    commands = [
+        Command(f"command-{i:03d}", summary=f"Does thing number {i} with some detail.", handler=NOOP)
+        for i in range(120)
+    ]
     tree = Tree(Group("big", summary="Many commands.", children=commands))
     tree.settings.help_budget = 1500
     out = invoke(tree, ["--help"]).output
@@ -105,12 +113,17 @@ def test_one_line_takes_the_first_sentence():
     assert one_line("Use a filter, e.g. open issues. Then more.") == "Use a filter, e.g. open issues."
 
 
-@pytest.mark.parametrize("text", [
-    "List the issues of a repository (open, closed or all of them; see the state option) with their labels and more",
-    "List the issues of a repository with `gh issue list --state open --json number,title,labels` for the owner",
-    "Search the code of every repository the caller can read for a phrase, a symbol or a regular expression pattern",
-    "Returns: a list of (name, size) pairs for each file found in the folder given, sorted by name, then by size",
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "text",
+    [
+        "List the issues of a repository (open, closed or all of them; see the state option) with their labels"
+        " and more",
+        "List the issues of a repository with `gh issue list --state open --json number,title,labels` for the owner",
+        "Search the code of every repository the caller can read for a phrase, a symbol or a regular expression"
+        " pattern",
+        "Returns: a list of (name, size) pairs for each file found in the folder given, sorted by name, then by size",
+    ],
+)
 def test_a_summary_is_cut_between_words_outside_brackets_with_an_ellipsis(text):
     cut = one_line(text, 80)
     assert len(cut) <= 80 and cut.endswith("...") and not cut.endswith(",...")
@@ -121,8 +134,12 @@ def test_a_summary_is_cut_between_words_outside_brackets_with_an_ellipsis(text):
 
 def test_long_command_help_is_cut_with_a_pointer_to_help_all():
     long = "A sentence that says what this option does. " + "More detail that costs tokens. " * 20
-    cmd = Command("go", summary="Go somewhere.", handler=NOOP, params=[Param(f"opt{i}", flags=[f"--opt{i}"], help=long)
-                                                         for i in range(6)])  # fmt: skip
+    cmd = Command(
+        "go",
+        summary="Go somewhere.",
+        handler=NOOP,
+        params=[Param(f"opt{i}", flags=[f"--opt{i}"], help=long) for i in range(6)],
+    )
     tree = Tree(Group("t", children=[cmd]))
     tree.settings.help_budget = 1200
     short = invoke(tree, ["go", "--help"]).output
@@ -135,8 +152,9 @@ def test_long_command_help_is_cut_with_a_pointer_to_help_all():
 def test_long_topic_lists_its_sections_and_shows_one():
     from mcp_cli.tree import Topic
 
-    text = "# Guide\n\nIntro line.\n\n" + "".join(f"## Part {i}\n\n" + f"Body of part {i}. " * 40 + "\n\n"
-                                                 for i in range(1, 4))  # fmt: skip
+    text = "# Guide\n\nIntro line.\n\n" + "".join(
+        f"## Part {i}\n\n" + f"Body of part {i}. " * 40 + "\n\n" for i in range(1, 4)
+    )
     tree = Tree(Group("t", children=[Group("docs", children=[Topic("guide", summary="A guide.", text=text)])]))
     tree.settings.help_budget = 1000
     listing = invoke(tree, ["docs", "guide"]).output
@@ -168,15 +186,23 @@ def _wrapped(tools):
 
 
 def test_help_says_each_thing_once():
-    schema = {"type": "object", "properties": {"owner": {"type": "string", "description": "Repository owner"},
-                                               "state": {"type": "string", "description": "Filter by state"}},
-              "required": ["owner"]}  # fmt: skip
+    schema = {
+        "type": "object",
+        "properties": {
+            "owner": {"type": "string", "description": "Repository owner"},
+            "state": {"type": "string", "description": "Filter by state"},
+        },
+        "required": ["owner"],
+    }
     long = "List the issues of a repository, open or closed, with their labels, assignees and milestones, newest first."
-    tree = _wrapped([{"name": "list_issues", "description": f"{long} Pages of 30.\n\nNeeds read access.",
-                      "inputSchema": schema},
-                     {"name": "get_issue", "description": "Get an issue. By number.", "inputSchema": schema},
-                     {"name": "create_issue", "description": "Create an issue.", "inputSchema": schema},
-                     {"name": "get_me", "description": "Get the caller."}])  # fmt: skip
+    tree = _wrapped(
+        [
+            {"name": "list_issues", "description": f"{long} Pages of 30.\n\nNeeds read access.", "inputSchema": schema},
+            {"name": "get_issue", "description": "Get an issue. By number.", "inputSchema": schema},
+            {"name": "create_issue", "description": "Create an issue.", "inputSchema": schema},
+            {"name": "get_me", "description": "Get the caller."},
+        ]
+    )
     cmd = invoke(tree, ["hub", "issues", "list", "--help"]).output
     assert cmd.startswith("Usage:\n  tools hub issues list --owner TEXT [options]\n\n")  # usage first, as click does
     assert f"\n\n{long}\n\n" in cmd  # the first sentence whole, said once
@@ -192,8 +218,9 @@ def test_help_says_each_thing_once():
     assert invoke(topics, ["d", "--help"]).output.startswith("t d\n")  # `Issues` names the group `issues`
     assert "Run `" not in group and "Run `" not in invoke(tree, ["hub", "--help"]).output
     root = invoke(tree, ["--help"]).output
-    assert root.rstrip().endswith("Run `tools <name> --help` for more. Options may also come as one `--json` object "
-                                  "(or @FILE).")  # fmt: skip
+    assert root.rstrip().endswith(
+        "Run `tools <name> --help` for more. Options may also come as one `--json` object (or @FILE)."
+    )
     assert "--json" not in invoke(Tree.load(DEMO), ["--help"]).output  # no command there takes it
 
 

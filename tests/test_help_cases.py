@@ -124,15 +124,21 @@ def test_a_listing_gives_up_what_tells_least_first():
     assert [way() for way in h._listings("Topics", TOPICS)][0] == ["Topics:", "  guide  A guide."]  # no usage lines
 
 
-SMALL = [cmd("get", "Gets.", params=[Param("id", flags=["--id"], type="integer", required=True)]),
-         cmd("put", "Puts.", params=[Param("v", flags=["--v"])])]  # fmt: skip
+SMALL = [
+    cmd("get", "Gets.", params=[Param("id", flags=["--id"], type="integer", required=True)]),
+    cmd("put", "Puts.", params=[Param("v", flags=["--v"])]),
+]
 
 
 @pytest.mark.parametrize(
     ("children", "root"),
-    [(SMALL, False), (SMALL + [cmd(f"c{i}", "x" * 60) for i in range(20)], False), (SMALL, True),
-     (SMALL + TOPICS, False)],
-)  # fmt: skip
+    [
+        (SMALL, False),
+        (SMALL + [cmd(f"c{i}", "x" * 60) for i in range(20)], False),
+        (SMALL, True),
+        (SMALL + TOPICS, False),
+    ],
+)
 def test_every_listing_shows_its_commands_usage_lines_under_their_rows_while_they_fit(children, root):
     out = h.group_help("t g", Group("g", children=children), root, 10**6)
     assert "  get  Gets.\n    t g get --id INT\n  put  Puts.\n    t g put [--v TEXT]\n" in out
@@ -302,8 +308,11 @@ def test_usage_wraps_at_the_width_under_the_first_piece():
     prog = "t cmd-1234"  # "  t cmd-1234" is 12 characters, and each piece 1 + 10 more: 8 make a line of WIDTH
     pieces = [f"--o{i:02d} NNNN" for i in range(20)]
     lines = h.usage(prog, cmd(params=[opt(f"o{i:02d}", required=True, metavar="NNNN") for i in range(20)])).splitlines()
-    assert lines == ["  t cmd-1234 " + " ".join(pieces[:8]), " " * 12 + " " + " ".join(pieces[8:16]),
-                     " " * 12 + " " + " ".join(pieces[16:])]  # fmt: skip
+    assert lines == [
+        "  t cmd-1234 " + " ".join(pieces[:8]),
+        " " * 12 + " " + " ".join(pieces[8:16]),
+        " " * 12 + " " + " ".join(pieces[16:]),
+    ]
     assert len(lines[0]) == len(lines[1]) == WIDTH
     longer = h.usage("t cmd-12345", cmd(params=[opt(f"o{i:02d}", required=True, metavar="NNNN") for i in range(9)]))
     assert longer.splitlines() == ["  t cmd-12345 " + " ".join(pieces[:7]), " " * 13 + " " + " ".join(pieces[7:9])]
@@ -344,8 +353,15 @@ def full_command() -> Command:
         Param("file", help="The input."),
     ]
     hints = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": True}
-    return cmd("go", "Go somewhere.", description="Go somewhere. " + "Far away, and further. " * 12 + "\n\nMore.",
-               params=params, annotations=hints, examples=["t go x.txt"], aliases=["g", "gX"])  # fmt: skip
+    return cmd(
+        "go",
+        "Go somewhere.",
+        description="Go somewhere. " + "Far away, and further. " * 12 + "\n\nMore.",
+        params=params,
+        annotations=hints,
+        examples=["t go x.txt"],
+        aliases=["g", "gX"],
+    )
 
 
 def test_a_command_s_help_in_click_s_order():
@@ -380,8 +396,14 @@ def test_a_command_s_help_over_its_budget_is_cut_to_first_sentences():
 
 def test_an_option_s_notes_and_the_lines_under_it_survive_a_cut_description():
     mode = opt("mode", choices=["fast", "slow"], help="How. " + "Long words. " * 20, details=["fast  Quick.", "slow"])
-    rows = opt("rows", action="append", metavar="JSON", help="Rows." + " More." * 30, notes="each a JSON object",
-               details=["a*: string  The a."])  # fmt: skip
+    rows = opt(
+        "rows",
+        action="append",
+        metavar="JSON",
+        help="Rows." + " More." * 30,
+        notes="each a JSON object",
+        details=["a*: string  The a."],
+    )
     command = cmd(params=[mode, rows])
     full = h.command_help("t go", command)
     assert "  --mode {fast,slow}  How. Long words." in full and "\n      fast  Quick.\n      slow\n  --rows" in full
@@ -474,8 +496,9 @@ def test_a_topic_reads_whole_when_it_fits_and_by_sections_when_not():
     one = doc.root.children[0]
     [section] = h.topic_pages("t guide", topic, doc, one, "t guide one", 10_000, 10_000)
     assert section.startswith("## One\n\nBody one.") and "A guide to it" not in section  # a title on the first page
-    assert h.topic_pages("t e", Topic("e", summary="Empty."), markdown.parse(""), markdown.parse("").root, "t e", 10,
-                         10) in (["t e - Empty.\n\n"], [])  # fmt: skip
+    assert h.topic_pages(
+        "t e", Topic("e", summary="Empty."), markdown.parse(""), markdown.parse("").root, "t e", 10, 10
+    ) in (["t e - Empty.\n\n"], [])
     long = Topic("g", summary="w" * 195 + " zz more words")
     assert h.topic_pages("t g", long, doc, doc.root, "t g", 10_000, 10_000)[0].startswith(f"t g - {'w' * 195}...\n\n")
 
@@ -503,8 +526,10 @@ def test_a_section_listing_joins_the_last_page_when_it_fits_the_room():
     fits = len(own) + 2 + len(listing)
     cap = max(fits, 500) + 10 + 200  # the room is the cap less the header and the note's 200
     assert h.topic_pages("t g", topic, doc, doc.root, "t g", 10, cap) == [f"t g - G.\n\n{own}\n\n{listing}"]
-    assert fits >= 500 and h.topic_pages("t g", topic, doc, doc.root, "t g", 10, cap - 1) == [f"t g - G.\n\n{own}",
-                                                                                              listing]  # fmt: skip
+    assert fits >= 500 and h.topic_pages("t g", topic, doc, doc.root, "t g", 10, cap - 1) == [
+        f"t g - G.\n\n{own}",
+        listing,
+    ]
 
 
 def test_in_context_names_the_five_latest_entities_with_three_domains_each():
@@ -520,16 +545,22 @@ def test_in_context_names_the_five_latest_entities_with_three_domains_each():
     ("tool", "line"),
     [
         ({"outputSchema": {"type": "object", "properties": {"url": {}, "id": {}}}}, "Returns: a JSON object: url, id"),
-        ({"outputSchema": {"type": "array", "items": {"type": "object", "properties": {"name": {}}}}},
-         "Returns: a JSON array of objects: name"),
-        ({"outputSchema": {"type": "object", "description": "The created issue. Then more."}},
-         "Returns: The created issue."),
-        ({"description": "Render a chart. " + "Long words about it. " * 30 + "Returns the URL of the PNG."},
-         "Returns: The URL of the PNG."),
+        (
+            {"outputSchema": {"type": "array", "items": {"type": "object", "properties": {"name": {}}}}},
+            "Returns: a JSON array of objects: name",
+        ),
+        (
+            {"outputSchema": {"type": "object", "description": "The created issue. Then more."}},
+            "Returns: The created issue.",
+        ),
+        (
+            {"description": "Render a chart. " + "Long words about it. " * 30 + "Returns the URL of the PNG."},
+            "Returns: The URL of the PNG.",
+        ),
         ({"description": "Render a chart and store it somewhere."}, None),  # nothing says it: no line, no guess
         ({"description": "Render a chart. Returns the URL of the PNG."}, None),  # shown already: said once
     ],
-)  # fmt: skip
+)
 def test_a_command_s_help_says_what_it_returns_where_anything_says_so(tool, line):
     from mcp_cli.sources.mcp_tools import command
 

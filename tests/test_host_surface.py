@@ -26,9 +26,10 @@ def _awkward() -> Tree:
     domains = [Group(f"domain-{i:03d}-" + "x" * 50, summary=summary) for i in range(100)]
     for d in domains:
         d.children = [Command("run", summary="Run.", handler={"kind": "python", "target": "os:getcwd"})]
-    commands = [Command(f"command-{i:03d}-" + "y" * 50, summary=summary, handler={"kind": "python",
-                                                                                   "target": "os:getcwd"})
-                for i in range(100)]  # fmt: skip
+    commands = [
+        Command(f"command-{i:03d}-" + "y" * 50, summary=summary, handler={"kind": "python", "target": "os:getcwd"})
+        for i in range(100)
+    ]
     return Tree(Group("awkward", summary=summary, children=[*domains, *commands]))
 
 
@@ -50,11 +51,18 @@ def test_description_and_instructions_fit_2_kb_for_any_tree(tree):
 def _listed_bytes(*args: str) -> bytes:
     """The raw `tools/list` reply line of a fresh `mcp-cli serve ARGS`."""
     hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}
-    lines = [{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello},
-             {"jsonrpc": "2.0", "method": "notifications/initialized"},
-             {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}}]  # fmt: skip
-    with subprocess.Popen([sys.executable, "-m", "mcp_cli", "serve", *args], stdin=subprocess.PIPE,
-                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=ROOT) as proc:  # fmt: skip
+    lines = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}},
+    ]
+    with subprocess.Popen(
+        [sys.executable, "-m", "mcp_cli", "serve", *args],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        cwd=ROOT,
+    ) as proc:
         assert proc.stdin is not None and proc.stdout is not None
         proc.stdin.write(b"".join(json.dumps(m).encode() + b"\n" for m in lines))
         proc.stdin.flush()
@@ -76,8 +84,10 @@ def test_tools_list_is_the_same_bytes_on_every_start(args):
 
 def test_a_wrapped_config_lists_the_same_bytes_on_every_start(tmp_path):
     config = tmp_path / "team.json"
-    servers = {"memory": {"command": str(NODE_BIN / "mcp-server-memory")},
-               "everything": {"command": str(NODE_BIN / "mcp-server-everything")}}  # fmt: skip
+    servers = {
+        "memory": {"command": str(NODE_BIN / "mcp-server-memory")},
+        "everything": {"command": str(NODE_BIN / "mcp-server-everything")},
+    }
     config.write_text(json.dumps({"mcpServers": servers}))
     assert _listed_bytes(str(config)) == _listed_bytes(str(config), "--refresh")  # listed anew, not from the cache
 
@@ -112,8 +122,9 @@ async def test_2026_list_results_carry_cache_hints(tmp_path, wrapped, ttl):
     assert (listed.ttl_ms, listed.cache_scope) == (ttl, "public")  # stdio: no token, every caller sees the same
 
 
-@pytest.mark.parametrize("public, scoped, scope", [(True, False, "public"), (False, False, "private"),
-                                                   (True, True, "private")])  # fmt: skip
+@pytest.mark.parametrize(
+    "public, scoped, scope", [(True, False, "public"), (False, False, "private"), (True, True, "private")]
+)
 def test_lists_behind_a_token_or_scopes_are_private(public, scoped, scope):
     """Shared caches may keep the lists only where every caller gets the same ones without a token."""
     from mcp_cli.sources.loader import load

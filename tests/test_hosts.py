@@ -24,12 +24,20 @@ def servers_config(tmp_path: Path) -> Path:
     """A config of three real servers (server-everything, server-filesystem, server-memory), in a file its user
     named."""
     config = tmp_path / "team-tools.json"
-    config.write_text(json.dumps({"mcpServers": {
-        "everything": {"command": str(NODE_BIN / "mcp-server-everything")},
-        "filesystem": {"command": str(NODE_BIN / "mcp-server-filesystem"), "args": [str(tmp_path)]},
-        "memory": {"command": str(NODE_BIN / "mcp-server-memory"),
-                   "env": {"MEMORY_FILE_PATH": str(tmp_path / "memory.jsonl")}},
-    }}))  # fmt: skip
+    config.write_text(
+        json.dumps(
+            {
+                "mcpServers": {
+                    "everything": {"command": str(NODE_BIN / "mcp-server-everything")},
+                    "filesystem": {"command": str(NODE_BIN / "mcp-server-filesystem"), "args": [str(tmp_path)]},
+                    "memory": {
+                        "command": str(NODE_BIN / "mcp-server-memory"),
+                        "env": {"MEMORY_FILE_PATH": str(tmp_path / "memory.jsonl")},
+                    },
+                }
+            }
+        )
+    )
     return config
 
 
@@ -108,9 +116,11 @@ def test_claude_code_defers_the_tool_without_the_hint(tmp_path):
 
 def test_claude_code_with_wrapped_servers_shows_images_and_links(tmp_path):
     config = servers_config(tmp_path)
-    script = [call("team-tools", argv=["everything", "get-tiny-image"]),
-              call("team-tools", argv=["everything", "get-resource-links", "--count", "2"]),
-              call("team-tools", argv=["memory", "read-graph"])]  # fmt: skip
+    script = [
+        call("team-tools", argv=["everything", "get-tiny-image"]),
+        call("team-tools", argv=["everything", "get-resource-links", "--count", "2"]),
+        call("team-tools", argv=["memory", "read-graph"]),
+    ]
     model = run_claude(tmp_path, {"team": host_runs.mcp_cli(str(config))}, script, ["mcp__team__team-tools"])
     tool = tool_def(claude_loop(model)[0], "mcp__team__team-tools")
     assert tool is not None and "Domains: everything, filesystem, memory." in tool["description"]
@@ -136,8 +146,14 @@ def test_claude_code_with_the_meta_surface(tmp_path):
 def test_claude_code_uses_an_exported_skill_through_skill_and_bash(tmp_path):
     home = tmp_path / "home"
     folder = home / ".claude" / "skills" / "pdf-tools"
-    subprocess.run([sys.executable, "-m", "mcp_cli", "export", PDF, "-o", str(folder)], check=True, cwd=ROOT,
-                   capture_output=True, env=host_runs._env(home), timeout=budget(60))  # fmt: skip
+    subprocess.run(
+        [sys.executable, "-m", "mcp_cli", "export", PDF, "-o", str(folder)],
+        check=True,
+        cwd=ROOT,
+        capture_output=True,
+        env=host_runs._env(home),
+        timeout=budget(60),
+    )
     script = [
         call("Skill", skill="pdf-tools"),
         call("Bash", command=f"{folder}/scripts/pdf-tools.sh text --help", description="pdf text help"),
@@ -185,8 +201,10 @@ def test_codex_offers_the_skill_tool_and_shows_each_answer_as_text(tmp_path):
 
 def test_codex_with_wrapped_servers_shows_images(tmp_path):
     config = servers_config(tmp_path)
-    script = [call("mcp__team__team_tools", argv=["everything", "get-tiny-image"]),  # Codex: `-` as `_`
-              call("mcp__team__team_tools", argv=["memory", "read-graph"])]  # fmt: skip
+    script = [
+        call("mcp__team__team_tools", argv=["everything", "get-tiny-image"]),  # Codex: `-` as `_`
+        call("mcp__team__team_tools", argv=["memory", "read-graph"]),
+    ]
     model = run_codex(tmp_path, {"team": host_runs.mcp_cli(str(config))}, script)
     image, graph = codex_outputs(model.loop("/v1/responses")[-1])
     assert any(o.get("type") == "input_image" for o in image), image

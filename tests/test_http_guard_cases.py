@@ -75,21 +75,44 @@ def test_bracketed():
 @pytest.mark.parametrize(
     ("http", "options", "environ", "hosts", "origins", "token"),
     [
-        (("127.0.0.1", 8000), {}, {}, ["127.0.0.1:8000", *LOOPBACK], ["http://127.0.0.1:8000"] + [f"http://{h}" for h in LOOPBACK], None),  # noqa: E501
+        (
+            ("127.0.0.1", 8000),
+            {},
+            {},
+            ["127.0.0.1:8000", *LOOPBACK],
+            ["http://127.0.0.1:8000"] + [f"http://{h}" for h in LOOPBACK],
+            None,
+        ),  # noqa: E501
         (("localhost", 9), {}, {"MCP_CLI_TOKEN": f" {TOKEN}\n"}, ["localhost:9", *LOOPBACK], None, TOKEN),
         (("::1", 8000), {}, {}, ["[::1]:8000", *LOOPBACK], None, None),
-        (("0.0.0.0", 80), {"allow_hosts": ["h.test"]}, {"MCP_CLI_TOKEN": TOKEN}, [*LOOPBACK, "h.test", "h.test:*"],
-         [f"http://{h}" for h in LOOPBACK] + ["http://h.test", "https://h.test", "http://h.test:*", "https://h.test:*"],
-         TOKEN),
-        (("192.0.2.1", 80), {"allow_hosts": ["h.test:81"], "allow_origins": ["https://app.test:3000"],
-                             "token_env": "MY_TOKEN"}, {"MY_TOKEN": TOKEN},
-         ["192.0.2.1:80", "h.test:81"], ["http://192.0.2.1:80", "http://h.test:81", "https://h.test:81",
-                                         "https://app.test:3000"], TOKEN),
+        (
+            ("0.0.0.0", 80),
+            {"allow_hosts": ["h.test"]},
+            {"MCP_CLI_TOKEN": TOKEN},
+            [*LOOPBACK, "h.test", "h.test:*"],
+            [f"http://{h}" for h in LOOPBACK]
+            + ["http://h.test", "https://h.test", "http://h.test:*", "https://h.test:*"],
+            TOKEN,
+        ),
+        (
+            ("192.0.2.1", 80),
+            {"allow_hosts": ["h.test:81"], "allow_origins": ["https://app.test:3000"], "token_env": "MY_TOKEN"},
+            {"MY_TOKEN": TOKEN},
+            ["192.0.2.1:80", "h.test:81"],
+            ["http://192.0.2.1:80", "http://h.test:81", "https://h.test:81", "https://app.test:3000"],
+            TOKEN,
+        ),
         (("192.0.2.1", 80), {"no_auth": True}, {}, ["192.0.2.1:80"], None, None),
-        (("0.0.0.0", 80), {"allow_hosts": ["a.test", "*"], "allow_origins": ["https://x.test"], "no_auth": True}, {},
-         None, [], None),  # '*': any Host and any Origin
+        (
+            ("0.0.0.0", 80),
+            {"allow_hosts": ["a.test", "*"], "allow_origins": ["https://x.test"], "no_auth": True},
+            {},
+            None,
+            [],
+            None,
+        ),  # '*': any Host and any Origin
     ],
-)  # fmt: skip
+)
 def test_what_a_server_accepts(http, options, environ, hosts, origins, token):
     made = guard(http, environ=environ, **options)
     assert made.hosts == hosts and made.token == token and made.scopes == ()
@@ -106,16 +129,24 @@ def test_what_a_server_accepts(http, options, environ, hosts, origins, token):
         (None, {"token_env": "T"}, {}, "go with --http or --openapi"),
         (None, {"no_auth": True}, {}, "go with --http or --openapi"),
         (None, {"scopes": ["a scope"]}, {}, "--no-auth and --scopes go with --http or --openapi"),
-        (("127.0.0.1", 1), {"scopes": ["a scope"], "token_env": "T"}, {}, "--scopes gives each client its token: "
-                                                                             "drop --token-env"),
+        (
+            ("127.0.0.1", 1),
+            {"scopes": ["a scope"], "token_env": "T"},
+            {},
+            "--scopes gives each client its token: drop --token-env",
+        ),
         (("127.0.0.1", 1), {"scopes": ["a scope"], "no_auth": True}, {}, "drop --no-auth"),
         (("192.0.2.1", 80), {}, {}, "refusing to serve 192.0.2.1:80 without a token: set MCP_CLI_TOKEN"),
         (("192.0.2.1", 80), {}, {"MCP_CLI_TOKEN": "  "}, "refusing to serve 192.0.2.1:80 without a token"),
         (("2001:db8::1", 80), {}, {}, "refusing to serve [2001:db8::1]:80 without a token"),
         (("0.0.0.0", 80), {}, {"MCP_CLI_TOKEN": TOKEN}, "0.0.0.0:80 listens on every address: name the Host"),
         (("::", 80), {"no_auth": True}, {}, "[::]:80 listens on every address"),
-        (("127.0.0.1", 1), {"token_env": "T", "no_auth": True}, {"T": TOKEN}, "--no-auth and --token-env "
-                                                                              "contradict each other"),
+        (
+            ("127.0.0.1", 1),
+            {"token_env": "T", "no_auth": True},
+            {"T": TOKEN},
+            "--no-auth and --token-env contradict each other",
+        ),
         (("127.0.0.1", 1), {"token_env": "T"}, {"T": " "}, "--token-env T: the environment variable T is not set"),
         (("127.0.0.1", 1), {"no_auth": True}, {"MCP_CLI_TOKEN": TOKEN}, "--no-auth, but MCP_CLI_TOKEN is set"),
         (("127.0.0.1", 1), {"allow_origins": ["app.test"]}, {}, "--allow-origin expects SCHEME://HOST[:PORT]"),
@@ -123,7 +154,7 @@ def test_what_a_server_accepts(http, options, environ, hosts, origins, token):
         (("127.0.0.1", 1), {"allow_origins": ["ftp://app.test"]}, {}, "--allow-origin expects"),
         (("127.0.0.1", 1), {"allow_hosts": ["h:notaport"]}, {}, "got 'h:notaport'"),
     ],
-)  # fmt: skip
+)
 def test_settings_a_server_will_not_listen_with(http, options, environ, says):
     with pytest.raises(Unsafe) as err:
         guard(http, environ=environ, **options)
@@ -157,10 +188,19 @@ async def inner(scope, receive, send):
 
 
 async def request(app, method: str = "POST", client=("192.0.2.9", 5000), **headers: str) -> tuple[int, dict, bytes]:
-    scope = {"type": "http", "method": method, "path": "/mcp", "raw_path": b"/mcp", "query_string": b"",
-             "headers": [(k.replace("_", "-").lower().encode(), v.encode()) for k, v in headers.items()],
-             "scheme": "http", "http_version": "1.1", "root_path": "", "server": ("127.0.0.1", 8000),
-             **({"client": client} if client else {})}  # fmt: skip
+    scope = {
+        "type": "http",
+        "method": method,
+        "path": "/mcp",
+        "raw_path": b"/mcp",
+        "query_string": b"",
+        "headers": [(k.replace("_", "-").lower().encode(), v.encode()) for k, v in headers.items()],
+        "scheme": "http",
+        "http_version": "1.1",
+        "root_path": "",
+        "server": ("127.0.0.1", 8000),
+        **({"client": client} if client else {}),
+    }
     sent = []
 
     async def receive():
@@ -238,8 +278,11 @@ async def test_a_refusal_says_why_in_json_and_in_www_authenticate(caplog):
 @pytest.mark.anyio
 async def test_cors_lets_accepted_origins_read_answers_and_the_session_header():
     app = wrapped(allow_origins=["https://app.test"])
-    preflight = {"Host": "127.0.0.1:8000", "Access_Control_Request_Method": "DELETE",
-                 "Access_Control_Request_Headers": "authorization, mcp-session-id, mcp-protocol-version"}  # fmt: skip
+    preflight = {
+        "Host": "127.0.0.1:8000",
+        "Access_Control_Request_Method": "DELETE",
+        "Access_Control_Request_Headers": "authorization, mcp-session-id, mcp-protocol-version",
+    }
     status, headers, _ = await request(app, "OPTIONS", Origin="https://app.test", **preflight)  # no token needed
     assert status == 200 and headers["access-control-allow-origin"] == "https://app.test"
     assert headers["access-control-allow-methods"] == "GET, POST, DELETE"
@@ -247,8 +290,9 @@ async def test_cors_lets_accepted_origins_read_answers_and_the_session_header():
     status, headers, _ = await request(app, "OPTIONS", Origin="http://localhost:5173", **preflight)  # any port
     assert status == 200 and headers["access-control-allow-origin"] == "http://localhost:5173"
     assert (await request(app, "OPTIONS", Origin="http://localhostx:5173", **preflight))[0] == 403
-    status, headers, _ = await request(app, Host="127.0.0.1:8000", Origin="https://app.test",
-                                       Authorization=f"Bearer {TOKEN}")  # fmt: skip
+    status, headers, _ = await request(
+        app, Host="127.0.0.1:8000", Origin="https://app.test", Authorization=f"Bearer {TOKEN}"
+    )
     assert status == 200 and headers["access-control-allow-origin"] == "https://app.test"
     assert headers["access-control-expose-headers"].lower() == "mcp-session-id"
 
@@ -256,11 +300,13 @@ async def test_cors_lets_accepted_origins_read_answers_and_the_session_header():
 @pytest.mark.anyio
 async def test_allow_host_star_accepts_any_host_and_any_origin():
     app = guard(("0.0.0.0", 80), allow_hosts=["*"], environ={"MCP_CLI_TOKEN": TOKEN}).wrap(inner, None)
-    status, headers, _ = await request(app, Host="anything.test", Origin="https://elsewhere.test",
-                                       Authorization=f"Bearer {TOKEN}")  # fmt: skip
+    status, headers, _ = await request(
+        app, Host="anything.test", Origin="https://elsewhere.test", Authorization=f"Bearer {TOKEN}"
+    )
     assert status == 200 and headers["access-control-allow-origin"] == "*"
-    status, headers, _ = await request(app, "OPTIONS", Host="x", Origin="https://elsewhere.test",
-                                       Access_Control_Request_Method="GET")  # fmt: skip
+    status, headers, _ = await request(
+        app, "OPTIONS", Host="x", Origin="https://elsewhere.test", Access_Control_Request_Method="GET"
+    )
     assert status == 200 and headers["access-control-allow-origin"] == "*"
     assert Guard(None, [], None).security().enable_dns_rebinding_protection is False
 

@@ -39,11 +39,17 @@ def world(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("interactive")
     helper = {"command": sys.executable, "args": [str(HELPER), str(root)]}
     config = root / "team.json"
-    config.write_text(json.dumps({"mcpServers": {
-        "everything": {"command": str(NODE_BIN / "mcp-server-everything")},
-        "helper": helper,
-        "helper26": {**helper, "mcp-cli": {"protocol": "2026-07-28"}},
-    }}))  # fmt: skip
+    config.write_text(
+        json.dumps(
+            {
+                "mcpServers": {
+                    "everything": {"command": str(NODE_BIN / "mcp-server-everything")},
+                    "helper": helper,
+                    "helper26": {**helper, "mcp-cli": {"protocol": "2026-07-28"}},
+                }
+            }
+        )
+    )
     return config
 
 
@@ -78,8 +84,13 @@ class Client:
         self.logs.append((params.level, params.data))
 
     def options(self, era: str, **more):
-        return {"elicitation_callback": self.elicit, "sampling_callback": self.sample, "logging_callback": self.on_log,
-                **ERAS[era], **more}  # fmt: skip
+        return {
+            "elicitation_callback": self.elicit,
+            "sampling_callback": self.sample,
+            "logging_callback": self.on_log,
+            **ERAS[era],
+            **more,
+        }
 
 
 async def call(client, *argv: str, **options) -> tuple[bool, str]:
@@ -169,8 +180,16 @@ async def test_a_client_that_cannot_answer_is_told_what_the_tool_asked(world, er
 async def test_progress_reaches_the_clients_token(world, era):
     asker = Client()
     async with served("serve", str(world), **asker.options(era)) as client:
-        ok, said = await call(client, "everything", "trigger-long-running-operation", "--duration", "1",
-                              "--steps", "3", progress_callback=asker.on_progress)  # fmt: skip
+        ok, said = await call(
+            client,
+            "everything",
+            "trigger-long-running-operation",
+            "--duration",
+            "1",
+            "--steps",
+            "3",
+            progress_callback=asker.on_progress,
+        )
         assert ok, said
         assert [(p, t) for p, t, _ in asker.progress] == [(1, 3), (2, 3), (3, 3)]
 
@@ -178,8 +197,15 @@ async def test_progress_reaches_the_clients_token(world, era):
 async def test_a_task_only_tool_runs_as_a_task_with_progress_and_its_question(world, era):
     asker = Client()
     async with served("serve", str(world), **asker.options(era)) as client:
-        ok, said = await call(client, "everything", "simulate-research-query", "--topic", "python",
-                              "--ambiguous", progress_callback=asker.on_progress)  # fmt: skip
+        ok, said = await call(
+            client,
+            "everything",
+            "simulate-research-query",
+            "--topic",
+            "python",
+            "--ambiguous",
+            progress_callback=asker.on_progress,
+        )
         assert ok, said
         assert "# Research Report: python" in said
         chosen = asker.asked[0].requested_schema["properties"]["interpretation"]["oneOf"][-1]["const"]
@@ -257,8 +283,11 @@ async def test_a_2026_upstreams_question_reaches_the_client(world, era):
 def test_run_refuses_elicitation_without_a_terminal(world):
     proc = subprocess.run(
         [sys.executable, "-m", "mcp_cli", "run", str(world), "--", "helper", "ask"],
-        stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=budget(120),
-    )  # fmt: skip
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=budget(120),
+    )
     assert proc.returncode != 0
     assert "the tool asked for form elicitation ('What is your name?', fields: name)" in proc.stderr
     assert "stdin is not a terminal" in proc.stderr
@@ -268,8 +297,11 @@ def test_run_asks_on_a_terminal(world):
     primary, secondary = pty.openpty()
     proc = subprocess.Popen(
         [sys.executable, "-m", "mcp_cli", "run", str(world), "--", "helper", "ask"],
-        stdin=secondary, stderr=secondary, stdout=subprocess.PIPE, text=True,
-    )  # fmt: skip
+        stdin=secondary,
+        stderr=secondary,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     os.close(secondary)
     seen, deadline = b"", time.monotonic() + budget(60)
     while b"(string) *: " not in seen and time.monotonic() < deadline:
@@ -285,8 +317,13 @@ def test_run_asks_on_a_terminal(world):
 def test_run_shows_progress_on_a_terminal(world):
     primary, secondary = pty.openpty()
     argv = ["everything", "trigger-long-running-operation", "--duration", "1", "--steps", "2"]
-    proc = subprocess.Popen([sys.executable, "-m", "mcp_cli", "run", str(world), "--", *argv],
-                            stdin=subprocess.DEVNULL, stderr=secondary, stdout=subprocess.PIPE, text=True)  # fmt: skip
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mcp_cli", "run", str(world), "--", *argv],
+        stdin=subprocess.DEVNULL,
+        stderr=secondary,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     os.close(secondary)
     seen = b""
     while proc.poll() is None or select.select([primary], [], [], 0)[0]:
@@ -328,8 +365,9 @@ async def test_through_the_meta_surface(world, era):
     async with served("serve", str(world), "--surface", "meta", **asker.options(era)) as client:
 
         async def run(name: str, **arguments) -> str:
-            got = await client.call_tool("call_tool", {"name": name, "arguments": arguments},
-                                         progress_callback=asker.on_progress)  # fmt: skip
+            got = await client.call_tool(
+                "call_tool", {"name": name, "arguments": arguments}, progress_callback=asker.on_progress
+            )
             assert not got.is_error, text(got)
             return text(got)
 
@@ -345,16 +383,28 @@ async def test_over_streamable_http(world, era):
     from mcp import Client as McpClient
 
     port = free_port()
-    server = subprocess.Popen([sys.executable, "-m", "mcp_cli", "serve", str(world), "--http", f"127.0.0.1:{port}"],
-                              cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    server = subprocess.Popen(
+        [sys.executable, "-m", "mcp_cli", "serve", str(world), "--http", f"127.0.0.1:{port}"],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         wait_for_port(port, server)
         asker = Client()
         async with McpClient(f"http://127.0.0.1:{port}/mcp", **asker.options(era)) as client:
             assert await call(client, "helper", "ask") == (True, "hello Ada Lovelace")
             assert await call(client, "helper26", "ask-2026") == (True, "hello Ada Lovelace (2026)")
-            ok, said = await call(client, "everything", "trigger-long-running-operation", "--duration", "1",
-                                  "--steps", "2", progress_callback=asker.on_progress)  # fmt: skip
+            ok, said = await call(
+                client,
+                "everything",
+                "trigger-long-running-operation",
+                "--duration",
+                "1",
+                "--steps",
+                "2",
+                progress_callback=asker.on_progress,
+            )
             assert ok and [(p, t) for p, t, _ in asker.progress] == [(1, 2), (2, 2)]
     finally:
         server.terminate()

@@ -75,18 +75,39 @@ def leaked(*answers: object) -> list[str]:
 @pytest.fixture(scope="module")
 def world(tmp_path_factory):
     root = tmp_path_factory.mktemp("isolation")
-    (root / "team.json").write_text(json.dumps({"mcpServers": {
-        "everything": {"command": str(NODE_BIN / "mcp-server-everything")},
-    }}))  # fmt: skip
+    (root / "team.json").write_text(
+        json.dumps(
+            {
+                "mcpServers": {
+                    "everything": {"command": str(NODE_BIN / "mcp-server-everything")},
+                }
+            }
+        )
+    )
     (root / "scopes.toml").write_text(SCOPES)
     script = "import json, os; print(json.dumps(dict(os.environ)))"
-    (root / "slow.json").write_text(json.dumps({
-        "format": "mcp-cli/tree", "version": 1, "settings": {"timeout": 3},
-        "root": {"kind": "group", "name": "slow", "summary": "Scripts under a short time limit.", "children": [
-            {"kind": "command", "name": "environment", "summary": "Print the script's environment as JSON.",
-             "handler": {"kind": "subprocess", "command": ["{python}", "-c", script], "inherit": ["*"]}},
-        ]},
-    }))  # fmt: skip
+    (root / "slow.json").write_text(
+        json.dumps(
+            {
+                "format": "mcp-cli/tree",
+                "version": 1,
+                "settings": {"timeout": 3},
+                "root": {
+                    "kind": "group",
+                    "name": "slow",
+                    "summary": "Scripts under a short time limit.",
+                    "children": [
+                        {
+                            "kind": "command",
+                            "name": "environment",
+                            "summary": "Print the script's environment as JSON.",
+                            "handler": {"kind": "subprocess", "command": ["{python}", "-c", script], "inherit": ["*"]},
+                        },
+                    ],
+                },
+            }
+        )
+    )
     env = environment(**CANARIES, MCP_CLI_CACHE_DIR=str(root / "cache"))
     return {"root": root, "env": env}
 
@@ -94,16 +115,24 @@ def world(tmp_path_factory):
 @pytest.fixture(scope="module")
 def scoped(world):
     command = [sys.executable, "-m", "mcp_cli", "serve", str(world["root"] / "team.json")]
-    with server(command, "127.0.0.1", "127.0.0.1", "--scopes", str(world["root"] / "scopes.toml"),
-                env=world["env"]) as (url, proc):  # fmt: skip
+    with server(
+        command, "127.0.0.1", "127.0.0.1", "--scopes", str(world["root"] / "scopes.toml"), env=world["env"]
+    ) as (url, proc):
         yield url
 
 
 @pytest.fixture(scope="module")
 def scoped_meta(world):
     command = [sys.executable, "-m", "mcp_cli", "serve", str(world["root"] / "team.json"), "--surface", "meta"]
-    with server(command, "127.0.0.1", "127.0.0.1", "--scopes", str(world["root"] / "scopes.toml"), "--stateless",
-                env=world["env"]) as (url, proc):  # fmt: skip
+    with server(
+        command,
+        "127.0.0.1",
+        "127.0.0.1",
+        "--scopes",
+        str(world["root"] / "scopes.toml"),
+        "--stateless",
+        env=world["env"],
+    ) as (url, proc):
         yield url
 
 
@@ -139,8 +168,12 @@ def test_no_jq_filter_reads_the_environment_on_openapi(scoped):
     base = scoped.removesuffix("/mcp")
     for token in (CANARIES["A_TOKEN"], CANARIES["B_TOKEN"]):
         for jq in FILTERS:
-            answer = httpx2.post(f"{base}/run", json={"command": f"everything get-env | jq '{jq}'"},
-                                 headers={"Authorization": f"Bearer {token}"}, timeout=budget(60))  # fmt: skip
+            answer = httpx2.post(
+                f"{base}/run",
+                json={"command": f"everything get-env | jq '{jq}'"},
+                headers={"Authorization": f"Bearer {token}"},
+                timeout=budget(60),
+            )
             assert answer.status_code == 200, answer.text
             body = answer.json()
             assert not [v for v in leaked(body) if v != token], jq  # its own token it sent; no other
@@ -194,15 +227,31 @@ async def test_a_long_word_and_a_backtracking_pattern_do_not_hold_the_server(sco
 
 def test_sigterm_stops_a_server_running_a_runaway_filter(world):
     """SIGTERM stops the server while a filter runs (the event loop is free; the worker process dies with it)."""
-    proc = subprocess.Popen([sys.executable, "-m", "mcp_cli", "serve", str(world["root"] / "slow.json")],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mcp_cli", "serve", str(world["root"] / "slow.json")],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     messages = [
-        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18",
-         "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}},
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "t", "version": "1"},
+            },
+        },
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
-        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "slow", "arguments": {
-         "command": "environment | jq 'last(range(1e11))'"}}},
-    ]  # fmt: skip
+        {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {"name": "slow", "arguments": {"command": "environment | jq 'last(range(1e11))'"}},
+        },
+    ]
     assert proc.stdin is not None and proc.stdout is not None
     for message in messages:
         proc.stdin.write((json.dumps(message) + "\n").encode())

@@ -13,8 +13,21 @@ import mcp_cli
 
 from .conftest import ROOT
 
-PUBLIC = ["CallError", "Command", "Group", "Param", "Result", "Runtime", "Settings", "SourceError", "Topic", "Tree",
-          "__version__", "load", "testing"]  # fmt: skip
+PUBLIC = [
+    "CallError",
+    "Command",
+    "Group",
+    "Param",
+    "Result",
+    "Runtime",
+    "Settings",
+    "SourceError",
+    "Topic",
+    "Tree",
+    "__version__",
+    "load",
+    "testing",
+]
 
 
 def test_each_layer_imports_only_the_layers_below_it():
@@ -84,8 +97,11 @@ def modules() -> set[str]:
     found = set()
     for path in (ROOT / "mcp_cli").rglob("*.py"):
         body = ast.parse(path.read_text(encoding="utf-8")).body
-        code = [s for s in body if not isinstance(s, ast.Expr) and not (isinstance(s, ast.ImportFrom) and
-                                                                        s.module == "__future__")]  # fmt: skip
+        code = [
+            s
+            for s in body
+            if not isinstance(s, ast.Expr) and not (isinstance(s, ast.ImportFrom) and s.module == "__future__")
+        ]
         if path.name != "__init__.py" or code:
             found.add(path.relative_to(ROOT / "mcp_cli").as_posix())
     return found

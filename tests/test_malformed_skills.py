@@ -81,8 +81,13 @@ def test_serving(name, place):
     warnings and a clean exit; never a traceback."""
     case = CASES[name]
     skill, outside = place(name)
-    proc = subprocess.run([sys.executable, "-m", "mcp_cli", "serve", str(skill)], stdin=subprocess.DEVNULL,
-                          capture_output=True, text=True, timeout=budget(600))  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, "-m", "mcp_cli", "serve", str(skill)],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=budget(600),
+    )
     assert "Traceback" not in proc.stderr
     if case.error:
         assert (proc.returncode, proc.stderr) == (2, f"mcp-cli: {filled(case.error, skill, outside)}\n")

@@ -15,25 +15,52 @@ def write(tmp_path, name, text):
 
 
 def test_mcp_servers_json_stdio_http_and_warnings(tmp_path):
-    path = write(tmp_path, "claude_desktop_config.json", json.dumps({"mcpServers": {
-        "files": {"command": "npx", "args": ["-y", "server-filesystem", "/tmp"], "env": {"A": "1"}, "cwd": "/tmp",
-                  "colour": "red"},
-        "remote": {"type": "http", "url": "https://example.invalid/mcp",
-                   "headers": {"Authorization": "Bearer ${TOKEN}"}},
-        "events": {"type": "sse", "url": "https://example.invalid/sse"},
-        "off": {"command": "x", "disabled": True},
-        "broken": {"args": ["no command"]},
-        "badargs": {"command": "x", "args": "not a list"},
-        "tuned": {"command": "y", "timeout": 5, "mcp-cli": {"tools": ["get_*"], "groups": {"a": ["x*"]}, "oops": 1}},
-    }}))  # fmt: skip
+    path = write(
+        tmp_path,
+        "claude_desktop_config.json",
+        json.dumps(
+            {
+                "mcpServers": {
+                    "files": {
+                        "command": "npx",
+                        "args": ["-y", "server-filesystem", "/tmp"],
+                        "env": {"A": "1"},
+                        "cwd": "/tmp",
+                        "colour": "red",
+                    },
+                    "remote": {
+                        "type": "http",
+                        "url": "https://example.invalid/mcp",
+                        "headers": {"Authorization": "Bearer ${TOKEN}"},
+                    },
+                    "events": {"type": "sse", "url": "https://example.invalid/sse"},
+                    "off": {"command": "x", "disabled": True},
+                    "broken": {"args": ["no command"]},
+                    "badargs": {"command": "x", "args": "not a list"},
+                    "tuned": {
+                        "command": "y",
+                        "timeout": 5,
+                        "mcp-cli": {"tools": ["get_*"], "groups": {"a": ["x*"]}, "oops": 1},
+                    },
+                }
+            }
+        ),
+    )
     assert looks_like_config(path)
     servers, warnings = read(path)
     by_name = {s.name: s for s in servers}
     assert list(by_name) == ["files", "remote", "events", "tuned"]
-    assert by_name["files"].config == {"command": "npx", "args": ["-y", "server-filesystem", "/tmp"],
-                                       "env": {"A": "1"}, "cwd": "/tmp"}  # fmt: skip
-    assert by_name["remote"].config == {"url": "https://example.invalid/mcp", "transport": "http",
-                                        "headers": {"Authorization": "Bearer ${TOKEN}"}}  # fmt: skip
+    assert by_name["files"].config == {
+        "command": "npx",
+        "args": ["-y", "server-filesystem", "/tmp"],
+        "env": {"A": "1"},
+        "cwd": "/tmp",
+    }
+    assert by_name["remote"].config == {
+        "url": "https://example.invalid/mcp",
+        "transport": "http",
+        "headers": {"Authorization": "Bearer ${TOKEN}"},
+    }
     assert by_name["events"].config["transport"] == "sse"
     assert by_name["tuned"].config == {"command": "y", "args": [], "timeout": 5.0}
     assert by_name["tuned"].options["tools"] == ["get_*"]
@@ -57,12 +84,21 @@ def test_tool_patterns():
 
 
 def test_claude_code_user_file_takes_only_server_entries(tmp_path):
-    path = write(tmp_path, ".claude.json", json.dumps({
-        "numStartups": 12, "theme": "dark",
-        "mcpServers": {"top": {"command": "a"}},
-        "projects": {"/work/x": {"allowedTools": [], "mcpServers": {"proj": {"command": "b", "args": ["--x"]}}},
-                     "/work/y": {"mcpServers": {"top": {"command": "c"}}}},
-    }))  # fmt: skip
+    path = write(
+        tmp_path,
+        ".claude.json",
+        json.dumps(
+            {
+                "numStartups": 12,
+                "theme": "dark",
+                "mcpServers": {"top": {"command": "a"}},
+                "projects": {
+                    "/work/x": {"allowedTools": [], "mcpServers": {"proj": {"command": "b", "args": ["--x"]}}},
+                    "/work/y": {"mcpServers": {"top": {"command": "c"}}},
+                },
+            }
+        ),
+    )
     servers, warnings = read(path)
     assert [(s.name, s.config["command"]) for s in servers] == [("top", "a"), ("proj", "b")]
     assert any("'top' is defined twice" in w for w in warnings)
@@ -97,8 +133,13 @@ http_headers = { "X-Team" = "core" }
     servers, warnings = read(path)
     assert [s.name for s in servers] == ["git", "api"]
     git, api = servers
-    assert git.config == {"command": "uvx", "args": ["mcp-server-git"], "env": {"GIT_DIR": "/repo"}, "timeout": 30.0,
-                          "inherit": [*CODEX_ENV, "GIT_AUTHOR_NAME", "GH_TOKEN"]}  # fmt: skip
+    assert git.config == {
+        "command": "uvx",
+        "args": ["mcp-server-git"],
+        "env": {"GIT_DIR": "/repo"},
+        "timeout": 30.0,
+        "inherit": [*CODEX_ENV, "GIT_AUTHOR_NAME", "GH_TOKEN"],
+    }
     assert git.options["tools"] == ["git_status", "git_log"]
     assert api.config["headers"] == {"X-Team": "core", "Authorization": "Bearer ${API_TOKEN}"}
     assert warnings == []
@@ -170,17 +211,36 @@ def test_literal_secrets_become_variable_references_and_plain_values_stay():
     upstreams = {
         "vault": {
             "command": "npx",
-            "args": ["-y", "@acme/server@1.2.3", "--api-key", "k3y-value", "--token=ghp_abcdefghijklmnop1234",
-                     "--header", "Authorization: Bearer xyz987abc", "4f9d2c1e8b7a6d5c4b3a29180f7e6d5c4b3a2918"],
-            "env": {"API_KEY": "sk-test-0123456789abcdef", "NODE_ENV": "production", "LOG_LEVEL": "debug",
-                    "GOOGLE_APPLICATION_CREDENTIALS": "/x/key.json", "SESSION_TIMEOUT": "30", "GH_TOKEN": "${GH}",
-                    "DATABASE_URL": "postgres://me:hunter2@db/x", "PROJECT_ID": "550e8400-e29b-41d4-a716-446655440000",
-                    "SOMETHING": "Ab3dE5gH7jK9mN1pQ3sT5vW7", "MAX_TOKENS": "4096", "AUTH_MODE": "oauth"},
+            "args": [
+                "-y",
+                "@acme/server@1.2.3",
+                "--api-key",
+                "k3y-value",
+                "--token=ghp_abcdefghijklmnop1234",
+                "--header",
+                "Authorization: Bearer xyz987abc",
+                "4f9d2c1e8b7a6d5c4b3a29180f7e6d5c4b3a2918",
+            ],
+            "env": {
+                "API_KEY": "sk-test-0123456789abcdef",
+                "NODE_ENV": "production",
+                "LOG_LEVEL": "debug",
+                "GOOGLE_APPLICATION_CREDENTIALS": "/x/key.json",
+                "SESSION_TIMEOUT": "30",
+                "GH_TOKEN": "${GH}",
+                "DATABASE_URL": "postgres://me:hunter2@db/x",
+                "PROJECT_ID": "550e8400-e29b-41d4-a716-446655440000",
+                "SOMETHING": "Ab3dE5gH7jK9mN1pQ3sT5vW7",
+                "MAX_TOKENS": "4096",
+                "AUTH_MODE": "oauth",
+            },
         },
         "other": {"command": "x", "env": {"API_KEY": "a-different-secret"}},
-        "web": {"url": "https://me:pw@api.example.com/mcp?api_key=abcd1234&x=1",
-                "headers": {"Authorization": "Bearer ghp_zzzzzzzzzzzz1234", "X-Team": "core", "X-API-Key": "plain"}},
-    }  # fmt: skip
+        "web": {
+            "url": "https://me:pw@api.example.com/mcp?api_key=abcd1234&x=1",
+            "headers": {"Authorization": "Bearer ghp_zzzzzzzzzzzz1234", "X-Team": "core", "X-API-Key": "plain"},
+        },
+    }
     out, warnings = externalise(upstreams)
     assert upstreams["vault"]["env"]["API_KEY"].startswith("sk-")  # the input is not changed
     assert out["vault"]["env"] == {
@@ -195,8 +255,11 @@ def test_literal_secrets_become_variable_references_and_plain_values_stay():
     ]
     assert out["other"]["env"] == {"API_KEY": "${OTHER_API_KEY}"}  # another secret under a name already taken
     assert out["web"]["url"] == "https://me:${WEB_PASSWORD}@api.example.com/mcp?api_key=${WEB_API_KEY}&x=1"
-    assert out["web"]["headers"] == {"Authorization": "Bearer ${WEB_AUTHORIZATION}", "X-Team": "core",
-                                     "X-API-Key": "${WEB_X_API_KEY}"}  # fmt: skip
+    assert out["web"]["headers"] == {
+        "Authorization": "Bearer ${WEB_AUTHORIZATION}",
+        "X-Team": "core",
+        "X-API-Key": "${WEB_X_API_KEY}",
+    }
     assert len(warnings) == 11
     assert warnings[0] == (
         "server 'vault': env API_KEY held a literal secret; the package reads it from ${API_KEY} instead "
@@ -211,16 +274,24 @@ def test_a_relative_cwd_is_made_absolute_against_the_config_folder(tmp_path):
     path = write(tmp_path, ".mcp.json", json.dumps({"mcpServers": entries}))
     servers, _ = read(path)
     assert {s.name: s.config["cwd"] for s in servers} == {
-        "rel": str(tmp_path / "tools"), "abs": "/srv", "var": "${CLAUDE_PROJECT_DIR}/tools", "home": "~/w"}  # fmt: skip
+        "rel": str(tmp_path / "tools"),
+        "abs": "/srv",
+        "var": "${CLAUDE_PROJECT_DIR}/tools",
+        "home": "~/w",
+    }
     assert all("inherit" not in s.config for s in servers)  # a JSON config's servers get the whole environment
 
 
 def test_codex_env_vars_of_a_remote_source_are_left_out_with_a_warning(tmp_path):
-    path = write(tmp_path, "config.toml", """
+    path = write(
+        tmp_path,
+        "config.toml",
+        """
 [mcp_servers.git]
 command = "uvx"
 env_vars = ["A", { name = "B", source = "remote" }, 3]
-""")  # fmt: skip
+""",
+    )
     (git,), warnings = read(path)
     assert git.config["inherit"] == [*CODEX_ENV, "A"]
     assert any("`env_vars` 'B' has source 'remote'" in w for w in warnings)

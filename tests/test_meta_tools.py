@@ -162,8 +162,16 @@ def test_inspector_strict_accepts_the_meta_tools(tmp_path):
     listed = inspector(server, "--method", "tools/list", home=tmp_path, strict=True)
     assert listed.returncode == 0, listed.stderr
     assert [t["name"] for t in json.loads(listed.stdout)["tools"]] == THREE
-    called = inspector(server, "--method", "tools/call", "--tool-name", "search_tools", "--tool-arg",
-                       "query=mean of numbers", home=tmp_path)  # fmt: skip
+    called = inspector(
+        server,
+        "--method",
+        "tools/call",
+        "--tool-name",
+        "search_tools",
+        "--tool-arg",
+        "query=mean of numbers",
+        home=tmp_path,
+    )
     assert called.returncode == 0, called.stderr
     assert '"isError": false' in called.stdout and "math mean" in called.stdout
 

@@ -119,9 +119,14 @@ def test_no_failure_is_a_plain_500_and_the_connection_stays():
         document = httpx2.get(f"{base}/openapi.json", timeout=budget(30)).json()
         with httpx2.Client(timeout=budget(60)) as client:
             answers = []
-            for argv in (["py", "unsendable"], ["--budget", "²", "py", "chatty", "x"], ["py", "typed", "--count", "٣"],
-                         ["py", "typed", "--count", "7" * 5000], ["--more", "ab:" + "1" * 5000, "py"],
-                         ["sh", "echo", "still", "here"]):  # fmt: skip
+            for argv in (
+                ["py", "unsendable"],
+                ["--budget", "²", "py", "chatty", "x"],
+                ["py", "typed", "--count", "٣"],
+                ["py", "typed", "--count", "7" * 5000],
+                ["--more", "ab:" + "1" * 5000, "py"],
+                ["sh", "echo", "still", "here"],
+            ):
                 response = client.post(f"{base}/run", json={"argv": argv})
                 assert response.headers.get("connection") != "close", argv
                 answers.append(envelope(response, document))
@@ -154,9 +159,12 @@ def test_host_origin_and_cors(demo):
     assert called.headers["access-control-allow-origin"] == "http://localhost:3000"
     preflight = httpx2.options(
         f"{base}/run",
-        headers={"Origin": "http://localhost:3000", "Access-Control-Request-Method": "POST",
-                 "Access-Control-Request-Headers": "authorization, content-type"},
-    )  # fmt: skip
+        headers={
+            "Origin": "http://localhost:3000",
+            "Access-Control-Request-Method": "POST",
+            "Access-Control-Request-Headers": "authorization, content-type",
+        },
+    )
     assert preflight.status_code == 200
     assert preflight.headers["access-control-allow-origin"] == "http://localhost:3000"
     assert "POST" in preflight.headers["access-control-allow-methods"]
@@ -267,8 +275,11 @@ uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[3]), log_level="warning")
 def library_app(config, kind: str):
     """The OpenAPI or MCP app built from the public API as a library user would (no `serve`), served by uvicorn."""
     port = free_port()
-    proc = subprocess.Popen([sys.executable, "-c", LIBRARY_APP, str(config), kind, str(port)], cwd=ROOT,
-                            env=environment(MCP_CLI_CACHE_DIR=str(config.parent / "cache")))  # fmt: skip
+    proc = subprocess.Popen(
+        [sys.executable, "-c", LIBRARY_APP, str(config), kind, str(port)],
+        cwd=ROOT,
+        env=environment(MCP_CLI_CACHE_DIR=str(config.parent / "cache")),
+    )
     try:
         wait_for_port(port, proc)
         yield f"http://127.0.0.1:{port}"

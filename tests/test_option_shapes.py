@@ -20,8 +20,11 @@ def test_only_options_whose_schema_says_nothing_show_a_bare_json_placeholder(cor
 
 def tool(name: str, description: str, **properties) -> dict:
     required = [k for k, v in properties.items() if v.pop("required", False)]
-    return {"name": name, "description": description,
-            "inputSchema": {"type": "object", "properties": properties, "required": required}}  # fmt: skip
+    return {
+        "name": name,
+        "description": description,
+        "inputSchema": {"type": "object", "properties": properties, "required": required},
+    }
 
 
 def test_the_check_counts_bare_placeholders_and_tells_those_of_schemas_that_say_nothing():
@@ -50,16 +53,23 @@ UPLOAD = tool(
     files={"type": "array", "items": {"$ref": "#/$defs/file"}, "required": True},
 )
 UPLOAD["inputSchema"]["$defs"] = {
-    "file": {"type": "object", "properties": {"path": {"type": "string"}, "mode": {"type": "integer"}},
-             "required": ["path", "mode"]}
-}  # fmt: skip
+    "file": {
+        "type": "object",
+        "properties": {"path": {"type": "string"}, "mode": {"type": "integer"}},
+        "required": ["path", "mode"],
+    }
+}
 SMALL = Corpus(
     "small",
-    [("weather", [FORECAST, tool("list_alerts", "List weather alerts.")]),
-     ("storage", [UPLOAD, tool("delete_bucket", "Delete a storage bucket.")])],
-    [("get the weather forecast for 'Paris' in imperial units", [("weather", "get_forecast")]),
-     ("upload files to the storage bucket", [("storage", "upload_files")])],
-)  # fmt: skip
+    [
+        ("weather", [FORECAST, tool("list_alerts", "List weather alerts.")]),
+        ("storage", [UPLOAD, tool("delete_bucket", "Delete a storage bucket.")]),
+    ],
+    [
+        ("get the weather forecast for 'Paris' in imperial units", [("weather", "get_forecast")]),
+        ("upload files to the storage bucket", [("storage", "upload_files")]),
+    ],
+)
 
 
 def test_a_scripted_agent_calls_a_small_group_s_command_from_its_listing_and_fills_what_help_shows():

@@ -20,8 +20,12 @@ pytestmark = pytest.mark.anyio
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
     out = tmp_path_factory.mktemp("build") / "pdf-mcp"
-    proc = subprocess.run([sys.executable, "-m", "mcp_cli", "build", str(ROOT / "skills" / "pdf"), "-o", str(out)],
-                          capture_output=True, text=True, timeout=budget(120))  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, "-m", "mcp_cli", "build", str(ROOT / "skills" / "pdf"), "-o", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=budget(120),
+    )
     assert proc.returncode == 0, proc.stderr
     assert "warning" not in proc.stderr  # our own skill follows the spec
     return out

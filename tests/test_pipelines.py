@@ -64,14 +64,28 @@ def world(tmp_path_factory):
     (files / "a.txt").write_text("alpha\nbeta\ngamma\ndelta\n")
     (files / "b.txt").write_text("bravo\n")
     memory = root / "memory.jsonl"
-    memory.write_text("".join(json.dumps({"type": "entity", "name": n, "entityType": "person",
-                                          "observations": [f"{n} programmed"]}) + "\n" for n in PEOPLE))  # fmt: skip
+    memory.write_text(
+        "".join(
+            json.dumps({"type": "entity", "name": n, "entityType": "person", "observations": [f"{n} programmed"]})
+            + "\n"
+            for n in PEOPLE
+        )
+    )
     config = root / "team.json"
-    config.write_text(json.dumps({"mcpServers": {
-        "files": {"command": str(NODE_BIN / "mcp-server-filesystem"), "args": [str(files)]},
-        "memory": {"command": str(NODE_BIN / "mcp-server-memory"), "env": {"MEMORY_FILE_PATH": str(memory)}},
-        "everything": {"command": str(NODE_BIN / "mcp-server-everything")},
-    }}))  # fmt: skip
+    config.write_text(
+        json.dumps(
+            {
+                "mcpServers": {
+                    "files": {"command": str(NODE_BIN / "mcp-server-filesystem"), "args": [str(files)]},
+                    "memory": {
+                        "command": str(NODE_BIN / "mcp-server-memory"),
+                        "env": {"MEMORY_FILE_PATH": str(memory)},
+                    },
+                    "everything": {"command": str(NODE_BIN / "mcp-server-everything")},
+                }
+            }
+        )
+    )
     scripts = {"scripts/emit.py": EMIT, "scripts/tally.py": TALLY, "scripts/head.py": HEAD}  # head: like a built-in
     skill = write_skill(root / "numbers", "Make and count numbers.", scripts)
     (root / "scopes.toml").write_text(SCOPES)
@@ -113,8 +127,10 @@ async def test_head_and_tail_take_lines_of_text_and_items_of_arrays(team, world)
 
 async def test_each_runs_a_command_per_item_with_fields_and_reports_a_failing_item_beside_the_others(team, world):
     folder = world["files"]
-    command = (f"files directory-tree --path {folder} | jq '[.[] | {{path: (\"{folder}/\" + .name), name}}]' "
-               "| each files read-text-file --path {.path}")  # fmt: skip
+    command = (
+        f"files directory-tree --path {folder} | jq '[.[] | {{path: (\"{folder}/\" + .name), name}}]' "
+        "| each files read-text-file --path {.path}"
+    )
     reply = await call(team, command=command)
     assert reply.ok, reply.text
     rows = json.loads(reply.text.splitlines()[0])
@@ -123,8 +139,11 @@ async def test_each_runs_a_command_per_item_with_fields_and_reports_a_failing_it
     assert rows[0]["output"] == "alpha\nbeta\ngamma\ndelta\n" and rows[1]["output"] == "bravo\n"
     assert "EISDIR" in rows[2]["error"]  # reading a folder as a file: the upstream's own error
     assert "[each: 1 of 3 items failed" in reply.text
-    missing = json.loads((await ok(team, command='memory read-graph | jq .entities | each everything echo '
-                                                 '--message {.nope}')).splitlines()[0])  # fmt: skip
+    missing = json.loads(
+        (
+            await ok(team, command="memory read-graph | jq .entities | each everything echo --message {.nope}")
+        ).splitlines()[0]
+    )
     assert [r["error"] for r in missing] == ["the item has no field .nope"] * 3
 
 
@@ -132,8 +151,9 @@ async def test_an_upstream_tool_takes_an_object_as_its_arguments_under_the_optio
     folder = world["files"]
     first = f"files directory-tree --path {folder} | jq '{{path: (\"{folder}/\" + .[0].name)}}' | files read-text-file"
     assert await ok(team, command=first) == "alpha\nbeta\ngamma\ndelta\n"
-    summed = await ok(team, command="memory read-graph | jq '{a: (.entities | length), b: 1000}' | everything get-sum "
-                                    "--b 39")  # fmt: skip
+    summed = await ok(
+        team, command="memory read-graph | jq '{a: (.entities | length), b: 1000}' | everything get-sum --b 39"
+    )
     assert "The sum of 3 and 39 is 42." in summed  # the option given wins over the object's b
 
 
@@ -202,14 +222,35 @@ async def test_every_stage_is_checked_before_any_runs(team, world):
 async def test_a_stage_that_fails_stops_the_pipeline_and_is_named(team, world):
     listing = f"files list-directory --path {world['files']}"
     await failed(team, f"{listing} | jq .", "usage", "stage 2 (jq .) of 2 failed", "not JSON", "[FILE] a.txt")
-    await failed(team, "memory read-graph | each everything echo --message {}", "usage",
-                 "stage 2 (each", "a JSON object of 2 keys (entities, relations)")  # fmt: skip
-    await failed(team, "memory read-graph | jq '[range(150)]' | each everything echo --message {}", "usage",
-                 "stage 3 (each", "at most 100 items", "has 150")  # fmt: skip
-    await failed(team, "memory read-graph | jq '{path: \"/nowhere/x.txt\"}' | files read-text-file | head 1",
-                 "upstream", "stage 3 (files read-text-file) of 4 failed")  # fmt: skip
-    await failed(team, "memory read-graph | jq '[1]' | files read-text-file", "usage", "stage 3 (files read-text-file) "
-                 "of 3 failed", "takes a JSON object", "a JSON array of 1 item")  # fmt: skip
+    await failed(
+        team,
+        "memory read-graph | each everything echo --message {}",
+        "usage",
+        "stage 2 (each",
+        "a JSON object of 2 keys (entities, relations)",
+    )
+    await failed(
+        team,
+        "memory read-graph | jq '[range(150)]' | each everything echo --message {}",
+        "usage",
+        "stage 3 (each",
+        "at most 100 items",
+        "has 150",
+    )
+    await failed(
+        team,
+        "memory read-graph | jq '{path: \"/nowhere/x.txt\"}' | files read-text-file | head 1",
+        "upstream",
+        "stage 3 (files read-text-file) of 4 failed",
+    )
+    await failed(
+        team,
+        "memory read-graph | jq '[1]' | files read-text-file",
+        "usage",
+        "stage 3 (files read-text-file) of 3 failed",
+        "takes a JSON object",
+        "a JSON array of 1 item",
+    )
     await failed(team, "memory read-graph | jq '.entities[0].name | ltrimstr(1)'", "handler", "stage 2", "jq:")
 
 
@@ -222,8 +263,9 @@ async def test_quoted_bars_and_shell_syntax_are_data(team):
 
 async def test_meta_call_tool_pipes_its_output_through_then(world):
     async with served("serve", str(world["config"]), "--surface", "meta", env=world["env"]) as client:
-        result = await client.call_tool("call_tool", {"name": "memory read-graph",
-                                                      "then": "jq -r '.entities[].name' | head 2"})  # fmt: skip
+        result = await client.call_tool(
+            "call_tool", {"name": "memory read-graph", "then": "jq -r '.entities[].name' | head 2"}
+        )
         assert not result.is_error and text(result) == "Ada\nAlan\n"
         bad = await client.call_tool("call_tool", {"name": "memory read-graph", "then": "jq '.['"})
         assert bad.is_error and "stage 2 (jq '.[')" in text(bad)
@@ -231,8 +273,14 @@ async def test_meta_call_tool_pipes_its_output_through_then(world):
 
 def test_mcp_cli_run_takes_a_pipeline_in_argv(world):
     def run(*argv: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "mcp_cli", "run", *argv], capture_output=True, text=True,
-                              env=environment(**world["env"]), timeout=budget(120), cwd=world["root"])  # fmt: skip
+        return subprocess.run(
+            [sys.executable, "-m", "mcp_cli", "run", *argv],
+            capture_output=True,
+            text=True,
+            env=environment(**world["env"]),
+            timeout=budget(120),
+            cwd=world["root"],
+        )
 
     names = ["jq", "-r", ".entities[].name"]
     done = run(str(world["config"]), "--", "memory", "read-graph", "|", *names, "|", "tail", "1")
@@ -245,20 +293,38 @@ def test_mcp_cli_run_takes_a_pipeline_in_argv(world):
 
 def test_an_exported_skill_s_script_takes_a_pipeline(tmp_path):
     demo = ROOT / "examples" / "demo" / "demo.json"
-    made = subprocess.run([sys.executable, "-m", "mcp_cli", "export", str(demo)], cwd=tmp_path, capture_output=True,
-                          text=True, timeout=budget(300))  # fmt: skip
+    made = subprocess.run(
+        [sys.executable, "-m", "mcp_cli", "export", str(demo)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=budget(300),
+    )
     assert made.returncode == 0, made.stderr
     assert "'|' jq FILTER '|' head N" in (tmp_path / "demo" / "SKILL.md").read_text()
     script = tmp_path / "demo" / "scripts" / "demo.sh"
-    done = subprocess.run(["sh", "-c", f"{script} math add 2 3 '|' jq '. * 2'"], cwd=tmp_path, capture_output=True,
-                          text=True, timeout=budget(300), env=environment())  # fmt: skip
+    done = subprocess.run(
+        ["sh", "-c", f"{script} math add 2 3 '|' jq '. * 2'"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=budget(300),
+        env=environment(),
+    )
     assert (done.returncode, done.stdout) == (0, "10\n"), done.stderr
 
 
 @pytest.fixture(scope="module")
 def http(world):
-    command = [sys.executable, "-m", "mcp_cli", "serve", str(world["config"]), "--scopes",
-               str(world["root"] / "scopes.toml")]  # fmt: skip
+    command = [
+        sys.executable,
+        "-m",
+        "mcp_cli",
+        "serve",
+        str(world["config"]),
+        "--scopes",
+        str(world["root"] / "scopes.toml"),
+    ]
     env = environment(READER_TOKEN=READER, **world["env"])
     with server(command, "127.0.0.1", "127.0.0.1", env=env) as (url, _):
         yield url
@@ -268,10 +334,20 @@ async def test_scopes_and_read_only_apply_to_every_stage(http, world):
     async with connect(http, READER) as reader:
         assert await ok(reader, command="memory read-graph | jq '.entities | length'") == "3\n"
         # read-only: create-entities is not in this scope's tree, in any stage, as if it did not exist
-        await failed(reader, "memory read-graph | jq '{entities: []}' | memory create-entities", "not_found",
-                     "stage 3 (memory create-entities)", "no command `create-entities`")  # fmt: skip
-        await failed(reader, "memory read-graph | each everything echo --message {}", "not_found",
-                     "stage 2 (each everything echo", "no domain `everything`")  # fmt: skip
+        await failed(
+            reader,
+            "memory read-graph | jq '{entities: []}' | memory create-entities",
+            "not_found",
+            "stage 3 (memory create-entities)",
+            "no command `create-entities`",
+        )
+        await failed(
+            reader,
+            "memory read-graph | each everything echo --message {}",
+            "not_found",
+            "stage 2 (each everything echo",
+            "no domain `everything`",
+        )
     assert "Zed" not in world["memory"].read_text()
 
 

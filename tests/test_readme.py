@@ -164,8 +164,10 @@ def parse(document: str, file: str = "") -> tuple[list[Block], str]:
     return blocks, "\n".join(prose)
 
 
-PARSED = {path.relative_to(ROOT).as_posix(): parse(path.read_text(encoding="utf-8"), path.relative_to(ROOT).as_posix())
-          for path in DOCS}  # fmt: skip
+PARSED = {
+    path.relative_to(ROOT).as_posix(): parse(path.read_text(encoding="utf-8"), path.relative_to(ROOT).as_posix())
+    for path in DOCS
+}
 BLOCKS = [block for blocks, _ in PARSED.values() for block in blocks]
 PROSE = {file: prose for file, (_, prose) in PARSED.items()}
 
@@ -280,8 +282,11 @@ class Workspace:
         for block in of("python"):
             if named(block):
                 (folder / named(block)).write_text(block.body)  # the same name twice would be the same file
-        report = invoke(folder / "skills" / "pdf", ["documents", "create", "--out", "report.pdf", "--text-file",
-                                                    str(self.pages())], cwd=folder)  # fmt: skip
+        report = invoke(
+            folder / "skills" / "pdf",
+            ["documents", "create", "--out", "report.pdf", "--text-file", str(self.pages())],
+            cwd=folder,
+        )
         assert report.ok, report.text()
         # Tool lists asked for once, with time to answer on a loaded machine; every example after reads the cache.
         warm = self.sh("mcp-cli inspect .mcp.json --startup-timeout 120", timeout=budget(50))
@@ -294,8 +299,9 @@ class Workspace:
         return notes
 
     def sh(self, line: str, env: dict | None = None, timeout: float = budget(30)) -> subprocess.CompletedProcess:
-        return subprocess.run(["bash", "-c", line], cwd=self.folder, env=env or self.env, capture_output=True,
-                              text=True, timeout=timeout)  # fmt: skip
+        return subprocess.run(
+            ["bash", "-c", line], cwd=self.folder, env=env or self.env, capture_output=True, text=True, timeout=timeout
+        )
 
 
 @pytest.fixture(scope="module")
@@ -426,8 +432,9 @@ def test_pdf_calls_in_the_text_are_found():
 def test_python_block(ws, block):
     script = ws.folder / f"{Path(block.file).stem}_{block.line}.py"
     script.write_text(block.body)
-    done = subprocess.run([sys.executable, str(script)], cwd=ws.folder, env=ws.env, capture_output=True, text=True,
-                          timeout=budget(50))  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, str(script)], cwd=ws.folder, env=ws.env, capture_output=True, text=True, timeout=budget(50)
+    )
     assert done.returncode == 0, f"{block.where}\n{done.stdout}{done.stderr}"
 
 

@@ -21,18 +21,26 @@ def test_reliability_suite_is_at_its_ideal():
 
 
 def _flawless() -> dict:
-    calls = {"calls": 700, "answered": 700, "not enveloped": 0, "internal": 0, "tracebacks": 0, "canaries": 0,
-             "server deaths": 0, "orphans": 0}  # fmt: skip
+    calls = {
+        "calls": 700,
+        "answered": 700,
+        "not enveloped": 0,
+        "internal": 0,
+        "tracebacks": 0,
+        "canaries": 0,
+        "server deaths": 0,
+        "orphans": 0,
+    }
     return {
         "argv": [{"surface": surface, **calls} for surface in reliability.SURFACES],
         "ids": [
             {"surface": s, "requests": 15, "replied": 15, "as due": 15, "tracebacks": 0, "server deaths": 0}
             for s in ("stdio", "meta")
-        ],  # fmt: skip
+        ],
         "runaway": [
             {"surface": s, "filters": 3, "timeouts": 3, "help first": 3, "tracebacks": 0, "server deaths": 0}
             for s in reliability.SURFACES
-        ],  # fmt: skip
+        ],
         "faults": [{"calls": 3, "answered": 3, "as due": 3, "healthy after": True, "tracebacks": 0, "orphans": 0}],
         "http": {"sessions": 100, "answered": 100, "lost": 0, "crossed": 0, "server alive": True, "orphans": 0},
         "malformed": {"skills": 39, "other failures": 0},
@@ -74,10 +82,32 @@ def test_the_calls_carry_the_probe_s_inputs_to_each_surface():
 
     tree = load(str(reliability.FIXTURES / "faults" / "tree.json"))
     words = reliability.Vocabulary(tree, lambda n: ["py", "odd", "--depth", str(n)])
-    argv = ["--budget", "١٢", "py", "typed", "--count", "3", "--ratio=0.5", "--tag", "a", "-v", "-v", "--no-color",
-            "|", "jq", "env", "|", "head", "²"]  # fmt: skip
-    assert words.meta(argv) == {"name": "py typed", "arguments": {"count": 3, "ratio": 0.5, "tags": ["a"], "verbose": 2,
-                                "color": False}, "then": "jq env | head '²'", "budget": "١٢"}  # fmt: skip
+    argv = [
+        "--budget",
+        "١٢",
+        "py",
+        "typed",
+        "--count",
+        "3",
+        "--ratio=0.5",
+        "--tag",
+        "a",
+        "-v",
+        "-v",
+        "--no-color",
+        "|",
+        "jq",
+        "env",
+        "|",
+        "head",
+        "²",
+    ]
+    assert words.meta(argv) == {
+        "name": "py typed",
+        "arguments": {"count": 3, "ratio": 0.5, "tags": ["a"], "verbose": 2, "color": False},
+        "then": "jq env | head '²'",
+        "budget": "١٢",
+    }
     more = words.meta(["--more", "k:²", "py", "odd", "--depth", "9" * 4301])
     assert more["name"] == "--more 'k:²' py odd" and more["arguments"]["depth"] == 10**4301 - 1  # a JSON integer
     assert words.as_call("openapi", ["--help"]).arguments == {"argv": ["--help"]}

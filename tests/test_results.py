@@ -47,8 +47,13 @@ def skill(tmp_path):
 
 
 def run(*argv, stdin=b"", env=None):
-    return subprocess.run([sys.executable, "-m", "mcp_cli", "run", *map(str, argv)], input=stdin,
-                          capture_output=True, timeout=budget(60), env=env)  # fmt: skip
+    return subprocess.run(
+        [sys.executable, "-m", "mcp_cli", "run", *map(str, argv)],
+        input=stdin,
+        capture_output=True,
+        timeout=budget(60),
+        env=env,
+    )
 
 
 def test_run_writes_a_scripts_bytes_as_they_were(skill):
@@ -90,9 +95,15 @@ def _read_on_through_a_pipe(skill, env):
     assert after[:2] == whole[len(shown) : len(shown) + 2]  # read on where the first part stopped
 
 
-DEEP = [["nest", "1000"], ["nest", "1000", "--objects"], ["nest", "100000"], ["nest", "1000", "|", "head", "3"],
-        ["nest", "1000", "|", "tail"], ["--format", "toon", "nest", "500"],
-        ["--format", "table", "nest", "990"]]  # fmt: skip
+DEEP = [
+    ["nest", "1000"],
+    ["nest", "1000", "--objects"],
+    ["nest", "100000"],
+    ["nest", "1000", "|", "head", "3"],
+    ["nest", "1000", "|", "tail"],
+    ["--format", "toon", "nest", "500"],
+    ["--format", "table", "nest", "990"],
+]
 
 
 async def test_json_nested_past_what_python_reads_is_answered_as_text(skill):

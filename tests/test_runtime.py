@@ -61,13 +61,23 @@ def test_a_command_without_a_handler_cannot_run_naming_it():
 def test_a_reference_reads_back_as_it_was_written():
     written = [
         {"kind": "python", "target": "m:f", "timeout": 5},
-        {"kind": "subprocess", "command": ["{python}", "x.py"], "cwd": ".", "env": {"A": "1"}, "inherit": ["HOME"],
-         "stdin": True, "dependencies": [], "requires_python": ">=3.8", "broken": "why", "before": [{"-v": 0}]},
+        {
+            "kind": "subprocess",
+            "command": ["{python}", "x.py"],
+            "cwd": ".",
+            "env": {"A": "1"},
+            "inherit": ["HOME"],
+            "stdin": True,
+            "dependencies": [],
+            "requires_python": ">=3.8",
+            "broken": "why",
+            "before": [{"-v": 0}],
+        },
         {"kind": "mcp", "server": "s", "tool": "t", "task": True},
         {"kind": "mcp", "server": "s", "op": "prompts/get", "prompt": "p"},
         {"kind": "mcp", "server": "s", "op": "resources/read", "templates": ["x://{id}"]},
         {"kind": "search"},
-    ]  # fmt: skip
+    ]
     assert [Command("c", handler=ref).handler.to_dict() for ref in written] == written
 
 
@@ -76,8 +86,13 @@ def test_a_broken_tree_file_is_refused_before_serving(tmp_path):
     data["root"]["children"][0]["children"][0]["handler"] = {"kind": "teleport"}
     broken = tmp_path / "tree.json"
     broken.write_text(json.dumps(data))
-    proc = subprocess.run([sys.executable, "-m", "mcp_cli", "serve", str(broken)], capture_output=True, text=True,
-                          stdin=subprocess.DEVNULL, timeout=budget(60))  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, "-m", "mcp_cli", "serve", str(broken)],
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=budget(60),
+    )
     assert (
         proc.returncode == 2
         and "not a valid tree: bad command 'faults py boom': no handler of kind 'teleport'" in proc.stderr

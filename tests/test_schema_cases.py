@@ -50,33 +50,69 @@ DEFS = {"$defs": {"name": {"type": "string", "description": "A name."}, "loop": 
         ({"$ref": "#/$defs/name", "description": "Its own."}, {"type": "string", "description": "Its own."}),
         ({"$ref": "#/$defs/loop"}, {"$ref": "#/$defs/loop"}),  # a reference to itself ends
         ({"$ref": "other.json#/x", "title": "T"}, {"title": "T"}),  # out of the schema: nothing to offer
-        ({"anyOf": [{"type": "string"}, {"type": "null"}], "title": "T"}, {"type": "string", "title": "T",
-                                                                            "nullable": True}),  # fmt: skip
-        ({"oneOf": [{"type": "null"}, {"$ref": "#/$defs/name"}]}, {"type": "string", "description": "A name.",
-                                                                    "nullable": True}),  # fmt: skip
-        ({"anyOf": [{"type": "string"}, {"type": "integer"}]}, {"anyOf": [{"type": "string"}, {"type": "integer"}],
-                                                                 "type": ["string", "integer"]}),  # a union
-        ({"anyOf": [{"const": "a", "description": "A."}, {"const": 1, "title": "One"}, {"enum": ["b", "c"]},
-                    {"type": "null"}]},
-         {"enum": ["a", 1, "b", "c"], "enumDescriptions": ["A.", "One", "", ""], "nullable": True}),  # constants
+        (
+            {"anyOf": [{"type": "string"}, {"type": "null"}], "title": "T"},
+            {"type": "string", "title": "T", "nullable": True},
+        ),
+        (
+            {"oneOf": [{"type": "null"}, {"$ref": "#/$defs/name"}]},
+            {"type": "string", "description": "A name.", "nullable": True},
+        ),
+        (
+            {"anyOf": [{"type": "string"}, {"type": "integer"}]},
+            {"anyOf": [{"type": "string"}, {"type": "integer"}], "type": ["string", "integer"]},
+        ),  # a union
+        (
+            {
+                "anyOf": [
+                    {"const": "a", "description": "A."},
+                    {"const": 1, "title": "One"},
+                    {"enum": ["b", "c"]},
+                    {"type": "null"},
+                ]
+            },
+            {"enum": ["a", 1, "b", "c"], "enumDescriptions": ["A.", "One", "", ""], "nullable": True},
+        ),  # constants
         ({"oneOf": [{"const": "a"}, {"const": "b"}]}, {"enum": ["a", "b"]}),  # no descriptions, no empty list
-        ({"anyOf": [{"type": "array", "items": {"$ref": "#/$defs/name"}}, {"type": "string"}, {"type": "null"}]},
-         {"anyOf": [{"type": "array", "items": {"$ref": "#/$defs/name"}}, {"type": "string"}],
-          "type": ["array", "string"], "items": {"$ref": "#/$defs/name"}, "nullable": True}),  # list | scalar | null
-        ({"oneOf": [obj(["id", "v"], id={"type": "integer"}, v={}), obj(["name", "v"], name={"type": "string"})]},
-         {"anyOf": [obj(["id", "v"], id={"type": "integer"}, v={}), obj(["name", "v"], name={"type": "string"})],
-          "type": "object", "properties": {"id": {"type": "integer"}, "v": {}, "name": {"type": "string"}},
-          "required": ["v"]}),  # variants of an object: every field, required where each requires it
+        (
+            {"anyOf": [{"type": "array", "items": {"$ref": "#/$defs/name"}}, {"type": "string"}, {"type": "null"}]},
+            {
+                "anyOf": [{"type": "array", "items": {"$ref": "#/$defs/name"}}, {"type": "string"}],
+                "type": ["array", "string"],
+                "items": {"$ref": "#/$defs/name"},
+                "nullable": True,
+            },
+        ),  # list | scalar | null
+        (
+            {"oneOf": [obj(["id", "v"], id={"type": "integer"}, v={}), obj(["name", "v"], name={"type": "string"})]},
+            {
+                "anyOf": [obj(["id", "v"], id={"type": "integer"}, v={}), obj(["name", "v"], name={"type": "string"})],
+                "type": "object",
+                "properties": {"id": {"type": "integer"}, "v": {}, "name": {"type": "string"}},
+                "required": ["v"],
+            },
+        ),  # variants of an object: every field, required where each requires it
         ({"anyOf": [{"type": "string"}, {"not": {}}]}, {"anyOf": [{"type": "string"}, {"not": {}}]}),  # unknown
         ({"type": ["integer", "null"]}, {"type": "integer"}),
         ({"type": ["string", "integer", "null"]}, {"type": ["string", "integer"]}),
-        ({"allOf": [obj(["a"], a={"type": "string"}), {"$ref": "#/$defs/name", "required": ["b"],
-                                                       "properties": {"b": {}}}], "required": ["c"]},
-         {"properties": {"a": {"type": "string"}, "b": {}}, "required": ["c", "a", "b"], "type": "string",
-          "description": "A name."}),
+        (
+            {
+                "allOf": [
+                    obj(["a"], a={"type": "string"}),
+                    {"$ref": "#/$defs/name", "required": ["b"], "properties": {"b": {}}},
+                ],
+                "required": ["c"],
+            },
+            {
+                "properties": {"a": {"type": "string"}, "b": {}},
+                "required": ["c", "a", "b"],
+                "type": "string",
+                "description": "A name.",
+            },
+        ),
         ("not a schema", {}),
     ],
-)  # fmt: skip
+)
 def test_references_combinations_and_nullable_types_resolve(node, resolved):
     assert s._Schema({**DEFS, "type": "object"}).resolve(node) == resolved
 
@@ -131,14 +167,24 @@ def test_a_property_s_flags(path, flags):
 
 
 def test_two_properties_that_spell_one_flag_each_get_their_own():
-    found = options(obj(fullPath={"type": "string"}, full_path={"type": "string"}, verbose={"type": "boolean"},
-                        no_verbose={"type": "string"}))  # fmt: skip
+    found = options(
+        obj(
+            fullPath={"type": "string"},
+            full_path={"type": "string"},
+            verbose={"type": "boolean"},
+            no_verbose={"type": "string"},
+        )
+    )
     assert found["fullPath"].flags == ["--full-path", "--fullPath"]
-    assert found["full_path"].flags == ["--full_path"] and found["full_path"].notes == "not --full-path, which sets " \
-                                                                                       "fullPath"  # fmt: skip
+    assert (
+        found["full_path"].flags == ["--full_path"]
+        and found["full_path"].notes == "not --full-path, which sets fullPath"
+    )
     assert found["verbose"].flags == ["--verbose"]  # and --no-verbose, which argparse adds
-    assert found["no_verbose"].flags == ["--no_verbose"] and "not --no-verbose, which sets verbose" in found[
-        "no_verbose"].notes  # fmt: skip
+    assert (
+        found["no_verbose"].flags == ["--no_verbose"]
+        and "not --no-verbose, which sets verbose" in found["no_verbose"].notes
+    )
     three = options(obj(aB={"type": "string"}, a_b={"type": "string"}, **{"a-b": {"type": "string"}}))
     assert [p.flags for p in three.values()][:3] == [["--aB"], ["--a_b"], ["--a-b"]]  # as spelt, first
     assert three["aB"].notes == three["a_b"].notes == "not --a-b, which sets a-b"
@@ -152,26 +198,28 @@ def test_two_properties_that_spell_one_flag_each_get_their_own():
 
 
 def test_what_each_kind_of_property_becomes():
-    found = options(obj(
-        ["name", "tags"],
-        name={"type": "string", "description": "The  name\n of it."},
-        title_only={"type": "string", "title": "Titled"},
-        count={"type": "integer", "minimum": 1, "maximum": 10, "default": 3},
-        ratio={"type": "number", "exclusiveMinimum": 0},
-        below={"type": "number", "exclusiveMaximum": 9},
-        small={"type": "integer", "maximum": 5},
-        when={"type": "string", "format": "date-time"},
-        mode={"type": "string", "enum": ["fast", "slow"]},
-        weight={"type": "number", "enum": [0.5, 1.5, 2]},  # float enums are choices of a number
-        odd={"type": "string", "enum": ["a", 1]},  # not all of its type: no choices
-        fixed={"type": "string", "const": "only"},
-        either={"enum": [1, "a"]},
-        verbose={"type": "boolean", "default": False},
-        tags={"type": "array", "items": {"type": "integer"}},
-        people={"type": "array", "items": obj(["name"], name={"type": "string"})},
-        filters={**obj(["status"], status={"type": "string"}), "default": {"status": "open"}},
-        extra={"default": "x"},
-    ))  # fmt: skip
+    found = options(
+        obj(
+            ["name", "tags"],
+            name={"type": "string", "description": "The  name\n of it."},
+            title_only={"type": "string", "title": "Titled"},
+            count={"type": "integer", "minimum": 1, "maximum": 10, "default": 3},
+            ratio={"type": "number", "exclusiveMinimum": 0},
+            below={"type": "number", "exclusiveMaximum": 9},
+            small={"type": "integer", "maximum": 5},
+            when={"type": "string", "format": "date-time"},
+            mode={"type": "string", "enum": ["fast", "slow"]},
+            weight={"type": "number", "enum": [0.5, 1.5, 2]},  # float enums are choices of a number
+            odd={"type": "string", "enum": ["a", 1]},  # not all of its type: no choices
+            fixed={"type": "string", "const": "only"},
+            either={"enum": [1, "a"]},
+            verbose={"type": "boolean", "default": False},
+            tags={"type": "array", "items": {"type": "integer"}},
+            people={"type": "array", "items": obj(["name"], name={"type": "string"})},
+            filters={**obj(["status"], status={"type": "string"}), "default": {"status": "open"}},
+            extra={"default": "x"},
+        )
+    )
     assert (found["name"].help, found["name"].required, found["name"].type) == ("The name of it.", True, "string")
     assert found["title_only"].help == "Titled" and not found["title_only"].required
     assert (found["count"].type, found["count"].default, found["count"].notes) == ("integer", 3, "1..10")
@@ -213,18 +261,29 @@ def test_objects_are_options_field_by_field_two_levels_deep():
 @pytest.mark.parametrize(
     ("prop", "shape"),
     [
-        (obj(["a"], a={"type": "string"}, b={"type": "array", "items": {"type": "integer"}}, c={"enum": ["x", "y"]},
-             d={}, e="?"), "{a*: string, b: [integer], c: x|y, d: any, e: any}"),
+        (
+            obj(
+                ["a"],
+                a={"type": "string"},
+                b={"type": "array", "items": {"type": "integer"}},
+                c={"enum": ["x", "y"]},
+                d={},
+                e="?",
+            ),
+            "{a*: string, b: [integer], c: x|y, d: any, e: any}",
+        ),
         (obj(a=obj(b=obj(c=obj(d={"type": "string"})))), "{a: {b: {c: object}}}"),  # three levels, then the kind
         ({"type": "array", "items": obj(a=obj(b=obj(c={"type": "string"})))}, "[{a: {b: object}}]"),  # items count
         (obj(**{"n" * 150: {"type": "string"}}), "{" + "n" * 150 + ": string}"),  # 160 characters: whole
         ({"enum": [1, 2, 3, 4]}, "1|2|3|4"),
         ({"enum": ["a", "b", "c", "d", "e"]}, "string"),
         ({"type": "array"}, "[any]"),
-        (obj(**{f"p{i}": {"type": "string"} for i in range(30)}), "{" + ", ".join(f"p{i}: string" for i in
-                                                                                  range(30))[:155] + "...}"),
+        (
+            obj(**{f"p{i}": {"type": "string"} for i in range(30)}),
+            "{" + ", ".join(f"p{i}: string" for i in range(30))[:155] + "...}",
+        ),
     ],
-)  # fmt: skip
+)
 def test_a_compact_shape_of_a_value(prop, shape):
     assert s.shape(prop) == shape and len(shape) <= 160
 
@@ -262,18 +321,24 @@ SCHEMA["$defs"] = SCHEMA["properties"].pop("$defs")
         (["--query", "q", "--ids", "1e2"], {"query": "q", "ids": [100]}),  # integral values go as integers
         (["--query", "q", "--ratios", "1.5", "--ratios", "2e0"], {"query": "q", "ratios": [1.5, 2]}),
         (["--query", "q", "--refs", "7"], {"query": "q", "refs": [7]}),
-        (["--query", "q", "--filters.status", "open", "--filters.since", "3"],
-         {"query": "q", "filters": {"status": "open", "since": 3}}),
-        (["--query", "q", "--filters", '{"status": "x", "since": 1}', "--filters.since", "2"],
-         {"query": "q", "filters": {"status": "x", "since": 2}}),
+        (
+            ["--query", "q", "--filters.status", "open", "--filters.since", "3"],
+            {"query": "q", "filters": {"status": "open", "since": 3}},
+        ),
+        (
+            ["--query", "q", "--filters", '{"status": "x", "since": 1}', "--filters.since", "2"],
+            {"query": "q", "filters": {"status": "x", "since": 2}},
+        ),
         (["--query", "q", "--extra", "7"], {"query": "q", "extra": 7}),
         (["--query", "q", "--extra", "seven"], {"query": "q", "extra": "seven"}),
         (["--query", "q", "--extra", '{"a": [1]}'], {"query": "q", "extra": {"a": [1]}}),
         (["--json", '{"query": "j", "limit": 1}', "--limit", "2"], {"query": "j", "limit": 2}),
-        (["--json", '{"query": "j", "filters": 3}', "--filters.status", "s"],
-         {"query": "j", "filters": {"status": "s"}}),
+        (
+            ["--json", '{"query": "j", "filters": 3}', "--filters.status", "s"],
+            {"query": "j", "filters": {"status": "s"}},
+        ),
     ],
-)  # fmt: skip
+)
 def test_argv_becomes_this_arguments_object(argv, expected):
     assert json.dumps(run(SCHEMA, argv), sort_keys=True) == json.dumps(expected, sort_keys=True)  # 100, not 100.0
 
@@ -282,37 +347,54 @@ def test_argv_becomes_this_arguments_object(argv, expected):
     ("argv", "message"),
     [
         ([], "missing required option --query (or give it inside --json)."),
-        (["--query", "q", "--filters.since", "1"], "missing required option --filters.status (or give it inside "
-                                                   "--json)."),  # fmt: skip
-        (["--json", '{"query": "q", "filters": {"deep": {}}}'], "missing required option --filters.status (or give "
-                                                                "it inside --json)."),  # fmt: skip
-        (["--query", "q", "--limit", "x"], "argument --limit: invalid integer value: 'x'; give a whole number in the "
-                                           "digits 0-9, e.g. 12"),
-        (["--query", "q", "--limit", "٣"], "argument --limit: invalid integer value: '٣'; write it in the digits 0-9: "
-                                           "3"),
+        (
+            ["--query", "q", "--filters.since", "1"],
+            "missing required option --filters.status (or give it inside --json).",
+        ),
+        (
+            ["--json", '{"query": "q", "filters": {"deep": {}}}'],
+            "missing required option --filters.status (or give it inside --json).",
+        ),
+        (
+            ["--query", "q", "--limit", "x"],
+            "argument --limit: invalid integer value: 'x'; give a whole number in the digits 0-9, e.g. 12",
+        ),
+        (
+            ["--query", "q", "--limit", "٣"],
+            "argument --limit: invalid integer value: '٣'; write it in the digits 0-9: 3",
+        ),
         (["--query", "q", "--ids", "1" * 5000], f"--ids: expected integer, got '{'1' * 24}'... (5,000 characters)."),
         (["--query", "q", "--weight", "2"], "argument --weight: invalid choice: 2 (choose from 0.5, 1.5)"),
         (["--query", "q", "--ids", "1", "--ids", "two"], "--ids: expected integer, got 'two'."),
         (["--query", "q", "--flags", "maybe"], "--flags: expected boolean, got 'maybe'."),
         (["--query", "q", "--tags", "[1, "], "--tags: not valid JSON (Expecting value at character 4): '[1, '."),
-        (["--query", "q", "--filters", "{nope"], "--filters: not valid JSON (Expecting property name enclosed in "
-                                                 "double quotes at character 1): '{nope'."),  # fmt: skip
+        (
+            ["--query", "q", "--filters", "{nope"],
+            "--filters: not valid JSON (Expecting property name enclosed in double quotes at character 1): '{nope'.",
+        ),
         (["--query", "q", "--filters", "[1]"], "--filters: [1] is not of type 'object'."),
         (["--json", '{"query": "q", "maxResults": "x"}'], "--max-results: 'x' is not of type 'integer'."),
-        (["--json", '{"query": "q", "filters": {"status": "s", "dueDate": 1}}'], "--filters.due-date: 1 is not of "
-                                                                                 "type 'string'."),
-        (["--query", "q", "--json", "[1]"], "--json: expected a JSON object like '{\"name\": \"value\"}'."),
+        (
+            ["--json", '{"query": "q", "filters": {"status": "s", "dueDate": 1}}'],
+            "--filters.due-date: 1 is not of type 'string'.",
+        ),
+        (["--query", "q", "--json", "[1]"], '--json: expected a JSON object like \'{"name": "value"}\'.'),
         (["--json", '{"query": 1, "limit": "x"}'], "--limit: 'x' is not of type 'integer'."),  # the first by path
-        (["--json", '{"query": "q", "filters": {"status": 1}, "limit": "x"}'], "--limit: 'x' is not of type "
-                                                                              "'integer'."),  # the shallowest first
+        (
+            ["--json", '{"query": "q", "filters": {"status": 1}, "limit": "x"}'],
+            "--limit: 'x' is not of type 'integer'.",
+        ),  # the shallowest first
         (["--json", '{"query": "q", "ids": ["x"]}'], "--ids: 'x' is not of type 'integer'."),
         (["--json", "@/no/such/file.json"], "--json: cannot read @/no/such/file.json: No such file or directory."),
-        (["--json", '{"query": "q"}', "--query", "1", "--ratio", "nan"], "argument --ratio: invalid number value: "
-                                                                          "'nan'; give a number in the digits 0-9, "
-                                                                          "with a `.` or an exponent if need be "
-                                                                          "(2.5, 1e3)"),
+        (
+            ["--json", '{"query": "q"}', "--query", "1", "--ratio", "nan"],
+            "argument --ratio: invalid number value: "
+            "'nan'; give a number in the digits 0-9, "
+            "with a `.` or an exponent if need be "
+            "(2.5, 1e3)",
+        ),
     ],
-)  # fmt: skip
+)
 def test_what_does_not_fit_the_schema_is_told_in_argv_terms(argv, message):
     assert refused(SCHEMA, argv) == message
 
@@ -354,24 +436,47 @@ def test_an_upstream_s_broken_schema_is_the_upstream_s_to_enforce(broken):
 
 
 def test_the_schema_of_a_command_made_from_its_parameters():
-    cmd = Command("c", handler=NOOP, params=[
-        Param("a", flags=["--a"], required=True, help="A."), Param("v", flags=["-v"], action="count"),
-        Param("q", flags=["-q"], action="store_true"), Param("k", flags=["-k"], action="store_false"),
-        Param("c", flags=["--c"], action="negatable"), Param("m", flags=["--m"], choices=["x", "y"], default="x"),
-        Param("t", flags=["--t"], action="append", type="integer"), Param("f", nargs="+", type="path"),
-        Param("two", nargs=2, type="number"), Param("j", flags=["--j"], type="json"), Param("any", nargs="*"),
-        Param("rest", nargs="..."),
-        Param("@json", flags=["--json"]),
-    ])  # fmt: skip
-    assert s.input_schema(cmd) == {"type": "object", "required": ["a"], "properties": {
-        "a": {"type": "string", "description": "A."}, "v": {"type": "integer"}, "q": {"type": "boolean"},
-        "k": {"type": "boolean"}, "c": {"type": "boolean"}, "m": {"type": "string", "enum": ["x", "y"], "default": "x"},
-        "t": {"type": "array", "items": {"type": "integer"}}, "f": {"type": "array", "items": {"type": "string"}},
-        "two": {"type": "array", "items": {"type": "number"}}, "j": {},
-        "any": {"type": "array", "items": {"type": "string"}}, "rest": {"type": "array", "items": {"type": "string"}},
-    }}  # fmt: skip
+    cmd = Command(
+        "c",
+        handler=NOOP,
+        params=[
+            Param("a", flags=["--a"], required=True, help="A."),
+            Param("v", flags=["-v"], action="count"),
+            Param("q", flags=["-q"], action="store_true"),
+            Param("k", flags=["-k"], action="store_false"),
+            Param("c", flags=["--c"], action="negatable"),
+            Param("m", flags=["--m"], choices=["x", "y"], default="x"),
+            Param("t", flags=["--t"], action="append", type="integer"),
+            Param("f", nargs="+", type="path"),
+            Param("two", nargs=2, type="number"),
+            Param("j", flags=["--j"], type="json"),
+            Param("any", nargs="*"),
+            Param("rest", nargs="..."),
+            Param("@json", flags=["--json"]),
+        ],
+    )
+    assert s.input_schema(cmd) == {
+        "type": "object",
+        "required": ["a"],
+        "properties": {
+            "a": {"type": "string", "description": "A."},
+            "v": {"type": "integer"},
+            "q": {"type": "boolean"},
+            "k": {"type": "boolean"},
+            "c": {"type": "boolean"},
+            "m": {"type": "string", "enum": ["x", "y"], "default": "x"},
+            "t": {"type": "array", "items": {"type": "integer"}},
+            "f": {"type": "array", "items": {"type": "string"}},
+            "two": {"type": "array", "items": {"type": "number"}},
+            "j": {},
+            "any": {"type": "array", "items": {"type": "string"}},
+            "rest": {"type": "array", "items": {"type": "string"}},
+        },
+    }
     assert s.input_schema(Command("c", handler=NOOP, passthrough=True)) == {
-        "type": "object", "properties": {"args": {"type": "array", "items": {"type": "string"}}}}  # fmt: skip
+        "type": "object",
+        "properties": {"args": {"type": "array", "items": {"type": "string"}}},
+    }
     upstream = obj(a={"type": "string"})
     assert s.input_schema(Command("c", handler=NOOP, schema=upstream)) is upstream
 
@@ -412,7 +517,7 @@ UNIONS = obj(
         (["--ids", "7", "--ids", "8"], {"ids": [7, 8]}),
         (["--ref", '{"id": 3}'], {"ref": {"id": 3}}),
     ],
-)  # fmt: skip
+)
 def test_a_union_keeps_text_as_text_where_text_is_allowed(argv, expected):
     assert run(UNIONS, argv) == expected
 
@@ -449,19 +554,33 @@ def test_how_a_union_and_its_choices_show():
 
 
 def test_choices_show_what_each_means():
-    found = options(obj(mode={"anyOf": [{"const": "fast", "description": "Quick. Rough."}, {"const": "slow"}]},
-                        plain={"type": "string", "enum": ["a", "b"]},
-                        vs={"type": "string", "enum": ["x", "yy"], "enumDescriptions": ["Ex.", "Why."]}))  # fmt: skip
+    found = options(
+        obj(
+            mode={"anyOf": [{"const": "fast", "description": "Quick. Rough."}, {"const": "slow"}]},
+            plain={"type": "string", "enum": ["a", "b"]},
+            vs={"type": "string", "enum": ["x", "yy"], "enumDescriptions": ["Ex.", "Why."]},
+        )
+    )
     assert (found["mode"].choices, found["mode"].details) == (["fast", "slow"], ["fast  Quick.", "slow"])
     assert found["plain"].details == [] and found["vs"].details == ["x   Ex.", "yy  Why."]
 
 
 def test_fields_of_an_object_value_show_one_a_line():
-    refs = {"$defs": {"file": obj(["path"], path={"type": "string", "description": "Where. More."},
-                                  tags={"type": "array", "items": {"$ref": "#/$defs/tag"}}),
-                      "tag": obj(name={"type": "string"})}}  # fmt: skip
-    deep = obj(files={"type": "array", "items": {"$ref": "#/$defs/file"}}, a=obj(b=obj(c=obj(d={"type": "string"}))),
-               wide=obj(**{f"f{i}": {} for i in range(s.FIELDS_SHOWN + 2)}))  # fmt: skip
+    refs = {
+        "$defs": {
+            "file": obj(
+                ["path"],
+                path={"type": "string", "description": "Where. More."},
+                tags={"type": "array", "items": {"$ref": "#/$defs/tag"}},
+            ),
+            "tag": obj(name={"type": "string"}),
+        }
+    }
+    deep = obj(
+        files={"type": "array", "items": {"$ref": "#/$defs/file"}},
+        a=obj(b=obj(c=obj(d={"type": "string"}))),
+        wide=obj(**{f"f{i}": {} for i in range(s.FIELDS_SHOWN + 2)}),
+    )
     found = options({**deep, **refs})
     assert found["files"].details == ["path*: string           Where.", "tags: [{name: string}]"]  # $refs resolved
     assert found["files"].notes == "each a JSON object, fields below"
@@ -572,7 +691,8 @@ def test_deep_resolves_fields_items_values_and_members_down_to_its_depth():
     two = {"$ref": "#/$defs/l0"}
     assert doc.deep({"type": "array", "items": two}, 2)["items"] == obj(n=obj(n={"$ref": "#/$defs/l2"}))
     assert doc.deep({"type": "object", "additionalProperties": two}, 2)["additionalProperties"] == obj(
-        n=obj(n={"$ref": "#/$defs/l2"}))  # fmt: skip
+        n=obj(n={"$ref": "#/$defs/l2"})
+    )
     assert doc.deep({"anyOf": [two, {"type": "integer"}]}, 2)["anyOf"][0] == obj(n=obj(n={"$ref": "#/$defs/l2"}))
     members = doc.deep({"anyOf": [obj(a={"$ref": "#/$defs/l6"}), {"type": "integer"}]})
     assert members["anyOf"][0] == obj(a={"type": "string"}) and members["properties"] == {"a": {"type": "string"}}
@@ -587,17 +707,20 @@ def test_a_lone_constant_s_description_is_its_choice_s_and_a_list_s_is_none_s():
 
 @pytest.mark.parametrize(
     ("value", "kind"),
-    [(True, "boolean"), (1, "integer"), (1.5, "number"), ("a", "string"), ([], "array"), ({}, "object"),
-     (None, "any")],
-)  # fmt: skip
+    [(True, "boolean"), (1, "integer"), (1.5, "number"), ("a", "string"), ([], "array"), ({}, "object"), (None, "any")],
+)
 def test_the_kind_of_a_value(value, kind):
     assert s._value_kind(value) == kind
 
 
 def test_choice_lines_take_descriptions_as_given_and_field_lines_any_schema():
     long = "aa " + " ".join(["bcd"] * 30)
-    found = options(obj(m={"type": "string", "enum": ["a", "b", "c"], "enumDescriptions": ["A.", long]},
-                        rows={"type": "array", "items": obj(any=True)}))  # fmt: skip
+    found = options(
+        obj(
+            m={"type": "string", "enum": ["a", "b", "c"], "enumDescriptions": ["A.", long]},
+            rows={"type": "array", "items": obj(any=True)},
+        )
+    )
     assert found["m"].details == ["a  A.", "b  aa" + " bcd" * 18 + "...", "c"]  # 80 characters; one too few: none
     assert found["rows"].details == ["any: any"]  # a boolean schema: anything
 

@@ -52,11 +52,19 @@ def world(tmp_path_factory):
     """A config wrapping server-filesystem and server-memory, a scopes file, and the environment to serve them."""
     root = tmp_path_factory.mktemp("scopes")
     (root / "files").mkdir()
-    (root / "team.json").write_text(json.dumps({"mcpServers": {
-        "files": {"command": str(NODE_BIN / "mcp-server-filesystem"), "args": [str(root / "files")]},
-        "memory": {"command": str(NODE_BIN / "mcp-server-memory"),
-                   "env": {"MEMORY_FILE_PATH": str(root / "memory.jsonl")}},
-    }}))  # fmt: skip
+    (root / "team.json").write_text(
+        json.dumps(
+            {
+                "mcpServers": {
+                    "files": {"command": str(NODE_BIN / "mcp-server-filesystem"), "args": [str(root / "files")]},
+                    "memory": {
+                        "command": str(NODE_BIN / "mcp-server-memory"),
+                        "env": {"MEMORY_FILE_PATH": str(root / "memory.jsonl")},
+                    },
+                }
+            }
+        )
+    )
     (root / "scopes.toml").write_text(SCOPES)
     env = environment(FILES_TOKEN=FILES, READER_TOKEN=READER, MCP_CLI_CACHE_DIR=str(root / "cache"))
     return {"root": root, "env": env}
@@ -152,9 +160,18 @@ async def test_allowed_calls_work_and_read_only_hides_writes(tool_server, world)
         await ok(files, "files", "write-file", "--path", str(target), "--content", "scoped hello")
         assert target.read_text() == "scoped hello"
 
-        assert listed(await ok(writer, "memory", "--help")) == sorted([
-            "add-observations", "create-entities", "create-relations", "delete-entities", "delete-observations",
-            "delete-relations", *READS, RESOURCES])  # fmt: skip
+        assert listed(await ok(writer, "memory", "--help")) == sorted(
+            [
+                "add-observations",
+                "create-entities",
+                "create-relations",
+                "delete-entities",
+                "delete-observations",
+                "delete-relations",
+                *READS,
+                RESOURCES,
+            ]
+        )
         entity = json.dumps([{"name": "Ada", "entityType": "person", "observations": ["wrote the first program"]}])
         await ok(writer, "memory", "create-entities", "--entities", entity)
         assert "first program" in await ok(reader, "memory", "search-nodes", "--query", "Ada")
@@ -236,8 +253,13 @@ def test_a_broken_scopes_file_stops_serving(tmp_path, command, scopes, args, say
     file.write_text(scopes)
     where = [] if args == ["stdio"] else ["--http", "127.0.0.1:8000", *args]
     start = [sys.executable, "-m", "mcp_cli", "serve"] if command == "serve" else LAUNCHER
-    done = subprocess.run([*start, str(DEMO), *where, "--scopes", str(file)], cwd=ROOT,
-                          env=environment(FILES_TOKEN=FILES), capture_output=True, text=True)  # fmt: skip
+    done = subprocess.run(
+        [*start, str(DEMO), *where, "--scopes", str(file)],
+        cwd=ROOT,
+        env=environment(FILES_TOKEN=FILES),
+        capture_output=True,
+        text=True,
+    )
     line = done.stderr.strip()
     assert done.returncode == 2 and "\n" not in line and "Traceback" not in line, line
     assert all(s in line for s in says), line
@@ -291,8 +313,9 @@ async def test_a_view_follows_the_serving_tree(tmp_path):
     """A source that comes back with more (`Runtime.adopt`): each scope's view is pruned again from the new tree."""
     before = Tree.load(DEMO)
     after = Tree.load(DEMO)
-    after.root.child("math").children.append(Command("double", "Twice a number.", handler={"kind": "python",
-                                                     "target": "operator:add"}))  # fmt: skip
+    after.root.child("math").children.append(
+        Command("double", "Twice a number.", handler={"kind": "python", "target": "operator:add"})
+    )
     serving = Runtime(before)
     (tmp_path / "scopes.toml").write_text('[[scope]]\ntoken_env = "T"\npaths = ["math *"]\n')
     [scope] = load(tmp_path / "scopes.toml", {"T": "a token"})
@@ -324,8 +347,9 @@ def test_openapi_beside_mcp_is_scoped_too(tool_server):
     base = url.removesuffix("/mcp")
 
     def run(token: str, *argv: str) -> dict:
-        answer = httpx2.post(f"{base}/run", json={"argv": list(argv)}, headers={"Authorization": f"Bearer {token}"},
-                             timeout=budget(60))  # fmt: skip
+        answer = httpx2.post(
+            f"{base}/run", json={"argv": list(argv)}, headers={"Authorization": f"Bearer {token}"}, timeout=budget(60)
+        )
         assert answer.status_code == 200
         return answer.json()
 

@@ -110,17 +110,31 @@ def tool(name: str, read_only: bool | None = None, server: str = "") -> Command:
 
 
 def sample() -> Tree:
-    return Tree(Group("t", summary="All of it.", children=[
-        Group("gh", summary="GitHub.", aliases=["github"], children=[
-            tool("list-issues", True, "github"), tool("create-issue", False, "github"),
-            Group("pulls", children=[tool("get", True, "github"), tool("merge", False, "github")]),
-        ]),
-        Group("jira", summary="Jira.", children=[tool("find", True), Topic("jql", summary="The query language.")]),
-        Group("later", summary="Not answering yet."),
-        Group("wide", children=[tool(f"c{i}") for i in range(8)]),
-        Command("search", handler={"kind": "search"}),
-        Group("deep", children=[Command("search", handler={"kind": "search"})]),
-    ]))  # fmt: skip
+    return Tree(
+        Group(
+            "t",
+            summary="All of it.",
+            children=[
+                Group(
+                    "gh",
+                    summary="GitHub.",
+                    aliases=["github"],
+                    children=[
+                        tool("list-issues", True, "github"),
+                        tool("create-issue", False, "github"),
+                        Group("pulls", children=[tool("get", True, "github"), tool("merge", False, "github")]),
+                    ],
+                ),
+                Group(
+                    "jira", summary="Jira.", children=[tool("find", True), Topic("jql", summary="The query language.")]
+                ),
+                Group("later", summary="Not answering yet."),
+                Group("wide", children=[tool(f"c{i}") for i in range(8)]),
+                Command("search", handler={"kind": "search"}),
+                Group("deep", children=[Command("search", handler={"kind": "search"})]),
+            ],
+        )
+    )
 
 
 def seen(patterns, read_only=False) -> list[str]:

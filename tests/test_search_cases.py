@@ -83,21 +83,39 @@ def test_the_operations_of_a_command(name, summary, ops):
         ("issues issue", {"issu": 1.0, "=issues": 0.5, "=issue": 0.5}),  # a term keeps its highest weight
         ("can you please help me", {}),
         ("", {}),
-        ("file a note about the weekend to the board", {
-            "@create": 2.0, "file": 1.0, "note": 1.0, "=note": 0.5, "comment": 0.8,
-            "weekend": 0.5, "=weekend": 0.25,  # what to write: half weight
-            "board": 1.0, "=board": 0.5, "project": 0.8,  # where it goes: full weight again
-        }),
+        (
+            "file a note about the weekend to the board",
+            {
+                "@create": 2.0,
+                "file": 1.0,
+                "note": 1.0,
+                "=note": 0.5,
+                "comment": 0.8,
+                "weekend": 0.5,
+                "=weekend": 0.25,  # what to write: half weight
+                "board": 1.0,
+                "=board": 0.5,
+                "project": 0.8,  # where it goes: full weight again
+            },
+        ),
     ],
-)  # fmt: skip
+)
 def test_a_query_s_words_and_their_weights(query, weights):
     assert query_weights(query) == pytest.approx(weights)
 
 
 def test_what_each_field_of_a_command_counts():
-    zebra = command("zebra", "Zebra.", description="A zebra of zebras.", aliases=["zeb"],
-                    params=[Param("stripes", flags=["--stripes"]), Param("from", flags=["--from"]),
-                            Param("@json", flags=["--json"])])  # fmt: skip
+    zebra = command(
+        "zebra",
+        "Zebra.",
+        description="A zebra of zebras.",
+        aliases=["zeb"],
+        params=[
+            Param("stripes", flags=["--stripes"]),
+            Param("from", flags=["--from"]),
+            Param("@json", flags=["--json"]),
+        ],
+    )
     index = Index(tree(Group("z", children=[zebra])))
     assert [path for path, _ in index.docs] == ["z zebra"]  # the `search` command itself is not indexed
     assert dict(index.postings) == {
@@ -124,8 +142,14 @@ def bm25(tf: float, length: float, avg: float, n: int, df: int) -> float:
 
 
 def test_scores_are_bm25_with_rarer_words_worth_more():
-    index = Index(tree(command("alpha", "Beta."), command("beta", "Gamma."), command("gamma", "Beta."),
-                       command("delta", "Epsilon zeta eta theta.")))  # fmt: skip
+    index = Index(
+        tree(
+            command("alpha", "Beta."),
+            command("beta", "Gamma."),
+            command("gamma", "Beta."),
+            command("delta", "Epsilon zeta eta theta."),
+        )
+    )
     lengths, avg = index.lengths, sum(index.lengths) / 4
     assert lengths[0] != avg
     [(score, path, _)] = index.search("alpha", 5)
@@ -175,8 +199,18 @@ class FakeModel:
         import numpy as np
 
         self.calls.append(list(texts))
-        return np.array([[1.0, 0.0] if "flight" in t or "plane" in t else [0.8, 0.6] if "rain" in t else
-                         [-1.0, 0.0] if "ground" in t else [0.6, 0.8] for t in texts])  # fmt: skip
+        return np.array(
+            [
+                [1.0, 0.0]
+                if "flight" in t or "plane" in t
+                else [0.8, 0.6]
+                if "rain" in t
+                else [-1.0, 0.0]
+                if "ground" in t
+                else [0.6, 0.8]
+                for t in texts
+            ]
+        )
 
     def kept(self, texts):  # a model that keeps no vectors (as `embeddings.Model` with no weights): computed
         return self.vectors(texts)
@@ -184,8 +218,14 @@ class FakeModel:
 
 def test_an_embedding_model_decides_its_share_of_the_score():
     model = FakeModel()
-    index = Index(tree(command("book-flight", "Book a flight."), command("get-weather", "Get the weather."),
-                       command("ground-crew", "Call the crew.")), semantic=(model, 0.25))  # fmt: skip
+    index = Index(
+        tree(
+            command("book-flight", "Book a flight."),
+            command("get-weather", "Get the weather."),
+            command("ground-crew", "Call the crew."),
+        ),
+        semantic=(model, 0.25),
+    )
     hits = {path: score for score, path, _ in index.search("plane tickets", 5)}  # no word matches: the model finds
     assert hits == pytest.approx({"book-flight": 0.25, "get-weather": 0.25 * 0.6})
     hits = {path: score for score, path, _ in index.search("weather", 5)}
@@ -206,12 +246,17 @@ def test_a_result_scoring_half_the_best_is_still_strong():
             import numpy as np
 
             self.calls.append(list(texts))
-            return np.array([[1.0, 0.0] if "one" in t or "uno" in t else [0.5, 0.75**0.5] if "half" in t else [0.0, 1.0]
-                             for t in texts])  # fmt: skip
+            return np.array(
+                [
+                    [1.0, 0.0] if "one" in t or "uno" in t else [0.5, 0.75**0.5] if "half" in t else [0.0, 1.0]
+                    for t in texts
+                ]
+            )
 
     model = Halves()
-    index = Index(tree(command("one", description="x" * 299 + "yz"), command("half"), command("less")),
-                  semantic=(model, 0.5))  # fmt: skip
+    index = Index(
+        tree(command("one", description="x" * 299 + "yz"), command("half"), command("less")), semantic=(model, 0.5)
+    )
     assert [(path, score) for score, path, _ in index.search("uno", None)] == [("one", 0.5), ("half", 0.25)]
     assert model.calls[0][0] == "one: " + " " + "x" * 299 + "y"  # the description's first 300 characters
 
@@ -237,13 +282,17 @@ def test_a_model_that_fails_leaves_search_to_words_saying_so_once(caplog):
         ("file a bug about the login page", [{"bug", "issu"}], ["@create"], []),  # what to write: no word
         ("add a note about it to the board", [{"note", "comment"}, {"board", "project"}], ["@create"], []),
         ("Open a ticket with Zendesk", [{"ticket", "issu"}, {"zendesk"}], ["@create", "@get"], ["zendesk"]),
-        ("Search PagerDuty for API incidents", [{"pagerduti"}, {"api"}, {"incid", "alert", "outag"}], ["@search"],
-         ["pagerduti"]),  # a name as the query's words are read; `API` is no name
+        (
+            "Search PagerDuty for API incidents",
+            [{"pagerduti"}, {"api"}, {"incid", "alert", "outag"}],
+            ["@search"],
+            ["pagerduti"],
+        ),  # a name as the query's words are read; `API` is no name
         ("Assign PLATFORM-456 to Craig", [{"platform"}, {"456"}, {"craig"}], ["@assign"], ["craig"]),
         ("Buy an Xbox", [{"buy"}, {"xbox"}], [], ["xbox"]),  # not an operation: a word
-        ("Check Apple's price on \"Nasdaq\"?", [{"appl"}, {"price", "cost"}, {"nasdaq"}], ["@get"], ["appl", "nasdaq"]),
+        ('Check Apple\'s price on "Nasdaq"?', [{"appl"}, {"price", "cost"}, {"nasdaq"}], ["@get"], ["appl", "nasdaq"]),
     ],
-)  # fmt: skip
+)
 def test_a_query_s_words_operations_and_names(query, words, ops, names):
     found = read(query)
     assert [set(w) for _, w in found.words] == words and found.ops == ops and found.names == names
@@ -256,12 +305,14 @@ def test_a_query_s_words_operations_and_names(query, words, ops, names):
         ("open the ticket", {"ticket": True}),  # the leading verb is an operation, no word
         ("list open tickets", {"open": False, "tickets": True}),  # a verb of the lexicon names no thing
         ("Status of flight UA-123 at 7am", {"status": True, "flight": True, "ua": False, "123": False, "7am": False}),
-        ("search 'rate limiting' in sixdegree-ai/platform",  # quoted, or with inner `/.:@_#`: values
-         {"rate": False, "limiting": False, "sixdegree": False, "ai": False, "platform": False}),
+        (
+            "search 'rate limiting' in sixdegree-ai/platform",  # quoted, or with inner `/.:@_#`: values
+            {"rate": False, "limiting": False, "sixdegree": False, "ai": False, "platform": False},
+        ),
         ("email jane.doe@acme.com", {"jane": False, "doe": False, "acme": False, "com": False}),
         ("find what's in the customer's e-signature", {"customer": True, "signature": True}),  # a lone letter: none
     ],
-)  # fmt: skip
+)
 def test_which_words_of_a_query_name_things(query, things):
     found = read(query)
     assert {term: thing for (term, _), thing in zip(found.words, found.things, strict=True)} == things
@@ -369,8 +420,11 @@ def test_a_name_or_a_value_never_counts_against_a_fit():
 
 
 def test_a_typo_reads_as_the_word_it_is_close_to():
-    index = fitting(command("list-pull-requests", "List open pull requests."), command("get-user", "Get a user."),
-                    command("close-issue", "Close an issue."))  # fmt: skip
+    index = fitting(
+        command("list-pull-requests", "List open pull requests."),
+        command("get-user", "Get a user."),
+        command("close-issue", "Close an issue."),
+    )
     assert index.clean("list the opne pull reqeusts on acme/biling") == "list the open pull requests on acme/biling"
     assert [p for _, p, _ in index.search("lsit the pull reqeusts", 1)] == ["list-pull-requests"]
     assert index.fits("list the opne pull reqeusts", "list-pull-requests") == pytest.approx(
@@ -393,8 +447,11 @@ def test_the_spelling_vocabulary_prefers_the_nearest_then_the_commoner_word():
 
 
 def test_an_embedding_model_judges_the_fit_by_how_far_its_best_cosine_leads_and_the_operation():
-    tools = (command("book-flight", "Book a flight."), command("get-weather", "Get the weather."),
-             command("ground-crew", "Call the ground crew."))  # fmt: skip
+    tools = (
+        command("book-flight", "Book a flight."),
+        command("get-weather", "Get the weather."),
+        command("ground-crew", "Call the ground crew."),
+    )
     words, model = fitting(*tools), FakeModel()
     judged = Index(tree(*tools), semantic=(model, 0.0))  # weight 0: the model judges, words rank
     lead = 1.0 - (-1.0)  # plane and flight: the same vector; the ground: the opposite, the last of few commands

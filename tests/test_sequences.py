@@ -38,8 +38,10 @@ async def test_semicolons_run_each_command_and_answer_each_under_its_header():
     assert result.output == (
         "[1/3] text upper hi\nHI\n\n[2/3] math add 2 3\n5\n\n[3/3] math mean 1 2 3 | jq .mean\n2\n"
     )
-    same = await ainvoke(DEMO, ["text", "upper", "hi", ";", "math", "add", "2", "3", ";", "math", "mean", "1", "2",
-                                "3", "|", "jq", ".mean"])  # fmt: skip
+    same = await ainvoke(
+        DEMO,
+        ["text", "upper", "hi", ";", "math", "add", "2", "3", ";", "math", "mean", "1", "2", "3", "|", "jq", ".mean"],
+    )
     assert same.output == result.output
     assert (await ainvoke(DEMO, "demo text upper a ; demo math add 1 1")).output.endswith("[2/2] math add 1 1\n2\n")
 
@@ -89,10 +91,18 @@ async def test_a_trailing_semicolon_is_allowed_and_quoted_separators_are_data():
 async def test_a_local_caller_s_file_arguments_are_read_in_every_step(tmp_path):
     """The caller's scope (here `mcp-cli run`'s: its files are this machine's) holds for each step as it is checked
     before any runs, as for one command."""
-    tree = Tree(root=Group(name="t", children=[
-        Command("show", handler={"kind": "python", "target": "builtins:dict"},
-                params=[Param("value", type="json", flags=["--value"])]),
-    ]))  # fmt: skip
+    tree = Tree(
+        root=Group(
+            name="t",
+            children=[
+                Command(
+                    "show",
+                    handler={"kind": "python", "target": "builtins:dict"},
+                    params=[Param("value", type="json", flags=["--value"])],
+                ),
+            ],
+        )
+    )
     (tmp_path / "v.json").write_text('{"a": 1}')
     at = f"@{tmp_path / 'v.json'}"
     assert (await ainvoke(tree, ["show", "--value", at])).ok
@@ -143,9 +153,18 @@ def world(tmp_path_factory):
     root = tmp_path_factory.mktemp("sequences")
     memory = root / "memory.jsonl"
     config = root / "team.json"
-    config.write_text(json.dumps({"mcpServers": {
-        "memory": {"command": str(NODE_BIN / "mcp-server-memory"), "env": {"MEMORY_FILE_PATH": str(memory)}},
-    }}))  # fmt: skip
+    config.write_text(
+        json.dumps(
+            {
+                "mcpServers": {
+                    "memory": {
+                        "command": str(NODE_BIN / "mcp-server-memory"),
+                        "env": {"MEMORY_FILE_PATH": str(memory)},
+                    },
+                }
+            }
+        )
+    )
     (root / "scopes.toml").write_text(SCOPES)
     return {"root": root, "config": config, "memory": memory, "env": {"MCP_CLI_CACHE_DIR": str(root / "cache")}}
 
@@ -177,8 +196,15 @@ async def test_meta_call_tool_runs_the_commands_after_then(world):
 
 
 async def test_scopes_apply_to_every_command_of_a_sequence_and_openapi_takes_one(world):
-    command = [sys.executable, "-m", "mcp_cli", "serve", str(world["config"]), "--scopes",
-               str(world["root"] / "scopes.toml")]  # fmt: skip
+    command = [
+        sys.executable,
+        "-m",
+        "mcp_cli",
+        "serve",
+        str(world["config"]),
+        "--scopes",
+        str(world["root"] / "scopes.toml"),
+    ]
     env = environment(READER_TOKEN=READER, **world["env"])
     with server(command, "127.0.0.1", "127.0.0.1", env=env) as (url, _):
         async with connect(url, READER) as client:
@@ -187,24 +213,62 @@ async def test_scopes_apply_to_every_command_of_a_sequence_and_openapi_takes_one
             )
             assert not denied.ok and denied.structured["error"] == "not_found" and "[1/2]" not in denied.text
         twice = {"command": "memory read-graph ; memory read-graph"}
-        answer = httpx2.post(url.removesuffix("/mcp") + "/run", json=twice,
-                             headers={"Authorization": f"Bearer {READER}"}, timeout=budget(60))  # fmt: skip
+        answer = httpx2.post(
+            url.removesuffix("/mcp") + "/run",
+            json=twice,
+            headers={"Authorization": f"Bearer {READER}"},
+            timeout=budget(60),
+        )
         assert answer.status_code == 200 and answer.json()["ok"] and "[2/2]" in answer.json()["output"]
 
 
 def test_mcp_cli_run_and_an_exported_skill_take_a_sequence(tmp_path):
-    done = subprocess.run([sys.executable, "-m", "mcp_cli", "run", str(DEMO), "--", "text", "upper", "a", ";", "math",
-                           "add", "2", "3"], capture_output=True, text=True, timeout=budget(120),
-                          env=environment())  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-m", "mcp_cli", "run", str(DEMO), "--", "text", "upper", "a", ";", "math", "add", "2", "3"],
+        capture_output=True,
+        text=True,
+        timeout=budget(120),
+        env=environment(),
+    )
     assert (done.returncode, done.stdout) == (0, "[1/2] text upper a\nA\n\n[2/2] math add 2 3\n5\n"), done.stderr
-    failed = subprocess.run([sys.executable, "-m", "mcp_cli", "run", str(DEMO), "--", "math", "add", "1", "1", "&&",
-                             "files", "head", "/no/such/file"], capture_output=True, text=True, timeout=budget(120),
-                            env=environment())  # fmt: skip
+    failed = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mcp_cli",
+            "run",
+            str(DEMO),
+            "--",
+            "math",
+            "add",
+            "1",
+            "1",
+            "&&",
+            "files",
+            "head",
+            "/no/such/file",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=budget(120),
+        env=environment(),
+    )
     assert failed.returncode != 0 and "[2/2] files head /no/such/file: failed" in failed.stdout + failed.stderr
-    made = subprocess.run([sys.executable, "-m", "mcp_cli", "export", str(DEMO)], cwd=tmp_path, capture_output=True,
-                          text=True, timeout=budget(300))  # fmt: skip
+    made = subprocess.run(
+        [sys.executable, "-m", "mcp_cli", "export", str(DEMO)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=budget(300),
+    )
     assert made.returncode == 0, made.stderr
     script = tmp_path / "demo" / "scripts" / "demo.sh"
-    done = subprocess.run(["sh", "-c", f"{script} text upper a ';' math add 2 3"], cwd=tmp_path, capture_output=True,
-                          text=True, timeout=budget(300), env=environment())  # fmt: skip
+    done = subprocess.run(
+        ["sh", "-c", f"{script} text upper a ';' math add 2 3"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=budget(300),
+        env=environment(),
+    )
     assert done.returncode == 0 and done.stdout.endswith("[2/2] math add 2 3\n5\n"), done.stderr

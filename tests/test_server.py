@@ -165,8 +165,11 @@ async def test_a_null_field_counts_as_not_given(demo):
 
 async def test_an_empty_unused_field_counts_as_not_given(demo):
     """Models also fill the field they do not use with `[]` or `""`."""
-    for arguments in ({"argv": [], "command": "math add 1 1"}, {"argv": ["math", "add", "1", "1"], "command": ""},
-                      {"argv": ["math", "add", "1", "1"], "command": "  "}):  # fmt: skip
+    for arguments in (
+        {"argv": [], "command": "math add 1 1"},
+        {"argv": ["math", "add", "1", "1"], "command": ""},
+        {"argv": ["math", "add", "1", "1"], "command": "  "},
+    ):
         result = await demo.call_tool("demo", arguments)
         assert not result.is_error and text(result).strip() == "2", arguments
     both = await demo.call_tool("demo", {"argv": ["math", "add", "1", "1"], "command": "math add 2 2"})
@@ -387,8 +390,10 @@ def test_every_request_is_answered_with_a_documented_kind():
     raw.send("[]")
     assert raw.reply(None)["error"]["code"] == -32600  # the first null-id answer is this one's, not the above's
     raw.send('{"jsonrpc": "1.0", "id": 15, "method": "ping"}')
-    assert raw.reply(15)["error"] == {"code": -32600, "message": "Error: the request is not a valid MCP request "
-                                      "(jsonrpc: Input should be '2.0')."}  # fmt: skip
+    assert raw.reply(15)["error"] == {
+        "code": -32600,
+        "message": "Error: the request is not a valid MCP request (jsonrpc: Input should be '2.0').",
+    }
     nul = _call(raw, ["sh", "echo", "a\0b"])
     assert _kind(nul) == "bad_request" and "argv[2] holds a NUL" in _said(nul)
     too_deep = _call(raw, ["py", "typed", "1", "0.5", "x", "--config", "[" * 150 + "]" * 150])
@@ -405,12 +410,23 @@ def test_a_request_whose_id_is_no_string_or_whole_number_is_an_invalid_request()
     Invalid Request with a null id (JSON-RPC 2.0), and the server goes on."""
     raw = RawClient(str(FAULTS))
     for odd in ODD_IDS:
-        raw.send(json.dumps({"jsonrpc": "2.0", "id": odd, "method": "tools/call",
-                             "params": {"name": "faults", "arguments": {"argv": ["--help"]}}}))  # fmt: skip
+        raw.send(
+            json.dumps(
+                {
+                    "jsonrpc": "2.0",
+                    "id": odd,
+                    "method": "tools/call",
+                    "params": {"name": "faults", "arguments": {"argv": ["--help"]}},
+                }
+            )
+        )
         error = raw.reply(None)["error"]
-        assert error == {"code": -32600, "message": f"Error: the request's id {json.dumps(odd)} is not a string or a "
-                         "whole number, which JSON-RPC requires of a request's id; send it again with one (a number "
-                         "that counts up, say)."}  # fmt: skip
+        assert error == {
+            "code": -32600,
+            "message": f"Error: the request's id {json.dumps(odd)} is not a string or a "
+            "whole number, which JSON-RPC requires of a request's id; send it again with one (a number "
+            "that counts up, say).",
+        }
     raw.send('{"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1, "id": 1.5}}')
     raw.send('{"jsonrpc": "2.0", "id": 31, "method": "ping", "params": {"_meta": {"id": [1]}}}')  # nested: its own
     assert raw.reply(31)["result"] == {}  # the notification got no answer: this is the next line
@@ -425,8 +441,11 @@ async def test_over_http_a_request_whose_id_is_no_string_or_whole_number_is_an_i
     from .conftest import free_port, wait_for_port
 
     port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "mcp_cli", "serve", str(DEMO), "--http", str(port), "--stateless"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mcp_cli", "serve", str(DEMO), "--http", str(port), "--stateless"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         wait_for_port(port, proc)
         url = f"http://127.0.0.1:{port}/mcp"
@@ -468,8 +487,13 @@ def test_requests_from_a_file_are_answered(tmp_path):
     requests = tmp_path / "requests.jsonl"
     requests.write_text(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello}) + "\n")
     with requests.open() as stdin:
-        out = subprocess.run([sys.executable, "-m", "mcp_cli", "serve", str(FAULTS)], stdin=stdin,
-                             capture_output=True, text=True, timeout=budget(60)).stdout  # fmt: skip
+        out = subprocess.run(
+            [sys.executable, "-m", "mcp_cli", "serve", str(FAULTS)],
+            stdin=stdin,
+            capture_output=True,
+            text=True,
+            timeout=budget(60),
+        ).stdout
     assert json.loads(out)["result"]["serverInfo"]["name"] == "faults"
 
 

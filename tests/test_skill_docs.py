@@ -17,9 +17,21 @@ from .skills import write_skill
 
 HANDBOOK = ROOT / "tests" / "fixtures" / "docs" / "handbook"
 TOPICS = [
-    "skill", "grader", "history", "catalog", "fences", "layout", "links",  # every .md in a sub-folder, by path
-    "reference", "forms", "checklist", "setup", "troubleshooting", "quick-start", "advanced",  # beside SKILL.md
-]  # fmt: skip
+    "skill",
+    "grader",
+    "history",
+    "catalog",
+    "fences",
+    "layout",
+    "links",  # every .md in a sub-folder, by path
+    "reference",
+    "forms",
+    "checklist",
+    "setup",
+    "troubleshooting",
+    "quick-start",
+    "advanced",  # beside SKILL.md
+]
 
 
 def handbook(budget: int | None = None, cap: int | None = None):

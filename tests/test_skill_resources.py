@@ -168,8 +168,13 @@ async def test_a_built_package_serves_the_skill_it_carries(tmp_path):
     skill = odd_skill(tmp_path / "odd")
     files = {rel: path for rel, path in skill_files(skill).items() if rel != "passwd"}
     out = tmp_path / "odd-mcp"
-    built = subprocess.run([sys.executable, "-m", "mcp_cli", "build", str(skill), "-o", str(out)], cwd=ROOT,
-                           capture_output=True, text=True, timeout=budget(300))  # fmt: skip
+    built = subprocess.run(
+        [sys.executable, "-m", "mcp_cli", "build", str(skill), "-o", str(out)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=budget(300),
+    )
     assert built.returncode == 0, built.stderr
     async with served(str(out / "odd_mcp" / "__main__.py"), command=sys.executable) as client:
         assert client.server_capabilities.extensions[EXTENSION] == {"directoryRead": True}
@@ -194,6 +199,12 @@ def test_the_inspector_lists_and_reads_skill_resources(tmp_path):
 def test_a_tree_file_with_a_broken_skill_entry_is_refused_in_one_line(tmp_path):
     tree = json.loads(DEMO.read_text(encoding="utf-8")) | {"skill": {"file": "SKILL.md"}}
     (tmp_path / "tree.json").write_text(json.dumps(tree))
-    proc = subprocess.run([sys.executable, "-m", "mcp_cli", "serve", str(tmp_path / "tree.json")], cwd=ROOT,
-                          stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=budget(120))  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, "-m", "mcp_cli", "serve", str(tmp_path / "tree.json")],
+        cwd=ROOT,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=budget(120),
+    )
     assert proc.returncode == 2 and '"skill" must be' in proc.stderr and "Traceback" not in proc.stderr

@@ -126,9 +126,20 @@ async def test_a_script_that_sources_a_shell_library_and_one_that_requires_a_js_
 def test_scripts_are_found_in_every_folder_of_the_skill():
     tree, warnings = load(FIXTURES / "folders")
     assert paths(tree) == [
-        "hello", "core", "core cli", "examples", "examples demo", "ooxml", "ooxml pack", "pdf", "pdf merge",
-        "tools", "tools convert", "docs", "docs skill",
-    ]  # fmt: skip
+        "hello",
+        "core",
+        "core cli",
+        "examples",
+        "examples demo",
+        "ooxml",
+        "ooxml pack",
+        "pdf",
+        "pdf merge",
+        "tools",
+        "tools convert",
+        "docs",
+        "docs skill",
+    ]
     # assets/, references/, templates/, tests/, vendor/, _private/, a virtual environment, minified JS: no commands
     assert warnings == []
     assert node(tree, "tools").summary == "Scripts in tools."
@@ -149,8 +160,16 @@ async def test_a_script_in_a_folder_imports_its_siblings_and_the_skills_packages
 async def test_names_that_meet_get_their_extension_and_no_script_is_dropped():
     tree, warnings = load(FIXTURES / "collisions")
     assert paths(tree) == [
-        "report", "convert", "convert-sh", "pdf-py", "report-py", "pdf", "pdf split", "docs", "docs skill",
-    ]  # fmt: skip
+        "report",
+        "convert",
+        "convert-sh",
+        "pdf-py",
+        "report-py",
+        "pdf",
+        "pdf split",
+        "docs",
+        "docs skill",
+    ]
     assert warnings == [
         "scripts/convert.sh: another script or folder is already named 'convert'; this one is 'convert-sh'",
         "scripts/pdf.py: another script or folder is already named 'pdf'; this one is 'pdf-py'",
@@ -194,8 +213,14 @@ def test_options_of_parent_parsers_are_options_of_every_subcommand():
     assert flags == ["--verbose", "--region", "--color", "--config", "--dry-run", "--limit"]
     add = node(tree, "store remote add")
     assert [p.flags[-1] if p.flags else p.name for p in add.params] == [
-        "--verbose", "--region", "--color", "--timeout", "--config", "--dry-run", "url",
-    ]  # fmt: skip
+        "--verbose",
+        "--region",
+        "--color",
+        "--timeout",
+        "--config",
+        "--dry-run",
+        "url",
+    ]
     assert add.handler.before[1] == {"--timeout": 1}
 
 
@@ -203,15 +228,27 @@ async def test_parent_options_given_anywhere_reach_argparse_where_it_reads_them(
     result = await run("parents", "store", "list", "--config", "c.yaml", "-v", "--region=eu", "--no-color", "-vv")
     assert result.ok, result.message + result.stderr
     assert json.loads(result.output) == {
-        "color": False, "command": "list", "config": "c.yaml", "dry_run": False, "limit": None, "region": "eu",
+        "color": False,
+        "command": "list",
+        "config": "c.yaml",
+        "dry_run": False,
+        "limit": None,
+        "region": "eu",
         "verbose": 3,
-    }  # fmt: skip
+    }
     result = await run("parents", "store", "remote", "add", "https://x", "--timeout", "5", "--dry-run", "-v")
     assert result.ok, result.message + result.stderr
     assert json.loads(result.output) == {
-        "color": None, "command": "remote", "config": None, "dry_run": True, "region": None,
-        "remote_command": "add", "timeout": 5, "url": "https://x", "verbose": 1,
-    }  # fmt: skip
+        "color": None,
+        "command": "remote",
+        "config": None,
+        "dry_run": True,
+        "region": None,
+        "remote_command": "add",
+        "timeout": 5,
+        "url": "https://x",
+        "verbose": 1,
+    }
     result = await run("parents", "store", "put", "--region", "mars", "k", "v")
     assert result.error == "usage" and "invalid choice: 'mars'" in result.message
 
@@ -606,13 +643,19 @@ def test_usage_lines_follow_the_manifest_and_name_subcommands(tmp_path):
     "summary, description, said",
     [
         ("Add comments to DOCX files", "Add comments to DOCX files.\n\nMore.", "Add comments to DOCX files."),
-        ("Create thumbnail grids", "Create thumbnail grids from slides.\n\nMore.", "Create thumbnail grids from "
-         "slides."),
+        (
+            "Create thumbnail grids",
+            "Create thumbnail grids from slides.\n\nMore.",
+            "Create thumbnail grids from slides.",
+        ),
         ("Run the server", "Start one database, then clean up.\n\nMore.", "Run the server"),  # says other things
-        ("Filter using medchem", "Filter using medchem\n\nFilter using the medchem library.\n\nMore.", "Filter using "
-         "the medchem library."),  # an argparse description over the docstring as its epilog
+        (
+            "Filter using medchem",
+            "Filter using medchem\n\nFilter using the medchem library.\n\nMore.",
+            "Filter using the medchem library.",
+        ),  # an argparse description over the docstring as its epilog
     ],
-)  # fmt: skip
+)
 def test_a_summary_the_description_restates_is_said_once(summary, description, said):
     from mcp_cli.engine.help import command_help
     from mcp_cli.sources.skill.helptext import said_once

@@ -37,8 +37,13 @@ async def test_help_at_each_level(argtool):
 async def test_script_runs_with_argv_passed_verbatim(argtool, notes_log):
     reply = await call(argtool, "notes", "add", "My note", "-t", "a", "--tag", "b", "--pinned")
     assert reply.ok, reply.text
-    assert json.loads(reply.text) == {"command": "add", "pinned": True, "priority": 3, "tag": ["a", "b"],
-                                      "title": "My note"}  # fmt: skip
+    assert json.loads(reply.text) == {
+        "command": "add",
+        "pinned": True,
+        "priority": 3,
+        "tag": ["a", "b"],
+        "title": "My note",
+    }
     assert notes_log.read_text().splitlines()[-1] == "add My note -t a --tag b --pinned"
     assert reply.structured["exit_code"] == 0
 
@@ -130,7 +135,10 @@ async def test_typer_skill_end_to_end():
         assert json.loads(out) == {"limit": 3, "out": None}
         reply = await call(client, "remind", "add", "x", "--repeat", "many")
         assert not reply.ok and "invalid integer value: 'many'" in reply.text
-        for odd, says in (("²", "give a whole number in the digits 0-9"), ("٣", "write it in the digits 0-9: 3"),
-                          ("9" * 5000, "it has 5,000 digits, more than the 4,300")):  # fmt: skip
+        for odd, says in (
+            ("²", "give a whole number in the digits 0-9"),
+            ("٣", "write it in the digits 0-9: 3"),
+            ("9" * 5000, "it has 5,000 digits, more than the 4,300"),
+        ):
             reply = await call(client, "remind", "add", "x", "--repeat", odd)  # a script's argparse type=int
             assert not reply.ok and reply.structured["error"] == "usage" and says in reply.text

@@ -26,9 +26,17 @@ def test_argparse_skill_shape_and_warnings():
     assert tree.root.summary.startswith("Manage notes in a small archive.")
     paths = [" ".join(p) for p, _ in tree.walk()]
     assert paths == [
-        "count", "notes", "notes add", "notes find", "notes export", "raw-echo",
-        "docs", "docs skill", "docs guide", "docs faq",
-    ]  # fmt: skip
+        "count",
+        "notes",
+        "notes add",
+        "notes find",
+        "notes export",
+        "raw-echo",
+        "docs",
+        "docs skill",
+        "docs guide",
+        "docs faq",
+    ]
     assert "helpers" not in paths and "test-notes" not in paths  # helper module and test file skipped
     assert any("unknown frontmatter field(s) color" in w for w in warnings)
     assert any("references/missing.md" in w for w in warnings)
@@ -65,8 +73,12 @@ def test_passthrough_scripts_get_help_from_docstring_or_comments():
 def test_click_skill():
     tree, _ = load(SKILLS / "clicktool")
     assert [" ".join(p) for p, _ in tree.walk()][:5] == [
-        "images", "images convert", "images meta", "images meta show", "images info",
-    ]  # fmt: skip
+        "images",
+        "images convert",
+        "images meta",
+        "images meta show",
+        "images info",
+    ]
     conv = params(node(tree, "images convert"))
     assert (conv["sources"].nargs, conv["sources"].required) == ("+", True)
     assert (conv["fmt"].flags, conv["fmt"].choices, conv["fmt"].default) == (["--to"], ["png", "jpeg", "webp"], "png")
@@ -85,8 +97,12 @@ def test_click_skill():
 def test_typer_skill():
     tree, _ = load(SKILLS / "typertool")
     assert [" ".join(p) for p, _ in tree.walk()][:5] == [
-        "remind", "remind add", "remind list", "remind config", "remind config set",
-    ]  # fmt: skip
+        "remind",
+        "remind add",
+        "remind list",
+        "remind config",
+        "remind config set",
+    ]
     add = params(node(tree, "remind add"))
     assert add["text"].positional and add["text"].required
     assert (add["when"].flags, add["when"].default) == (["--when", "-w"], "tomorrow")
@@ -132,9 +148,16 @@ def test_manifest_reshapes_the_tree(tmp_path):
     tree, warnings = load(skill)
     assert tree.root.summary == "Notes, reshaped."
     assert [" ".join(p) for p, _ in tree.walk()] == [
-        "guides", "guides skill", "guides guide", "guides faq", "write", "write note",
-        "find", "export", "echo",
-    ]  # fmt: skip
+        "guides",
+        "guides skill",
+        "guides guide",
+        "guides faq",
+        "write",
+        "write note",
+        "find",
+        "export",
+        "echo",
+    ]
     assert node(tree, "write").summary == "Writing notes."
     assert node(tree, "write note").handler.command[-1] == "add"
     assert any("step 7 (hide): no node at 'no-such-node'" in w for w in warnings)

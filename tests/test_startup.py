@@ -31,8 +31,12 @@ def hung(tmp_path):
     marker = f"hung-{uuid.uuid4().hex[:8]}"
     starts = tmp_path / "starts.log"
     entry = {"command": sys.executable, "args": [str(AWKWARD), marker]}
-    slow = {**entry, "args": [str(AWKWARD), marker, "slow"], "startup_timeout_sec": 1,
-            "env": {"AWKWARD_HANG_START": "1", "AWKWARD_STARTS": str(starts)}}  # fmt: skip
+    slow = {
+        **entry,
+        "args": [str(AWKWARD), marker, "slow"],
+        "startup_timeout_sec": 1,
+        "env": {"AWKWARD_HANG_START": "1", "AWKWARD_STARTS": str(starts)},
+    }
     config = tmp_path / "hung.json"
     config.write_text(json.dumps({"mcpServers": {"ok": entry, "slow": slow}}))
     return config, {"MCP_CLI_CACHE_DIR": str(tmp_path / "cache")}, marker, starts
@@ -69,8 +73,11 @@ def test_inspect_names_the_unavailable_server(hung):
     config, env, _, _ = hung
     proc = subprocess.run(
         [sys.executable, "-m", "mcp_cli", "inspect", str(config)],
-        capture_output=True, text=True, timeout=budget(120), env={**os.environ, **env},
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        timeout=budget(120),
+        env={**os.environ, **env},
+    )
     assert proc.returncode == 0, proc.stderr
     assert "hung ok pid" in proc.stdout and "hung slow" in proc.stdout
     assert "server 'slow': cannot list its tools: no answer within 1 s; shown as unavailable" in proc.stderr
@@ -83,8 +90,10 @@ def test_inspect_shows_progress_on_a_terminal(hung, tmp_path):
     leader, follower = pty.openpty()
     proc = subprocess.Popen(
         [sys.executable, "-m", "mcp_cli", "inspect", str(config)],
-        stdout=subprocess.DEVNULL, stderr=follower, env={**os.environ, **env},
-    )  # fmt: skip
+        stdout=subprocess.DEVNULL,
+        stderr=follower,
+        env={**os.environ, **env},
+    )
     os.close(follower)
     seen = b""
     with contextlib.suppress(OSError):  # EIO once the process has closed the terminal
@@ -128,8 +137,11 @@ def test_the_budget_is_an_option(hung):
     config.write_text(json.dumps({"mcpServers": servers}))
     proc = subprocess.run(
         [sys.executable, "-m", "mcp_cli", "inspect", str(config), "--startup-timeout", "0.5"],
-        capture_output=True, text=True, timeout=budget(120), env={**os.environ, **env},
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        timeout=budget(120),
+        env={**os.environ, **env},
+    )
     assert proc.returncode == 0, proc.stderr
     assert "server 'slow': cannot list its tools: no answer within 0.5 s" in proc.stderr
 
@@ -181,8 +193,11 @@ def test_a_remembered_failure_does_not_hold_against_a_longer_budget(hung):
         remembered_now(env)
         proc = subprocess.run(
             [sys.executable, "-m", "mcp_cli", "inspect", str(config), "--startup-timeout", given],
-            capture_output=True, text=True, timeout=budget(120), env={**os.environ, **env},
-        )  # fmt: skip
+            capture_output=True,
+            text=True,
+            timeout=budget(120),
+            env={**os.environ, **env},
+        )
         assert proc.returncode == 0, proc.stderr
     assert "no answer within 1.5 s; shown as unavailable" in proc.stderr
     assert starts.read_text().count("start") == 2  # the second 0.5 s start remembered; 1.5 s asked again
@@ -193,12 +208,22 @@ def test_with_no_server_answering_it_serves_what_it_can_say_and_wrap_refuses(hun
     servers = json.loads(config.read_text())["mcpServers"]
     config.write_text(json.dumps({"mcpServers": {"slow": servers["slow"]}}))
     env = {**os.environ, **env}
-    inspect = subprocess.run([sys.executable, "-m", "mcp_cli", "inspect", str(config)], capture_output=True,
-                             text=True, timeout=budget(120), env=env)  # fmt: skip
+    inspect = subprocess.run(
+        [sys.executable, "-m", "mcp_cli", "inspect", str(config)],
+        capture_output=True,
+        text=True,
+        timeout=budget(120),
+        env=env,
+    )
     assert inspect.returncode == 0, inspect.stderr
     assert "hung slow" in inspect.stdout and "Unavailable: no answer within 1 s" in inspect.stdout
-    wrap = subprocess.run([sys.executable, "-m", "mcp_cli", "wrap", str(config), "-o", str(tmp_path / "out")],
-                          capture_output=True, text=True, timeout=budget(120), env=env)  # fmt: skip
+    wrap = subprocess.run(
+        [sys.executable, "-m", "mcp_cli", "wrap", str(config), "-o", str(tmp_path / "out")],
+        capture_output=True,
+        text=True,
+        timeout=budget(120),
+        env=env,
+    )
     assert wrap.returncode == 1 and "not wrapping while slow could not list its tools" in wrap.stderr
     assert not (tmp_path / "out").exists()
 
@@ -207,8 +232,10 @@ def test_with_no_server_answering_it_serves_what_it_can_say_and_wrap_refuses(hun
 def test_a_one_shot_command_leaves_nothing_of_a_server_that_missed_its_budget_running(command, tmp_path):
     """What the server started is stopped too, before the command exits (it used to outlive it)."""
     marker = f"stuck-{uuid.uuid4().hex[:8]}"
-    spawn = ("import subprocess, sys, time; subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(999)', "
-             "sys.argv[1]]); time.sleep(999)")  # fmt: skip
+    spawn = (
+        "import subprocess, sys, time; subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(999)', "
+        "sys.argv[1]]); time.sleep(999)"
+    )
     config = tmp_path / "stuck.json"
     entry = {"command": sys.executable, "args": ["-c", spawn, marker], "startup_timeout_sec": 1}
     config.write_text(json.dumps({"mcpServers": {"stuck": entry}}))
@@ -257,8 +284,9 @@ def test_an_exported_skill_with_an_empty_cache_waits_for_its_server(eight_second
     assert exported.returncode == 0, exported.stderr
     fresh = {**env, "MCP_CLI_CACHE_DIR": str(tmp_path / "elsewhere")}  # another machine: nothing cached
     script = tmp_path / "slow" / "scripts" / "slow.sh"
-    proc = subprocess.run([str(script), "late", "where"], capture_output=True, text=True, timeout=budget(120),
-                          env=fresh, cwd=tmp_path)  # fmt: skip
+    proc = subprocess.run(
+        [str(script), "late", "where"], capture_output=True, text=True, timeout=budget(120), env=fresh, cwd=tmp_path
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == str(tmp_path)
 

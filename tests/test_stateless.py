@@ -21,20 +21,37 @@ from .conftest import budget, free_port, text, wait_for_port
 pytestmark = pytest.mark.anyio
 
 # Each answer names the replica that gave it: the process id of the server.
-TREE = {"format": "mcp-cli/tree", "version": 1, "root": {"kind": "group", "name": "fleet", "children": [
-    {"kind": "command", "name": "whoami", "summary": "This replica's process id.",
-     "handler": {"kind": "python", "target": "os:getpid"}},
-    {"kind": "command", "name": "echo", "summary": "Give the words back.",
-     "params": [{"name": "words", "type": "string", "nargs": "+"}],
-     "handler": {"kind": "python", "target": "builtins:dict"}},
-]}}  # fmt: skip
+TREE = {
+    "format": "mcp-cli/tree",
+    "version": 1,
+    "root": {
+        "kind": "group",
+        "name": "fleet",
+        "children": [
+            {
+                "kind": "command",
+                "name": "whoami",
+                "summary": "This replica's process id.",
+                "handler": {"kind": "python", "target": "os:getpid"},
+            },
+            {
+                "kind": "command",
+                "name": "echo",
+                "summary": "Give the words back.",
+                "params": [{"name": "words", "type": "string", "nargs": "+"}],
+                "handler": {"kind": "python", "target": "builtins:dict"},
+            },
+        ],
+    },
+}
 
 
 def replica(tree, port: int, *more: str) -> subprocess.Popen:
     proc = subprocess.Popen(
         [sys.executable, "-m", "mcp_cli", "serve", str(tree), "--http", f"127.0.0.1:{port}", *more],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-    )  # fmt: skip
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     wait_for_port(port, proc)
     return proc
 
@@ -130,6 +147,11 @@ async def test_calls_alternate_between_stateless_replicas_and_none_is_lost(balan
 def test_stateless_needs_http(tmp_path):
     tree = tmp_path / "fleet.json"
     tree.write_text(json.dumps(TREE))
-    proc = subprocess.run([sys.executable, "-m", "mcp_cli", "serve", str(tree), "--stateless"],
-                          capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=budget(60))  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, "-m", "mcp_cli", "serve", str(tree), "--stateless"],
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=budget(60),
+    )
     assert proc.returncode == 2 and "--stateless is for HTTP: give --http [HOST:]PORT too" in proc.stderr

@@ -34,12 +34,18 @@ class Session:
     def __init__(self, source, cwd, env=None) -> None:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "mcp_cli", "serve", str(source)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=cwd,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            cwd=cwd,
             env={**os.environ, **(env or {})},
-        )  # fmt: skip
+        )
         self.next_id = 1
-        self.send("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
-                                 "clientInfo": {"name": "t", "version": "0"}})  # fmt: skip
+        self.send(
+            "initialize",
+            {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}},
+        )
         self.reply(1)
         self.send("notifications/initialized")
 
@@ -105,7 +111,10 @@ def test_stdin_from_the_null_device_ends_the_server(tmp_path):
     reported it, and the server waited for ever)."""
     proc = subprocess.Popen(
         [sys.executable, "-m", "mcp_cli", "serve", str(WORKDIR)],
-        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path,
-    )  # fmt: skip
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=tmp_path,
+    )
     assert wait_until(lambda: proc.poll() is not None), "the server still runs with its stdin at end of input"
     assert proc.returncode == 0, proc.stderr.read()

@@ -37,8 +37,9 @@ def test_invoke_takes_a_source_or_a_tree_and_argv_or_one_string():
 def test_a_trees_mcp_handlers_call_the_mock_upstream():
     params = [Param("repo", flags=["--repo"], required=True), Param("limit", flags=["--limit"], type="integer")]
     schema = {"type": "object", "properties": {"repo": {"type": "string"}, "limit": {"type": "integer"}}}
-    cmd = Command("issues", params=params, handler={"kind": "mcp", "server": "github", "tool": "list_issues"},
-                  schema=schema)  # fmt: skip
+    cmd = Command(
+        "issues", params=params, handler={"kind": "mcp", "server": "github", "tool": "list_issues"}, schema=schema
+    )
     tree = Tree(Group("gh", children=[cmd]))
     seen.clear()
     result = invoke(tree, ["issues", "--repo", "o/r", "--limit", "3"], upstreams={"github": GITHUB})

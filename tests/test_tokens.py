@@ -20,8 +20,16 @@ GOLDEN = ROOT / "tests" / "golden"
 
 
 # o200k_base counts: words, JSON, a command line, non-ASCII, a special token read as text, long runs.
-KNOWN = {"": 0, "hello world": 2, "Comprehensive PDF toolkit": 4, '{"tools":[{"name":"list_issues"}]}': 11,
-         "pdf text extract --pages 1-3": 9, "naïve café 東京": 5, "<|endoftext|>": 7, "a" * 1000: 125}  # fmt: skip
+KNOWN = {
+    "": 0,
+    "hello world": 2,
+    "Comprehensive PDF toolkit": 4,
+    '{"tools":[{"name":"list_issues"}]}': 11,
+    "pdf text extract --pages 1-3": 9,
+    "naïve café 東京": 5,
+    "<|endoftext|>": 7,
+    "a" * 1000: 125,
+}
 
 
 def test_known_strings():
@@ -30,8 +38,10 @@ def test_known_strings():
 
 
 def test_counts_offline_writing_nothing_and_changing_no_environment(tmp_path):
-    code = ("import os; from mcp_cli.cli import tokens; before = dict(os.environ); "
-            "print(tokens.count('Comprehensive PDF toolkit'), os.environ == before)")  # fmt: skip
+    code = (
+        "import os; from mcp_cli.cli import tokens; before = dict(os.environ); "
+        "print(tokens.count('Comprehensive PDF toolkit'), os.environ == before)"
+    )
     env = {
         "PATH": "/usr/bin:/bin",
         "HOME": str(tmp_path),
@@ -48,8 +58,9 @@ def test_counts_offline_writing_nothing_and_changing_no_environment(tmp_path):
 
 def test_without_tiktoken_the_tokens_command_says_which_extra_to_install():
     code = "import sys; sys.modules['tiktoken'] = None; from mcp_cli.__main__ import main; main()"
-    out = subprocess.run([sys.executable, "-c", code, "tokens", str(DEMO)], capture_output=True, text=True, cwd=ROOT,
-                         timeout=120)  # fmt: skip
+    out = subprocess.run(
+        [sys.executable, "-c", code, "tokens", str(DEMO)], capture_output=True, text=True, cwd=ROOT, timeout=120
+    )
     assert out.returncode == 1 and "pip install 'mcp-cli-tree[tokens]'" in out.stderr
     assert "Traceback" not in out.stderr and out.stdout == ""
 
@@ -68,8 +79,11 @@ def test_report_counts_what_a_client_would_receive():
         return tokens.count(invoke(tree, [*path, "--help"]).text())
 
     assert r["root_help"] == tokens.count((GOLDEN / "demo_root.txt").read_text()) == helped()
-    assert r["groups"] == {"text": tokens.count((GOLDEN / "demo_text.txt").read_text()), "math": helped("math"),
-                           "files": helped("files")}  # fmt: skip
+    assert r["groups"] == {
+        "text": tokens.count((GOLDEN / "demo_text.txt").read_text()),
+        "math": helped("math"),
+        "files": helped("files"),
+    }
     each = [helped(*path) for path, node in tree.walk() if isinstance(node, Command)]
     assert r["commands"] == len(each) == 7
     assert (r["command_median"], r["command_max"]) == (statistics.median(each), max(each))
@@ -81,8 +95,12 @@ def test_report_counts_what_a_client_would_receive():
 def test_static_tool_keeps_an_upstream_schema():
     from mcp_cli.sources.mcp_tools import command
 
-    tool = {"name": "list_issues", "description": "List issues.", "inputSchema": {"type": "object",
-            "properties": {"state": {"type": "string"}}}, "annotations": {"readOnlyHint": True}}  # fmt: skip
+    tool = {
+        "name": "list_issues",
+        "description": "List issues.",
+        "inputSchema": {"type": "object", "properties": {"state": {"type": "string"}}},
+        "annotations": {"readOnlyHint": True},
+    }
     static = tokens.static_tool(["github", "issues", "list"], command("github", tool, "list"))
     assert static == tool
 

@@ -99,8 +99,9 @@ async def test_each_tool_is_called_by_its_own_command_over_stdio(config):
         assert await ok(client, "names", "créer_problème") == 'créer_problème got ""'
         assert await ok(client, "names", "files.read") == 'files.read got ""'
         helped = await ok(client, "names", "getUser", "--help")
-        assert ("Tools with the same kebab-case name: `get-user`, `get_user`; this is the tool `getUser`."
-                in " ".join(helped.split()))  # fmt: skip
+        assert "Tools with the same kebab-case name: `get-user`, `get_user`; this is the tool `getUser`." in " ".join(
+            helped.split()
+        )
 
 
 def test_each_tool_is_called_by_its_own_command_through_run(config):
@@ -137,8 +138,10 @@ def alike(tmp_path_factory):
     """Three server-memory processes under keys alike in kebab-case, and a server keyed `search`."""
     root = tmp_path_factory.mktemp("alike")
     memory = str(NODE_BIN / "mcp-server-memory")
-    servers = {k: {"command": memory, "env": {"MEMORY_FILE_PATH": str(root / f"{k}.jsonl")}}
-               for k in ("team_memory", "team-memory", "TeamMemory")}  # fmt: skip
+    servers = {
+        k: {"command": memory, "env": {"MEMORY_FILE_PATH": str(root / f"{k}.jsonl")}}
+        for k in ("team_memory", "team-memory", "TeamMemory")
+    }
     servers["search"] = {"command": sys.executable, "args": [str(NAMES)]}
     path = root / "team.json"
     path.write_text(json.dumps({"mcpServers": servers}))
@@ -158,13 +161,24 @@ async def test_each_server_alike_in_kebab_case_is_called_through_its_own_domain(
         assert await ok(client, "search-2", "get-user", "--value", "1") == 'get-user got "1"'
         assert "Find commands" in await ok(client, "search", "--help")  # the root's search is still itself
         helped = " ".join((await ok(client, "TeamMemory", "--help")).split())
-        assert ("Servers with the same kebab-case name: `team-memory`, `team_memory`; this is the server "
-                "`TeamMemory`.") in helped  # fmt: skip
+        assert (
+            "Servers with the same kebab-case name: `team-memory`, `team_memory`; this is the server `TeamMemory`."
+        ) in helped
 
 
 def test_each_server_alike_in_kebab_case_is_called_through_run(alike):
     env = {**os.environ, **alike["env"]}
-    argv = [sys.executable, "-m", "mcp_cli", "run", str(alike["path"]), "--", "TeamMemory", "search-nodes",
-            "--query", "nobody"]  # fmt: skip
+    argv = [
+        sys.executable,
+        "-m",
+        "mcp_cli",
+        "run",
+        str(alike["path"]),
+        "--",
+        "TeamMemory",
+        "search-nodes",
+        "--query",
+        "nobody",
+    ]
     proc = subprocess.run(argv, capture_output=True, text=True, env=env, cwd=Path.cwd(), timeout=budget(90))
     assert proc.returncode == 0 and '"entities": []' in proc.stdout, proc.stdout + proc.stderr

@@ -31,17 +31,26 @@ def daemon_env():
 
 
 def run(env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "mcp_cli", "run", *args], env=env, cwd=ROOT, capture_output=True,
-                          text=True, timeout=budget(120))  # fmt: skip
+    return subprocess.run(
+        [sys.executable, "-m", "mcp_cli", "run", *args],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=budget(120),
+    )
 
 
 def two_servers(tmp_path: Path) -> tuple[Path, Path, Path]:
     """A config of two counted servers (the call names one: the other is listed, never called), and their logs."""
     gh, other = tmp_path / "gh.log", tmp_path / "other.log"
-    team = config(tmp_path / "team.json", {
-        "gh": entry("list_issues", env={"LISTED_STARTS": str(gh)}),
-        "other": entry("ping", env={"LISTED_STARTS": str(other)}),
-    })  # fmt: skip
+    team = config(
+        tmp_path / "team.json",
+        {
+            "gh": entry("list_issues", env={"LISTED_STARTS": str(gh)}),
+            "other": entry("ping", env={"LISTED_STARTS": str(other)}),
+        },
+    )
     return team, gh, other
 
 
@@ -73,8 +82,14 @@ async def test_a_served_config_calls_through_the_sessions_its_listing_opened(tmp
 def test_a_warm_cache_call_starts_only_the_server_it_calls(tmp_path):
     team, gh, other = two_servers(tmp_path)
     env = {**os.environ, "MCP_CLI_CACHE_DIR": str(tmp_path / "cache"), "MCP_CLI_NO_DAEMON": "1"}
-    subprocess.run([sys.executable, "-m", "mcp_cli", "inspect", str(team)], env=env, cwd=ROOT, capture_output=True,
-                   timeout=budget(120), check=True)  # fmt: skip
+    subprocess.run(
+        [sys.executable, "-m", "mcp_cli", "inspect", str(team)],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        timeout=budget(120),
+        check=True,
+    )
     assert starts(gh) == 1 and starts(other) == 1  # listed, and stopped
     called = run(env, str(team), "--", "gh", "list-issues")
     assert called.returncode == 0, called.stderr
@@ -82,8 +97,17 @@ def test_a_warm_cache_call_starts_only_the_server_it_calls(tmp_path):
 
 
 def test_entries_are_typed_once_with_their_options():
-    stdio = parse("gh", {"command": "gh-mcp", "args": ["--ro"], "env": {"K": "${K:-x}"}, "cwd": "/srv", "timeout": 5,
-                         "inherit": ["PATH"]})  # fmt: skip
+    stdio = parse(
+        "gh",
+        {
+            "command": "gh-mcp",
+            "args": ["--ro"],
+            "env": {"K": "${K:-x}"},
+            "cwd": "/srv",
+            "timeout": 5,
+            "inherit": ["PATH"],
+        },
+    )
     assert isinstance(stdio, Stdio) and stdio.args == ("--ro",) and stdio.inherit == ("PATH",) and stdio.timeout == 5.0
     assert stdio.expanded().env == {"K": "x"} and stdio.env == {"K": "${K:-x}"}  # expanded when it starts only
     http = parse("api", {"url": "https://api.example/mcp", "headers": {"X-Team": "a"}, "mode": "auto"})

@@ -24,10 +24,24 @@ def fields(output: str) -> dict[str, str]:
 def test_run_reads_and_writes_where_the_shell_is(tmp_path):
     pdf = text_pdf(tmp_path)
     proc = subprocess.run(
-        [sys.executable, "-m", "mcp_cli", "run", str(ROOT / "skills" / "pdf"), "--", "text", "extract", pdf.name,
-         "--out", "r.txt"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=budget(120),
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "mcp_cli",
+            "run",
+            str(ROOT / "skills" / "pdf"),
+            "--",
+            "text",
+            "extract",
+            pdf.name,
+            "--out",
+            "r.txt",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=budget(120),
+    )
     assert proc.returncode == 0, proc.stderr
     assert "Page 2 says hello" in (tmp_path / "r.txt").read_text()
     assert not (ROOT / "skills" / "pdf" / "r.txt").exists()
@@ -36,8 +50,11 @@ def test_run_reads_and_writes_where_the_shell_is(tmp_path):
 def test_run_gives_the_skill_folder_and_its_modules(tmp_path):
     proc = subprocess.run(
         [sys.executable, "-m", "mcp_cli", "run", str(WORKDIR), "--", "where"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=budget(120),
-    )  # fmt: skip
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=budget(120),
+    )
     assert proc.returncode == 0, proc.stderr
     assert fields(proc.stdout) == {"cwd": str(tmp_path), "skill": str(WORKDIR)}
     assert "hello from scripts.util" in proc.stdout
@@ -80,8 +97,10 @@ async def test_without_roots_a_built_tree_runs_in_the_servers_folder(tmp_path):
     out = tmp_path / "built"
     build = subprocess.run(
         [sys.executable, "-m", "mcp_cli", "build", str(WORKDIR), "-o", str(out)],
-        capture_output=True, text=True, timeout=budget(120),
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        timeout=budget(120),
+    )
     assert build.returncode == 0, build.stderr
     data = out / "workdir_mcp" / "data"
     user = tmp_path / "user"
@@ -96,8 +115,11 @@ async def test_without_roots_a_built_tree_runs_in_the_servers_folder(tmp_path):
 def test_a_missing_requirement_is_one_line_naming_the_file(tmp_path):
     proc = subprocess.run(
         [sys.executable, "-m", "mcp_cli", "run", str(WORKDIR), "--", "needs"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=budget(120),
-    )  # fmt: skip
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=budget(120),
+    )
     assert proc.returncode == 1
     assert proc.stderr.strip() == (
         "Error: `workdir needs` needs the Python module `mcp_cli_test_not_installed_pkg`, which is not installed; "
@@ -108,10 +130,25 @@ def test_a_missing_requirement_is_one_line_naming_the_file(tmp_path):
 def test_scripts_see_a_safe_environment_and_what_the_manifest_names(tmp_path):
     env = {**os.environ, "MCP_CLI_TEST_SECRET": "s3cret", "WORKDIR_OK": "yes"}
     proc = subprocess.run(
-        [sys.executable, "-m", "mcp_cli", "run", str(WORKDIR), "--", "environment", "MCP_CLI_TEST_SECRET", "WORKDIR_OK",
-         "PATH", "HOME"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=budget(120), env=env,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "mcp_cli",
+            "run",
+            str(WORKDIR),
+            "--",
+            "environment",
+            "MCP_CLI_TEST_SECRET",
+            "WORKDIR_OK",
+            "PATH",
+            "HOME",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=budget(120),
+        env=env,
+    )
     assert proc.returncode == 0, proc.stderr
     seen = fields(proc.stdout)
     assert seen["MCP_CLI_TEST_SECRET"] == "" and seen["WORKDIR_OK"] == "yes"

@@ -38,8 +38,7 @@ def write(path: Path, servers: dict[str, dict]) -> Path:
 
 async def test_a_claude_code_config_gives_the_server_the_callers_environment_and_its_env_over_it(tmp_path):
     config = write(tmp_path / ".mcp.json", {"probe": {**SERVER, "env": {"FROM_CONFIG": "cfg", "BOTH": "config"}}})
-    caller = {"MCP_CLI_CACHE_DIR": str(tmp_path / "cache"), "SSL_CERT_FILE": "/etc/ssl/corporate.pem",
-              "BOTH": "caller"}  # fmt: skip
+    caller = {"MCP_CLI_CACHE_DIR": str(tmp_path / "cache"), "SSL_CERT_FILE": "/etc/ssl/corporate.pem", "BOTH": "caller"}
     async with served("serve", str(config), env=caller) as client:
         seen = {}
         for name in ("SSL_CERT_FILE", "FROM_CONFIG", "BOTH"):
@@ -56,8 +55,12 @@ args = [{json.dumps(str(SLOW_START))}]
 env = {{ FROM_CONFIG = "cfg" }}
 env_vars = ["NAMED_TOKEN"]
 """)
-    caller = {"MCP_CLI_CACHE_DIR": str(tmp_path / "cache"), "SSL_CERT_FILE": "/etc/ssl/corporate.pem",
-              "NAMED_TOKEN": "t0k", "TZ": "Europe/Paris"}  # fmt: skip
+    caller = {
+        "MCP_CLI_CACHE_DIR": str(tmp_path / "cache"),
+        "SSL_CERT_FILE": "/etc/ssl/corporate.pem",
+        "NAMED_TOKEN": "t0k",
+        "TZ": "Europe/Paris",
+    }
     async with served("serve", str(config), env=caller) as client:
         seen = {}
         for name in ("SSL_CERT_FILE", "NAMED_TOKEN", "TZ", "FROM_CONFIG"):
@@ -72,17 +75,20 @@ async def test_an_unset_variable_is_an_error_naming_the_server_and_the_variable(
     env = {"MCP_CLI_CACHE_DIR": str(tmp_path / "cache"), "VAULT_KEY_FOR_TEST": None}
     listed = mcp_cli("inspect", str(config), env=env)
     assert listed.returncode == 0, listed.stderr
-    said = ("server 'vault': cannot list its tools: the environment variable VAULT_KEY_FOR_TEST is not set (the "
-            "configuration uses ${VAULT_KEY_FOR_TEST}); set it, or give a default in the configuration: "
-            "${VAULT_KEY_FOR_TEST:-value}; shown as unavailable")  # fmt: skip
+    said = (
+        "server 'vault': cannot list its tools: the environment variable VAULT_KEY_FOR_TEST is not set (the "
+        "configuration uses ${VAULT_KEY_FOR_TEST}); set it, or give a default in the configuration: "
+        "${VAULT_KEY_FOR_TEST:-value}; shown as unavailable"
+    )
     assert listed.stderr.splitlines() == [f"warning: {said}"]  # one line
     # listed while it is set (the cache remembers the tools, never the value); a start without it is the error
     assert "team vault variable" in mcp_cli("inspect", str(config), env={**env, "VAULT_KEY_FOR_TEST": "s3"}).stdout
     async with served("serve", str(config), env={"MCP_CLI_CACHE_DIR": env["MCP_CLI_CACHE_DIR"]}) as client:
         result = await client.call_tool("team", {"argv": ["vault", "variable", "--name", "MODE"]})
     assert result.is_error
-    assert ("upstream server `vault` cannot start: the environment variable VAULT_KEY_FOR_TEST is not set"
-            in text(result))  # fmt: skip
+    assert "upstream server `vault` cannot start: the environment variable VAULT_KEY_FOR_TEST is not set" in text(
+        result
+    )
     assert "s3" not in "".join(p.read_text() for p in (tmp_path / "cache").iterdir())
 
 
@@ -90,8 +96,15 @@ def test_a_relative_cwd_is_the_config_folders(tmp_path):
     project = tmp_path / "project"
     (project / "tools").mkdir(parents=True)
     write(project / ".mcp.json", {"probe": {**SERVER, "cwd": "tools"}})
-    proc = mcp_cli("run", str(project / ".mcp.json"), "--", "probe", "where",
-                   env={"MCP_CLI_CACHE_DIR": str(tmp_path / "cache")}, cwd=tmp_path)  # fmt: skip
+    proc = mcp_cli(
+        "run",
+        str(project / ".mcp.json"),
+        "--",
+        "probe",
+        "where",
+        env={"MCP_CLI_CACHE_DIR": str(tmp_path / "cache")},
+        cwd=tmp_path,
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == str(project / "tools")
 
@@ -120,15 +133,19 @@ def test_a_newcomers_five_servers_are_all_listed_on_the_first_try(tmp_path):
     tests/node, PyPI's from this Python, so that no download is timed; by hand the same holds with npx -y/uvx.)"""
     data = tmp_path / "data"
     data.mkdir()
-    config = write(tmp_path / ".mcp.json", {
-        "everything": {"command": str(NODE_BIN / "mcp-server-everything")},
-        "filesystem": {"command": str(NODE_BIN / "mcp-server-filesystem"), "args": [str(data)]},
-        "memory": {"command": str(NODE_BIN / "mcp-server-memory")},
-        "time": {"command": sys.executable, "args": ["-m", "mcp_server_time"]},
-        "git": {"command": sys.executable, "args": ["-m", "mcp_server_git"]},
-    })  # fmt: skip
-    proc = mcp_cli("inspect", str(config), env={"MCP_CLI_CACHE_DIR": str(tmp_path / "cache"), STARTUP_ENV: None},
-                   cwd=tmp_path)  # fmt: skip
+    config = write(
+        tmp_path / ".mcp.json",
+        {
+            "everything": {"command": str(NODE_BIN / "mcp-server-everything")},
+            "filesystem": {"command": str(NODE_BIN / "mcp-server-filesystem"), "args": [str(data)]},
+            "memory": {"command": str(NODE_BIN / "mcp-server-memory")},
+            "time": {"command": sys.executable, "args": ["-m", "mcp_server_time"]},
+            "git": {"command": sys.executable, "args": ["-m", "mcp_server_git"]},
+        },
+    )
+    proc = mcp_cli(
+        "inspect", str(config), env={"MCP_CLI_CACHE_DIR": str(tmp_path / "cache"), STARTUP_ENV: None}, cwd=tmp_path
+    )
     assert proc.returncode == 0, proc.stderr
     first, *rows = proc.stdout.splitlines()
     assert first.split()[0] == kebab(tmp_path.name), first  # several servers: named after their project folder

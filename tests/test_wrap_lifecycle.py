@@ -36,15 +36,33 @@ def setup(tmp_path_factory):
     sentinel, stuck = folder / "fail-now", folder / "hang-now"
     entry = {"command": sys.executable, "args": [str(AWKWARD), marker], "timeout": TIMEOUT}
     config = folder / "life.json"
-    config.write_text(json.dumps({"mcpServers": {
-        "a": entry,
-        "b": {**entry, "args": [str(AWKWARD), marker, "b"]},
-        "flaky": {**entry, "args": [str(AWKWARD), marker, "flaky"], "env": {"AWKWARD_FAIL_IF": str(sentinel)}},
-        "slow": {**entry, "args": [str(AWKWARD), marker, "slow"], "timeout": SLOW_TIMEOUT},
-        "stuck": {**entry, "args": [str(AWKWARD), marker, "stuck"], "env": {"AWKWARD_HANG_IF": str(stuck)},
-                  "startup_timeout_sec": TIMEOUT},
-        "parent": {**entry, "args": [str(AWKWARD), marker, "parent"], "env": {"AWKWARD_CHILD": f"{marker}-child"}},
-    }}))  # fmt: skip
+    config.write_text(
+        json.dumps(
+            {
+                "mcpServers": {
+                    "a": entry,
+                    "b": {**entry, "args": [str(AWKWARD), marker, "b"]},
+                    "flaky": {
+                        **entry,
+                        "args": [str(AWKWARD), marker, "flaky"],
+                        "env": {"AWKWARD_FAIL_IF": str(sentinel)},
+                    },
+                    "slow": {**entry, "args": [str(AWKWARD), marker, "slow"], "timeout": SLOW_TIMEOUT},
+                    "stuck": {
+                        **entry,
+                        "args": [str(AWKWARD), marker, "stuck"],
+                        "env": {"AWKWARD_HANG_IF": str(stuck)},
+                        "startup_timeout_sec": TIMEOUT,
+                    },
+                    "parent": {
+                        **entry,
+                        "args": [str(AWKWARD), marker, "parent"],
+                        "env": {"AWKWARD_CHILD": f"{marker}-child"},
+                    },
+                }
+            }
+        )
+    )
     env = {"MCP_CLI_CACHE_DIR": str(folder / "cache")}
     warm = subprocess.run(
         [sys.executable, "-m", "mcp_cli", "inspect", str(config)],

@@ -34,15 +34,23 @@ def world(tmp_path_factory):
     )
     wait_for_port(port, http)
     config = root / "team.json"
-    config.write_text(json.dumps({"mcpServers": {
-        "everything": {"command": str(NODE_BIN / "mcp-server-everything")},
-        "everything-http": {"type": "http", "url": f"http://127.0.0.1:{port}/mcp"},
-        "files": {"command": str(NODE_BIN / "mcp-server-filesystem"), "args": [str(files)]},
-        "memory": {"command": str(NODE_BIN / "mcp-server-memory"),
-                   "env": {"MEMORY_FILE_PATH": str(root / "mem.jsonl")}},
-        "time": {"command": sys.executable, "args": ["-m", "mcp_server_time", "--local-timezone", "UTC"]},
-        "git": {"command": sys.executable, "args": ["-m", "mcp_server_git", "--repository", str(repo)]},
-    }}))  # fmt: skip
+    config.write_text(
+        json.dumps(
+            {
+                "mcpServers": {
+                    "everything": {"command": str(NODE_BIN / "mcp-server-everything")},
+                    "everything-http": {"type": "http", "url": f"http://127.0.0.1:{port}/mcp"},
+                    "files": {"command": str(NODE_BIN / "mcp-server-filesystem"), "args": [str(files)]},
+                    "memory": {
+                        "command": str(NODE_BIN / "mcp-server-memory"),
+                        "env": {"MEMORY_FILE_PATH": str(root / "mem.jsonl")},
+                    },
+                    "time": {"command": sys.executable, "args": ["-m", "mcp_server_time", "--local-timezone", "UTC"]},
+                    "git": {"command": sys.executable, "args": ["-m", "mcp_server_git", "--repository", str(repo)]},
+                }
+            }
+        )
+    )
     yield {"config": config, "files": files, "repo": repo, "memory": root / "mem.jsonl", "cache": root / "cache"}
     http.terminate()
     http.wait(timeout=budget(10))
@@ -98,8 +106,15 @@ async def test_search_finds_tools_across_servers(team):
 
 def test_inspector_strict_accepts_the_wrapped_server(world, tmp_path):
     server = [sys.executable, "-m", "mcp_cli", "serve", str(world["config"])]
-    listed = inspector(server, "--method", "tools/list", home=tmp_path, strict=True, path=os.environ["PATH"],
-                       MCP_CLI_CACHE_DIR=str(world["cache"]))  # fmt: skip
+    listed = inspector(
+        server,
+        "--method",
+        "tools/list",
+        home=tmp_path,
+        strict=True,
+        path=os.environ["PATH"],
+        MCP_CLI_CACHE_DIR=str(world["cache"]),
+    )
     assert listed.returncode == 0, listed.stderr
     assert json.loads(listed.stdout)["tools"][0]["name"] == "team"
 

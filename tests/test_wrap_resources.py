@@ -42,10 +42,19 @@ ERAS = ["legacy", "auto"]  # the initialize handshake; the 2026-07-28 protocol (
 def world(tmp_path_factory):
     root = tmp_path_factory.mktemp("resources")
     config = root / "team.json"
-    config.write_text(json.dumps({"mcpServers": {
-        "everything": {"command": str(NODE_BIN / "mcp-server-everything")},
-        "notes": {"command": sys.executable, "args": [str(ROOT / "tests" / "fixtures" / "upstreams" / "notes.py")]},
-    }}))  # fmt: skip
+    config.write_text(
+        json.dumps(
+            {
+                "mcpServers": {
+                    "everything": {"command": str(NODE_BIN / "mcp-server-everything")},
+                    "notes": {
+                        "command": sys.executable,
+                        "args": [str(ROOT / "tests" / "fixtures" / "upstreams" / "notes.py")],
+                    },
+                }
+            }
+        )
+    )
     (root / "scopes.toml").write_text(SCOPES)
     return {"root": root, "config": config, "env": {"MCP_CLI_CACHE_DIR": str(root / "cache")}}
 
@@ -111,8 +120,11 @@ async def test_resources_of_every_server_listed_with_clashing_uris_prefixed(team
     assert "demo://resource/static/document/features.md" in uris and "notes://readme" in uris  # no clash: as they are
     assert len(uris) == 7 + 2
     templates = {t.uri_template for t in (await team.list_resource_templates()).resource_templates}
-    assert templates == {"demo://resource/dynamic/text/{resourceId}", "demo://resource/dynamic/blob/{resourceId}",
-                         "notes://note/{id}"}  # fmt: skip
+    assert templates == {
+        "demo://resource/dynamic/text/{resourceId}",
+        "demo://resource/dynamic/blob/{resourceId}",
+        "notes://note/{id}",
+    }
 
 
 async def test_static_templated_and_clashing_resources_read_from_the_right_server(team):
@@ -130,15 +142,23 @@ async def test_static_templated_and_clashing_resources_read_from_the_right_serve
 
 async def test_prompts_listed_with_clashing_names_prefixed_and_got_with_arguments(team):
     prompts = {p.name: p for p in (await team.list_prompts()).prompts}
-    assert set(prompts) == {"everything_simple-prompt", "notes_simple-prompt", "args-prompt", "completable-prompt",
-                            "resource-prompt", "summarize"}  # fmt: skip
+    assert set(prompts) == {
+        "everything_simple-prompt",
+        "notes_simple-prompt",
+        "args-prompt",
+        "completable-prompt",
+        "resource-prompt",
+        "summarize",
+    }
     assert [(a.name, a.required) for a in prompts["args-prompt"].arguments] == [("city", True), ("state", False)]
     got = await team.get_prompt("args-prompt", {"city": "Paris"})
     assert "Paris" in got.messages[0].content.text
     assert (await team.get_prompt("notes_simple-prompt")).messages[0].content.text == "notes simple prompt text"
     assert "notes" not in (await team.get_prompt("everything_simple-prompt")).messages[0].content.text
-    assert "Summarize maps in a long way." in (await team.get_prompt("summarize", {"topic": "maps", "style": "long"})
-                                               ).messages[0].content.text  # fmt: skip
+    assert (
+        "Summarize maps in a long way."
+        in (await team.get_prompt("summarize", {"topic": "maps", "style": "long"})).messages[0].content.text
+    )
     with pytest.raises(MCPError, match="no prompt named 'simple-prompt'"):
         await team.get_prompt("simple-prompt")
 
@@ -242,8 +262,12 @@ async def test_a_scope_sees_only_the_resources_and_prompts_its_paths_cover(scope
 
 def test_openapi_runs_them_as_commands(scoped):
     def run(*argv: str) -> str:
-        answer = httpx2.post(scoped.removesuffix("/mcp") + "/run", headers={"Authorization": f"Bearer {ALL}"},
-                             json={"argv": list(argv)}, timeout=budget(60))  # fmt: skip
+        answer = httpx2.post(
+            scoped.removesuffix("/mcp") + "/run",
+            headers={"Authorization": f"Bearer {ALL}"},
+            json={"argv": list(argv)},
+            timeout=budget(60),
+        )
         assert answer.status_code == 200 and answer.json()["ok"], answer.text
         return answer.json()["output"]
 

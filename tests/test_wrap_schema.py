@@ -37,18 +37,24 @@ CASES = [
     (["--query", "q", "--tags", "a", "--tags", "b"], {"query": "q", "tags": ["a", "b"]}),
     (["--query", "q", "--tags", '["a", "b"]', "--tags", "c"], {"query": "q", "tags": ["a", "b", "c"]}),
     (["--query", "q", "--ids", "1", "--ids", "[2, 3]"], {"query": "q", "ids": [1, 2, 3]}),
-    (["--query", "q", "--filters.status", "open", "--filters.labels", "x", "--filters.since", "3"],
-     {"query": "q", "filters": {"status": "open", "labels": ["x"], "since": 3}}),
-    (["--query", "q", "--filters", '{"status": "closed", "since": 1}', "--filters.since", "2"],
-     {"query": "q", "filters": {"status": "closed", "since": 2}}),
+    (
+        ["--query", "q", "--filters.status", "open", "--filters.labels", "x", "--filters.since", "3"],
+        {"query": "q", "filters": {"status": "open", "labels": ["x"], "since": 3}},
+    ),
+    (
+        ["--query", "q", "--filters", '{"status": "closed", "since": 1}', "--filters.since", "2"],
+        {"query": "q", "filters": {"status": "closed", "since": 2}},
+    ),
     (["--query", "q", "--extra", '{"any": {"thing": [1]}}'], {"query": "q", "extra": {"any": {"thing": [1]}}}),
     (["--query", "q", "--maybe", "m"], {"query": "q", "maybe": "m"}),
     (["--query", "q", "--either", "7"], {"query": "q", "either": "7"}),  # text where text is allowed
     (["--json", '{"query": "q", "either": 7}'], {"query": "q", "either": 7}),  # another type: inside --json
     (["--query", "q", "--either", "seven"], {"query": "q", "either": "seven"}),
     (["--query", "q", "--nullable-int", "4"], {"query": "q", "nullable_int": 4}),
-    (["--query", "q", "--arg-help", "H", "--arg-h", "2", "--arg-json", "J"],
-     {"query": "q", "help": "H", "h": 2, "json": "J"}),
+    (
+        ["--query", "q", "--arg-help", "H", "--arg-h", "2", "--arg-json", "J"],
+        {"query": "q", "help": "H", "h": 2, "json": "J"},
+    ),
     (["--query", "q", "--dry-run"], {"query": "q", "dry-run": True}),
     (["--query", "q", "--max-results", "4"], {"query": "q", "max_results": 4}),
     (["--query", "q", "--max_results", "5"], {"query": "q", "max_results": 5}),
@@ -59,11 +65,13 @@ CASES = [
     (["--query", "q", "--include-archived"], {"query": "q", "includeArchived": True}),
     (["--query", "q", "--no-includeArchived"], {"query": "q", "includeArchived": False}),
     (["--query", "q", "--año-nuevo", "x", "--año_nuevo", "y"], {"query": "q", "año_nuevo": "y"}),
-    (["--query", "q", "--people", '{"name": "ann"}', "--people", '[{"name": "bo"}]'],
-     {"query": "q", "people": [{"name": "ann"}, {"name": "bo"}]}),
+    (
+        ["--query", "q", "--people", '{"name": "ann"}', "--people", '[{"name": "bo"}]'],
+        {"query": "q", "people": [{"name": "ann"}, {"name": "bo"}]},
+    ),
     (["--json", '{"query": "z", "limit": 3}'], {"query": "z", "limit": 3}),
     (["--json", '{"query": "z", "limit": 3}', "--limit", "4"], {"query": "z", "limit": 4}),
-]  # fmt: skip
+]
 
 
 @pytest.mark.parametrize("argv, expected", CASES)
@@ -74,8 +82,9 @@ async def test_argv_becomes_exactly_this_json(awk, argv, expected):
     assert envelope(result)["data"] == expected  # the upstream's structuredContent, unchanged
 
 
-@pytest.mark.parametrize("argv", [["--page-size", "100"], ["--pageSize", "1e2"], ["--ratio", "100.0"],
-                                  ["--ids", "1e2"], ["--ids", "100.0"]])  # fmt: skip
+@pytest.mark.parametrize(
+    "argv", [["--page-size", "100"], ["--pageSize", "1e2"], ["--ratio", "100.0"], ["--ids", "1e2"], ["--ids", "100.0"]]
+)
 async def test_an_integral_number_reaches_the_upstream_as_an_integer(awk, argv):
     result = await awk.call_tool("awk", {"argv": ["awkward", "echo-args", "--query", "q", *argv]})
     (value,) = [v for k, v in json.loads(text(result)).items() if k != "query"]
@@ -83,8 +92,16 @@ async def test_an_integral_number_reaches_the_upstream_as_an_integer(awk, argv):
     assert value == 100 and type(value) is int, text(result)
 
 
-@pytest.mark.parametrize("argv", [["--ratio", "nan"], ["--ratio", "inf"], ["--page-size", "1e400"],
-                                  ["--ids", "-Infinity"], ["--json", '{"query": "q", "ratio": NaN}']])  # fmt: skip
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--ratio", "nan"],
+        ["--ratio", "inf"],
+        ["--page-size", "1e400"],
+        ["--ids", "-Infinity"],
+        ["--json", '{"query": "q", "ratio": NaN}'],
+    ],
+)
 async def test_a_number_json_cannot_carry_is_refused_not_sent_as_null(awk, argv):
     result = await awk.call_tool("awk", {"argv": ["awkward", "echo-args", "--query", "q", *argv]})
     assert result.is_error and envelope(result)["error"] == "usage", text(result)
@@ -98,9 +115,13 @@ async def test_json_from_a_file(awk, tmp_path):
 
 @pytest.mark.parametrize(
     "source, words",
-    [("/dev/zero", "@/dev/zero is not a regular file"), (".", "is not a regular file"),
-     ("big", "holds 1,000,013 bytes, more than the 1,000,000 allowed"), ("missing", "cannot read @")],
-)  # fmt: skip
+    [
+        ("/dev/zero", "@/dev/zero is not a regular file"),
+        (".", "is not a regular file"),
+        ("big", "holds 1,000,013 bytes, more than the 1,000,000 allowed"),
+        ("missing", "cannot read @"),
+    ],
+)
 async def test_json_files_are_regular_and_capped(awk, tmp_path, source, words):
     if source == "big":
         (tmp_path / "big").write_text('{"query": "' + "x" * 1_000_000 + '"}')

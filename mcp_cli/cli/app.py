@@ -114,9 +114,12 @@ def wrap(
     tree = _load(config, **options)
     missing = [" ".join(p) for p, n in tree.walk() if n.kind == "group" and n.summary.startswith("Unavailable")]
     if missing:  # a package is frozen: it would never get the missing servers' tools
-        typer.echo(f"mcp-cli: not wrapping while {', '.join(missing)} could not list its tools: do what the "
-                   "warning above says (log in, set a variable, give it longer with --startup-timeout), or leave it "
-                   "out with --exclude-server", err=True)  # fmt: skip
+        typer.echo(
+            f"mcp-cli: not wrapping while {', '.join(missing)} could not list its tools: do what the "
+            "warning above says (log in, set a variable, give it longer with --startup-timeout), or leave it "
+            "out with --exclude-server",
+            err=True,
+        )
         raise typer.Exit(1)
     tree.upstreams, warnings = credentials.externalise(tree.upstreams)
     for warning in warnings:
@@ -148,13 +151,13 @@ def run(
     # read by __main__ (cli.daemon.run_fast) before this command line loads; here for --help and to be accepted
     no_daemon: bool = typer.Option(
         False, "--no-daemon", help="Run in this process, not through the keep-alive daemon (also: MCP_CLI_NO_DAEMON=1)."
-    ),  # fmt: skip
+    ),
     daemon_idle: float | None = typer.Option(
         None,
         "--daemon-idle",
         metavar="SECONDS",
         help="Stop the daemon after this long without a call (default $MCP_CLI_DAEMON_IDLE, else 300).",
-    ),  # fmt: skip
+    ),
     options: dict[str, Any],
 ) -> None:
     """Run one argv against TREE in this terminal: its output on stdout (a script's, byte for byte; piped input
@@ -206,9 +209,11 @@ def daemon_status(
         processes = said["processes"]
         memory = (said["memory"] + sum(p["memory"] for p in processes)) / 2**20
         typer.echo(f"{said['source']}  (pid {said['pid']}, in {said['cwd']})")
-        typer.echo(f"  servers: {', '.join(said['servers']) or 'none loaded'}; {len(processes)} processes; "
-                   f"memory {memory:.0f} MiB; {said['calls']} calls, idle {said['idle']:g} s of "
-                   f"{said['idle_timeout']:g} s")  # fmt: skip
+        typer.echo(
+            f"  servers: {', '.join(said['servers']) or 'none loaded'}; {len(processes)} processes; "
+            f"memory {memory:.0f} MiB; {said['calls']} calls, idle {said['idle']:g} s of "
+            f"{said['idle_timeout']:g} s"
+        )
         for process in processes:
             typer.echo(f"    {process['pid']}  {process['command'][:100]}")
 
@@ -322,8 +327,10 @@ def cache(clear: bool = typer.Option(False, "--clear", help="Delete every cached
         typer.echo(f"deleted {discovery.clear_cache()} cached file(s) in {discovery.cache_dir()}")
         return
     entries = discovery.cache_entries()
-    typer.echo(f"{discovery.cache_dir()}: {len(entries)} cached file(s); tool lists are kept "
-               f"{discovery.TTL / 3600:g} h, failures {discovery.FAILED_TTL:g} s")  # fmt: skip
+    typer.echo(
+        f"{discovery.cache_dir()}: {len(entries)} cached file(s); tool lists are kept "
+        f"{discovery.TTL / 3600:g} h, failures {discovery.FAILED_TTL:g} s"
+    )
     for name, about, age in entries:
         typer.echo(f"  {name}  {_age(age):>6}  {about}")
 

@@ -208,8 +208,14 @@ def forward(source: str, options: dict[str, Any], tokens: list[str], idle: float
         return None  # a standard stream closed: nothing to hand over
     spec = key(source, options)
     streams = [[s.encoding, s.errors] for s in (sys.stdin, sys.stdout, sys.stderr)]
-    request = {"op": "run", "argv": tokens, "refresh": bool(options.get("refresh")), "startup": options.get("startup"),
-               "idle": idle, "streams": streams}  # fmt: skip
+    request = {
+        "op": "run",
+        "argv": tokens,
+        "refresh": bool(options.get("refresh")),
+        "startup": options.get("startup"),
+        "idle": idle,
+        "streams": streams,
+    }
     try:
         with _connected(spec) as conn:
             sys.stdout.flush()
@@ -238,8 +244,9 @@ def _exchange(conn: socket.socket) -> int:
         if isinstance(answer.get("status"), int):
             return int(answer["status"])
         if not accepted:
-            raise Unavailable(f"refused the call ({answer['error']})" if answer.get("error") else "ended before "
-                              "answering")  # fmt: skip
+            raise Unavailable(
+                f"refused the call ({answer['error']})" if answer.get("error") else "ended before answering"
+            )
     except KeyboardInterrupt:
         with contextlib.suppress(OSError, ValueError):
             conn.shutdown(socket.SHUT_WR)  # the daemon cancels the call
@@ -250,10 +257,13 @@ def _exchange(conn: socket.socket) -> int:
     except (OSError, ValueError) as exc:
         if not accepted:
             raise
-        raise Lost(f"the daemon failed during the call ({exc}); whether the call ran is unknown, and it was not run "
-                   "again") from None  # fmt: skip
-    raise Lost(f"the daemon ended during the call (see {_log_of(conn)}); whether the call ran is unknown, and it was "
-               "not run again")  # fmt: skip
+        raise Lost(
+            f"the daemon failed during the call ({exc}); whether the call ran is unknown, and it was not run again"
+        ) from None
+    raise Lost(
+        f"the daemon ended during the call (see {_log_of(conn)}); whether the call ran is unknown, and it was "
+        "not run again"
+    )
 
 
 def _log_of(conn: socket.socket) -> str:
@@ -310,8 +320,11 @@ def _start(path: Path, spec: dict[str, Any]) -> socket.socket:
     with open(log, "wb") as errors:
         proc = subprocess.Popen(
             [sys.executable, "-m", "mcp_cli.cli.daemon", str(path), json.dumps(spec)],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=errors, start_new_session=True,
-        )  # fmt: skip
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=errors,
+            start_new_session=True,
+        )
     deadline = time.monotonic() + START_WAIT
     while time.monotonic() < deadline:
         conn = _socket(path)

@@ -133,8 +133,10 @@ def _config(path: Path, options: dict[str, Any]) -> Report:
     if ours:
         findings.append(Finding("api", tree.name, "; ".join(ours) + " (the one tool's name: give another with --name)"))
     elif refused:
-        report.safe = (f"mcp-cli serves them safely: a host sees one tool, `{tree.name}`, whose input schema is "
-                       "mcp-cli's own (argv or command); these tools are commands in it")  # fmt: skip
+        report.safe = (
+            f"mcp-cli serves them safely: a host sees one tool, `{tree.name}`, whose input schema is "
+            "mcp-cli's own (argv or command); these tools are commands in it"
+        )
     alike = _collisions(tools, called) + _domains(tree, [s.name for s in servers if s.name in report.servers])
     findings += alike
     report.summary = _summary(report, len(called), refused, len(alike))
@@ -167,7 +169,7 @@ def _domains(tree: Tree, keys: list[str]) -> list[Finding]:
             shared,
             ", ".join(f"{k} -> `{_domain(tree, k)}`" for k in sorted(same))
             + (f" (`{shared}` is the root's own command)" if shared in held else ""),
-        )  # fmt: skip
+        )
         for shared, same in by_name.items()
         if len(same) > 1 or shared in held
     ]
@@ -222,7 +224,10 @@ def render(report: Report) -> str:
 def _section(report: Report, section: str) -> list[str]:
     """A section's heading and a line per finding ([] for none); under the names and schemas, the line on the one
     tool."""
-    found = [f"  {f.subject}: {f.problem}" if f.subject else f"  {f.problem}" for f in report.findings
-             if f.section == section]  # fmt: skip
+    found = [
+        f"  {f.subject}: {f.problem}" if f.subject else f"  {f.problem}"
+        for f in report.findings
+        if f.section == section
+    ]
     safe = [f"  {report.safe}"] if section == "api" and report.safe else []
     return ["", f"{HEADINGS[section]}:", *found, *safe] if found else []

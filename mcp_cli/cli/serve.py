@@ -23,24 +23,67 @@ TREE_HELP = (
 # The options for MCP client configs (ignored for other sources):
 # (parameter, flag, metavar, kind: str/int/float/bool/list, default, help, key of `sources.load`).
 CONFIG_OPTIONS: list[tuple[str, str, str, type, object, str, str]] = [
-    ("name", "--name", "NAME", str, None, "Tool (root) name for a config; default: its one server's name, else "
-     "its project folder's (a file named by its user: the file's).", "name"),
-    ("refresh", "--refresh", "", bool, False, "Ask the upstream servers for their tools again (skip the cache).",
-     "refresh"),
+    (
+        "name",
+        "--name",
+        "NAME",
+        str,
+        None,
+        "Tool (root) name for a config; default: its one server's name, else "
+        "its project folder's (a file named by its user: the file's).",
+        "name",
+    ),
+    (
+        "refresh",
+        "--refresh",
+        "",
+        bool,
+        False,
+        "Ask the upstream servers for their tools again (skip the cache).",
+        "refresh",
+    ),
     ("server", "--server", "NAME", list, None, "Only this server of the config (repeatable).", "only"),
     ("exclude_server", "--exclude-server", "NAME", list, None, "Leave this server out (repeatable).", "skip"),
-    ("tool", "--tool", "PATTERN", list, None,
-     "Only tools matching this pattern, e.g. 'git_*' or 'github/*issue*' (repeatable).", "tools"),
-    ("exclude_tool", "--exclude-tool", "PATTERN", list, None, "Leave out tools matching this pattern (repeatable).",
-     "exclude_tools"),
-    ("threshold", "--threshold", "N", int, None,
-     "Split a server with more tools than this into subgroups (default: when its commands' usage lines overflow "
-     "its listing).", "threshold"),
-    ("startup_timeout", "--startup-timeout", "SECONDS", float, None,
-     "How long a server without a startup_timeout of its own may take to list its tools (default "
-     "$MCP_CLI_STARTUP_TIMEOUT, else 5 s for serve, 60 s for one-shot commands); slower ones are shown as "
-     "unavailable.", "startup"),
-]  # fmt: skip
+    (
+        "tool",
+        "--tool",
+        "PATTERN",
+        list,
+        None,
+        "Only tools matching this pattern, e.g. 'git_*' or 'github/*issue*' (repeatable).",
+        "tools",
+    ),
+    (
+        "exclude_tool",
+        "--exclude-tool",
+        "PATTERN",
+        list,
+        None,
+        "Leave out tools matching this pattern (repeatable).",
+        "exclude_tools",
+    ),
+    (
+        "threshold",
+        "--threshold",
+        "N",
+        int,
+        None,
+        "Split a server with more tools than this into subgroups (default: when its commands' usage lines overflow "
+        "its listing).",
+        "threshold",
+    ),
+    (
+        "startup_timeout",
+        "--startup-timeout",
+        "SECONDS",
+        float,
+        None,
+        "How long a server without a startup_timeout of its own may take to list its tools (default "
+        "$MCP_CLI_STARTUP_TIMEOUT, else 5 s for serve, 60 s for one-shot commands); slower ones are shown as "
+        "unavailable.",
+        "startup",
+    ),
+]
 BUDGET_HELP = "Tokens an answer may take (default: the tree's settings, else 8,000); over it, cut with a note."
 CONFIG_FLAGS = {flag for _, flag, *_ in CONFIG_OPTIONS}
 

@@ -25,15 +25,17 @@ if TYPE_CHECKING:
 RANKS = Path(__file__).resolve().parent.parent / "data" / "o200k_base.tiktoken.gz"
 RANKS_SHA256 = "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d"  # tiktoken's, of the unpacked file
 # o200k_base's pre-tokenizer and special tokens, as tiktoken_ext.openai_public defines them.
-PATTERN = "|".join([
-    r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-    r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-    r"""\p{N}{1,3}""",
-    r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
-    r"""\s*[\r\n]+""",
-    r"""\s+(?!\S)""",
-    r"""\s+""",
-])  # fmt: skip
+PATTERN = "|".join(
+    [
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+        r"""\p{N}{1,3}""",
+        r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
+        r"""\s*[\r\n]+""",
+        r"""\s+(?!\S)""",
+        r"""\s+""",
+    ]
+)
 SPECIAL = {"<|endoftext|>": 199999, "<|endofprompt|>": 200018}
 
 
@@ -66,8 +68,11 @@ def tool_json(tools: list[dict[str, Any]]) -> str:
 
 def static_tool(path: list[str], cmd: Command) -> dict[str, Any]:
     """The tool a static MCP server would list for a command: its own schema, or one made from its params."""
-    tool = {"name": cmd.handler.tool or "_".join(path).replace("-", "_"), "description": cmd.description
-            or cmd.summary, "inputSchema": input_schema(cmd)}  # fmt: skip
+    tool = {
+        "name": cmd.handler.tool or "_".join(path).replace("-", "_"),
+        "description": cmd.description or cmd.summary,
+        "inputSchema": input_schema(cmd),
+    }
     if cmd.annotations:
         tool["annotations"] = cmd.annotations
     return tool

@@ -249,8 +249,10 @@ def table(value: Any) -> str:
         rows = [" | ".join(keys)] + [" | ".join(_cell(v[k]) for k in keys) for v in value]
         return "\n".join(rows)
     if isinstance(value, dict):
-        return "\n".join(f"{k} ({len(v)}):\n{table(v)}" if tabular(v) else f"{k}: {json.dumps(v, ensure_ascii=False)}"
-                         for k, v in value.items())  # fmt: skip
+        return "\n".join(
+            f"{k} ({len(v)}):\n{table(v)}" if tabular(v) else f"{k}: {json.dumps(v, ensure_ascii=False)}"
+            for k, v in value.items()
+        )
     return json.dumps(value, ensure_ascii=False, indent=1)
 
 
@@ -450,9 +452,18 @@ def _units(body: Body) -> str:
 
 
 def _part(
-    tree: Tree, result: Result, body: Body, start: int, end: int, budget: int, ask: Asked, key: str | None,
-    size: int, formed: bool, why: str = "",
-) -> Result:  # fmt: skip
+    tree: Tree,
+    result: Result,
+    body: Body,
+    start: int,
+    end: int,
+    budget: int,
+    ask: Asked,
+    key: str | None,
+    size: int,
+    formed: bool,
+    why: str = "",
+) -> Result:
     """The answer showing units start..end of `body`, with its note; `key`: the id of the kept answer (None: not
     kept, `why`)."""
     n, shown, nxt = len(body.units), body.describe(start, end), None
@@ -462,12 +473,16 @@ def _part(
             f"whole answer, about {size:,} tokens{lost}." if start == 0 and not ask.more else f"{shown}: the end{lost}."
         )
     elif key is None:
-        note = (f"cut to the {budget:,}-token budget: {shown} shown, about {size:,} tokens in all{lost}; the rest "
-                f"could not be kept for next parts: {why}. {LESS}")  # fmt: skip
+        note = (
+            f"cut to the {budget:,}-token budget: {shown} shown, about {size:,} tokens in all{lost}; the rest "
+            f"could not be kept for next parts: {why}. {LESS}"
+        )
     else:
         nxt = call_text(tree, [*ask.options(), "--more", f"{key}:{end + 1}", *ask.tokens], ask.prog)
-        note = (f"cut to the {budget:,}-token budget: {shown} shown, about {size:,} tokens in all{lost}. Next part: "
-                f"`{nxt}`. Or {LESS[0].lower()}{LESS[1:]}")  # fmt: skip
+        note = (
+            f"cut to the {budget:,}-token budget: {shown} shown, about {size:,} tokens in all{lost}. Next part: "
+            f"`{nxt}`. Or {LESS[0].lower()}{LESS[1:]}"
+        )
     if formed and not ask.form:
         note += f" {_formed(body.form)}"
     part = {"shown": shown, "of": size, "next": nxt, "id": key}

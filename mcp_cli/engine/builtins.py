@@ -28,24 +28,24 @@ USAGE = {
 # What `BUILTIN --help` says: what it does, what it answers, an example (`{tool}` is the tool's name).
 HELP = {
     "jq": "The jq language over the JSON the stage before gives (the jq library, in a process that sees nothing "
-          "but its input). Several outputs come one per line (and as an array for the next stage); -r prints "
-          "strings raw.\n\n"
-          "Examples:\n  {tool} CMD | jq '.items[] | {{id, name}}'\n  {tool} CMD | jq -r '.[].name' | head 5",
+    "but its input). Several outputs come one per line (and as an array for the next stage); -r prints "
+    "strings raw.\n\n"
+    "Examples:\n  {tool} CMD | jq '.items[] | {{id, name}}'\n  {tool} CMD | jq -r '.[].name' | head 5",
     "head": "The first N items (10 without N) of the JSON array the stage before gives; of its lines, for text.\n\n"
-            "Example:\n  {tool} CMD | head 3",
+    "Example:\n  {tool} CMD | head 3",
     "tail": "The last N items (10 without N) of the JSON array the stage before gives; of its lines, for text.\n\n"
-            "Example:\n  {tool} CMD | tail 3",
+    "Example:\n  {tool} CMD | tail 3",
     "each": "Runs COMMAND once per item of the JSON array the stage before gives (at most 100 items, 4 at a time). In "
-            "its words `{{}}` is the item (a string as it is, anything else as JSON) and `{{.field}}` or `{{.a.b}}` a "
-            "field of it. Answers a JSON array of {{\"item\", \"ok\", \"output\"}} (or \"error\") in the items' "
-            "order: one item failing does not stop the others.\n\n"
-            "Example:\n  {tool} CMD | jq '[.[] | {{id, title}}]' | each DOMAIN COMMAND --id {{.id}} "
-            "--title {{.title}}\n\n"
-            "To run several different commands in one call, join them with `;` (each runs) or `&&` (each runs only "
-            "if those before succeeded): {tool} A ... ; B ... ; C ...",
+    "its words `{{}}` is the item (a string as it is, anything else as JSON) and `{{.field}}` or `{{.a.b}}` a "
+    'field of it. Answers a JSON array of {{"item", "ok", "output"}} (or "error") in the items\' '
+    "order: one item failing does not stop the others.\n\n"
+    "Example:\n  {tool} CMD | jq '[.[] | {{id, title}}]' | each DOMAIN COMMAND --id {{.id}} "
+    "--title {{.title}}\n\n"
+    "To run several different commands in one call, join them with `;` (each runs) or `&&` (each runs only "
+    "if those before succeeded): {tool} A ... ; B ... ; C ...",
     "save": "Writes the whole output of the stage before to FILE in the caller's folder (stdio and `mcp-cli run` "
-            "only) and answers with its size, its shape and its first items.\n\nExample:\n  {tool} CMD | save out.json",
-}  # fmt: skip
+    "only) and answers with its size, its shape and its first items.\n\nExample:\n  {tool} CMD | save out.json",
+}
 SEQUENCES = "`A ; B` runs A, then B; `A && B` runs B only if A succeeded; each answers under its own header."
 
 
@@ -208,8 +208,9 @@ class Jq:
         except JqError as exc:
             if not flow.is_json:
                 start = clip(flow.text.strip(), 60) or "(empty)"
-                raise UsageError(f"its input is not JSON ({start}); jq reads JSON: put it after a stage that gives "
-                                 "JSON") from None  # fmt: skip
+                raise UsageError(
+                    f"its input is not JSON ({start}); jq reads JSON: put it after a stage that gives JSON"
+                ) from None
             raise HandlerError(f"jq: {_first(exc)}") from None
         value = outputs[0] if len(outputs) == 1 else outputs
         if not self.raw and len(outputs) == 1:
@@ -238,13 +239,17 @@ class Save(_InThread):
         if len(args) != 1:
             raise UsageError("`save` takes one file name: save out.json.")
         if not local_files:
-            raise UsageError("`save` writes to the caller's folder, which only a caller on this machine has (stdio, "
-                             "mcp-cli run); narrow the answer with jq, head or tail instead.")  # fmt: skip
+            raise UsageError(
+                "`save` writes to the caller's folder, which only a caller on this machine has (stdio, "
+                "mcp-cli run); narrow the answer with jq, head or tail instead."
+            )
         folder = Path(cwd or os.getcwd()).resolve()
         self.name, self.path = args[0], (folder / args[0]).resolve()
         if not self.path.is_relative_to(folder) or self.path == folder:
-            raise UsageError(f"`save {self.name}`: the file must be in the caller's folder ({folder}); give a name "
-                             "relative to it, without `..`.")  # fmt: skip
+            raise UsageError(
+                f"`save {self.name}`: the file must be in the caller's folder ({folder}); give a name "
+                "relative to it, without `..`."
+            )
         if not self.path.parent.is_dir():
             raise UsageError(f"`save {self.name}`: its folder does not exist; save into an existing folder.")
 

@@ -133,8 +133,9 @@ class Commands:
             if word.startswith("-"):
                 raise UsageError(f"`{inv.prog}` takes no options; unknown option {word}. Pick a name below.")
             if not node.children:  # e.g. a server that could not list its tools: its description says why
-                raise HandlerError(f"`{inv.prog}` has no commands at the moment. {node.description}".rstrip(), (),
-                                   inv.usage)  # fmt: skip
+                raise HandlerError(
+                    f"`{inv.prog}` has no commands at the moment. {node.description}".rstrip(), (), inv.usage
+                )
             what = "domain" if inv.is_root else "command"
             names = [n for c in node.children for n in (c.name, *c.aliases)]
             raise NotFound(f"`{inv.prog}` has no {what} `{word}`.", close_to(word, names))
@@ -217,8 +218,9 @@ class Commands:
         rest, context = inv.rest, inv.scope.context
         if self._helps(cmd, rest):
             full = HELP_ALL in (rest[: rest.index("--")] if "--" in rest else rest)
-            return Result(ok=True, output=helptext.command_help(inv.prog, cmd, self.tree.settings.help_budget // 2,
-                                                                full))  # fmt: skip
+            return Result(
+                ok=True, output=helptext.command_help(inv.prog, cmd, self.tree.settings.help_budget // 2, full)
+            )
         stdin, base = feed(cmd, inv)
         values = self._values(cmd, inv, base)
         if context is not None and cmd.entities:  # named by a call that reached its command, whatever it gives
@@ -253,8 +255,10 @@ def feed(cmd: Command, inv: Invocation) -> tuple[bytes | None, dict[str, Any] | 
         return flow.text.encode("utf-8"), None
     if flow.is_json and isinstance(flow.value, dict):
         return None, flow.value
-    raise UsageError(f"`{inv.prog}` takes a JSON object as its arguments, but its input is {flow.shape()}; make one "
-                     "with jq first, e.g. | jq '{path: .[0]}'.")  # fmt: skip
+    raise UsageError(
+        f"`{inv.prog}` takes a JSON object as its arguments, but its input is {flow.shape()}; make one "
+        "with jq first, e.g. | jq '{path: .[0]}'."
+    )
 
 
 def takes(cmd: Command) -> str | None:

@@ -112,8 +112,11 @@ def group_help(prog: str, group: Group, is_root: bool, budget: int) -> str:
     about = about.split("\n\n")[0]  # a listing needs the gist, not the whole story
     if about:
         lines += [about, ""]
-    sections = [(h, n) for h, n in (("Domains" if is_root else "Groups", groups), ("Commands", commands),
-                                     ("Topics", topics)) if n]  # fmt: skip
+    sections = [
+        (h, n)
+        for h, n in (("Domains" if is_root else "Groups", groups), ("Commands", commands), ("Topics", topics))
+        if n
+    ]
     room = budget - sum(len(x) + 1 for x in lines) - (len(PIPES) + 1) * is_root
     ways = [_listings(h, n, prog if h == "Commands" else "") for h, n in sections]
     at = [0] * len(ways)  # the rendering each section shows: the largest gives up the most telling part first
@@ -265,8 +268,9 @@ def command_help(prog: str, cmd: Command, budget: int = 10**9, full: bool = Fals
     )
 
 
-_RETURNS = re.compile(r"(?:^|(?<=[.!?]\s))((?:returns?|outputs?|prints?|responds? with|yields?|gives back)\b[^.!?\n]*)",
-                      re.IGNORECASE)  # fmt: skip
+_RETURNS = re.compile(
+    r"(?:^|(?<=[.!?]\s))((?:returns?|outputs?|prints?|responds? with|yields?|gives back)\b[^.!?\n]*)", re.IGNORECASE
+)
 
 
 def returns(cmd: Command) -> str:
@@ -310,7 +314,7 @@ def _command_help(prog: str, cmd: Command, short: bool) -> str:
                             _notes(p, cmd),
                         )
                         if x
-                    ),  # fmt: skip
+                    ),
                 )
                 for p in params
             ]
@@ -328,8 +332,9 @@ def _command_help(prog: str, cmd: Command, short: bool) -> str:
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
-def topic_pages(prog: str, topic: Topic, doc: markdown.Document, section: markdown.Section, where: str,
-                budget: int, cap: int) -> list[str]:  # fmt: skip
+def topic_pages(
+    prog: str, topic: Topic, doc: markdown.Document, section: markdown.Section, where: str, budget: int, cap: int
+) -> list[str]:
     """A topic's section (`where` is its path) in pages of at most `cap` characters: whole when it fits `budget`;
     else its own text, then its sub-sections listed with their sizes. The first page has the topic's title."""
     header = f"{title(prog, one_line(topic.summary, 200))}\n\n" if section is doc.root else ""

@@ -108,11 +108,15 @@ class JqPool:
                     worker = self._idle.pop() if self._idle else await self._start()
                     return await worker.run(source, text)
         except TimeoutError:
-            raise HandlerTimeout(f"`{what}` did not finish within {timeout:g} s and was stopped. Give it a smaller "
-                                 "input (| head N before it), or a filter that ends sooner.") from None  # fmt: skip
+            raise HandlerTimeout(
+                f"`{what}` did not finish within {timeout:g} s and was stopped. Give it a smaller "
+                "input (| head N before it), or a filter that ends sooner."
+            ) from None
         except (OSError, anyio.EndOfStream, anyio.BrokenResourceError, ValueError, KeyError) as exc:
-            raise HandlerError(f"`{what}` stopped: its worker process ended ({type(exc).__name__}); it may have run "
-                               "out of memory. Give it a smaller input.") from None  # fmt: skip
+            raise HandlerError(
+                f"`{what}` stopped: its worker process ended ({type(exc).__name__}); it may have run "
+                "out of memory. Give it a smaller input."
+            ) from None
         finally:
             if worker is not None:  # one that answered takes the next filter; one cut off mid-way is stopped
                 self._keep(worker) if worker.answered else worker.kill()

@@ -60,8 +60,10 @@ class Entry:
             if isinstance(self.body, dict)
             else {f.name: getattr(self.body, f.name) for f in fields(self.body)}
         )
-        return json.dumps({"body": body, "call": self.call, "owner": self.owner, "tokens": self.tokens,
-                           "at": self.at}, ensure_ascii=False)  # fmt: skip
+        return json.dumps(
+            {"body": body, "call": self.call, "owner": self.owner, "tokens": self.tokens, "at": self.at},
+            ensure_ascii=False,
+        )
 
     @classmethod
     def loads(cls, text: str | bytes) -> Entry | None:
@@ -181,8 +183,12 @@ class Redis:
         if client is None:
             parts = urlsplit(url)
             scheme = {"valkey": "redis", "valkeys": "rediss"}.get(parts.scheme, parts.scheme)
-            client = redis.Redis.from_url(urlunsplit(parts._replace(scheme=scheme)), socket_connect_timeout=CONNECT,
-                                          socket_timeout=READ, retry=Retry(NoBackoff(), 1))  # fmt: skip
+            client = redis.Redis.from_url(
+                urlunsplit(parts._replace(scheme=scheme)),
+                socket_connect_timeout=CONNECT,
+                socket_timeout=READ,
+                retry=Retry(NoBackoff(), 1),
+            )
         self.client = client
         self._down = False
 
@@ -235,8 +241,10 @@ def store(url: str | None, namespace: str) -> Store:
         return Memory()
     scheme = urlsplit(url).scheme
     if scheme not in SCHEMES:
-        raise ValueError(f"--answers-store takes a Redis or Valkey URL (redis://HOST:PORT/DB, rediss://, valkey://, "
-                         f"unix:///PATH), not {redacted(url)!r}")  # fmt: skip
+        raise ValueError(
+            f"--answers-store takes a Redis or Valkey URL (redis://HOST:PORT/DB, rediss://, valkey://, "
+            f"unix:///PATH), not {redacted(url)!r}"
+        )
     if importlib.util.find_spec("redis") is None:
         raise ValueError(f"--answers-store {scheme}://... needs the redis package: {INSTALL}")
     try:

@@ -79,9 +79,12 @@ class Document:
     def links(self) -> list[str]:
         """The targets of its links outside code, inline and reference-style (read on demand: help needs none)."""
         inline = [
-            c.attrGet("href") for src in self._linked for t in _INLINE.parseInline(src) for c in t.children or []
+            c.attrGet("href")
+            for src in self._linked
+            for t in _INLINE.parseInline(src)
+            for c in t.children or []
             if c.type == "link_open"
-        ]  # fmt: skip
+        ]
         return [unquote(str(href)) for href in [*inline, *self._references] if href]
 
     def text(self, start: int, end: int) -> str:

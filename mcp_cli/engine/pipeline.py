@@ -163,8 +163,13 @@ def _check_all(commands: Commands, stages: list[list[str]], scope: CallScope) ->
 def _plan(commands: Commands, stages: list[list[str]], scope: CallScope) -> list[_Stage]:
     """Every stage checked, none run; _Refused naming the first that cannot run."""
     if len(stages) > MAX_STAGES:
-        raise _Refused(UsageError(f"the call has {len(stages):,} stages, more than the {MAX_STAGES} a pipeline may "
-                                  "have; split it into several calls."), None)  # fmt: skip
+        raise _Refused(
+            UsageError(
+                f"the call has {len(stages):,} stages, more than the {MAX_STAGES} a pipeline may "
+                "have; split it into several calls."
+            ),
+            None,
+        )
     planned: list[_Stage] = []
     for number, words in enumerate(stages, 1):
         stage = _Stage(number, words)
@@ -184,8 +189,10 @@ def _check(commands: Commands, stage: _Stage, count: int, scope: CallScope) -> N
         raise UsageError(f"`{DRY_RUN}` shows the calls a call would make: give one after it ({DRY_RUN} CMD ...).")
     if not words:
         where = "starts with" if number == 1 else "ends with" if number == count else "has two"
-        raise UsageError(f"the pipeline {where} `|` (stage {number} is empty); put a command or a built-in "
-                         "(jq, head, tail, each, save) on each side of every `|`.")  # fmt: skip
+        raise UsageError(
+            f"the pipeline {where} `|` (stage {number} is empty); put a command or a built-in "
+            "(jq, head, tail, each, save) on each side of every `|`."
+        )
     first, name = number == 1, commands.tree.name
     if not first and words[0] in builtins.USAGE:
         usage = builtins.help_of(words[0], name)
@@ -201,9 +208,12 @@ def _check(commands: Commands, stage: _Stage, count: int, scope: CallScope) -> N
             raise UsageError("`save` answers with a summary of what it wrote: make it the last stage.", (), usage)
         return
     if first and words[0] in builtins.USAGE and commands.tree.root.child(words[0]) is None:
-        raise UsageError(f"`{words[0]}` is a built-in, which takes the output of a stage before it; start with a "
-                         f"command of {name} (`{name} --help` lists them).", (),
-                         builtins.help_of(words[0], name))  # fmt: skip
+        raise UsageError(
+            f"`{words[0]}` is a built-in, which takes the output of a stage before it; start with a "
+            f"command of {name} (`{name} --help` lists them).",
+            (),
+            builtins.help_of(words[0], name),
+        )
     if not first and words[0] == name and commands.tree.root.child(name) is None:
         words = words[1:]  # the tool's name first: the tree's command, even one named like a built-in
     stage.inv = inv = commands.invocation(words, scope)
@@ -213,8 +223,10 @@ def _check(commands: Commands, stage: _Stage, count: int, scope: CallScope) -> N
             commands.check(inv)  # NotFound for a name it does not have
         if not isinstance(node, Command) or takes(node) is None:
             what = f"`{inv.prog}`" if len(inv.walked) > 1 else "the root"
-            raise UsageError(f"{what} takes no input from a stage before it; only scripts (on their standard input) "
-                             "and upstream tools (a JSON object as arguments) do.")  # fmt: skip
+            raise UsageError(
+                f"{what} takes no input from a stage before it; only scripts (on their standard input) "
+                "and upstream tools (a JSON object as arguments) do."
+            )
         inv.piped = Flow(text="")  # a stand-in while checking: the real output comes when the stage runs
     stage.values = commands.check(inv)
 
@@ -272,12 +284,16 @@ async def _each(commands: Commands, words: list[str], flow: Flow, scope: CallSco
     """`each`: the command once per item (at most MAX_EACH, EACH_AT_ONCE at a time), each item's answer or failure
     beside the others', as a JSON array of {"item", "ok", "output" or "error"}."""
     if not flow.is_json or not isinstance(flow.value, list):
-        raise UsageError(f"`each` runs once per item of a JSON array, but its input is {flow.shape()}; make an array "
-                         "with jq first, e.g. | jq '.items'.")  # fmt: skip
+        raise UsageError(
+            f"`each` runs once per item of a JSON array, but its input is {flow.shape()}; make an array "
+            "with jq first, e.g. | jq '.items'."
+        )
     items: list[Any] = flow.value
     if len(items) > MAX_EACH:
-        raise UsageError(f"`each` runs at most {MAX_EACH} items, and its input has {len(items):,}; take fewer first "
-                         f"(| head {MAX_EACH}).")  # fmt: skip
+        raise UsageError(
+            f"`each` runs at most {MAX_EACH} items, and its input has {len(items):,}; take fewer first "
+            f"(| head {MAX_EACH})."
+        )
     rows: list[dict[str, Any]] = [{"item": item} for item in items]
     whole = replace(scope, whole=True)  # what each item's command gives goes on into the array
     limiter = anyio.CapacityLimiter(EACH_AT_ONCE)

@@ -326,8 +326,15 @@ def _param(path: list[str], prop: dict[str, Any], required: bool, expanded: bool
     description = " ".join(str(prop.get("description") or prop.get("title") or "").split())
     notes = "; ".join(x for x in (note, _notes(prop, kind, expanded)) if x)
     enum = choices_of(prop)
-    param = functools.partial(Param, name=".".join(path), flags=flags, help=description, required=required,
-                              notes=notes, details=_details(prop, expanded))  # fmt: skip
+    param = functools.partial(
+        Param,
+        name=".".join(path),
+        flags=flags,
+        help=description,
+        required=required,
+        notes=notes,
+        details=_details(prop, expanded),
+    )
     default = prop.get("default")
     if kind == "boolean":
         return param(type="boolean", action="negatable", default=default)

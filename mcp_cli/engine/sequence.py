@@ -184,8 +184,10 @@ def _check(commands: Commands, steps: list[Step], scope: CallScope) -> None:
     for number, step in enumerate(steps, 1):
         if step.stages == [[]]:
             where = "starts with" if number == 1 else "ends with" if number == count else "has two"
-            raise UsageError(f"the sequence {where} `{step.joiner or steps[1].joiner}` (command {number} is empty); "
-                             "put a command on each side of every `;` and `&&`.")  # fmt: skip
+            raise UsageError(
+                f"the sequence {where} `{step.joiner or steps[1].joiner}` (command {number} is empty); "
+                "put a command on each side of every `;` and `&&`."
+            )
         try:
             pipeline.check(commands, step.stages, scope)
         except CallError as exc:

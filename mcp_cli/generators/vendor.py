@@ -101,10 +101,20 @@ def _closure(root: Path) -> tuple[set[str], dict[str, str]]:
         path = _file(root, module)
         package = parts if path.name == "__init__.py" else parts[:-1]
         tree = ast.parse(path.read_bytes(), filename=str(path))
-        optional = {id(n) for t in ast.walk(tree) if isinstance(t, ast.Try) and _catches_import_error(t)
-                    for s in t.body for n in ast.walk(s)}  # fmt: skip
-        optional |= {id(n) for t in ast.walk(tree) if isinstance(t, ast.If) and _type_checking(t.test)
-                     for s in t.body for n in ast.walk(s)}  # fmt: skip
+        optional = {
+            id(n)
+            for t in ast.walk(tree)
+            if isinstance(t, ast.Try) and _catches_import_error(t)
+            for s in t.body
+            for n in ast.walk(s)
+        }
+        optional |= {
+            id(n)
+            for t in ast.walk(tree)
+            if isinstance(t, ast.If) and _type_checking(t.test)
+            for s in t.body
+            for n in ast.walk(s)
+        }
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom) and node.level:
                 if node.level - 1 > len(package):

@@ -35,10 +35,14 @@ PROMPT_SEP = "_"  # SERVER_NAME
 
 LISTS = {  # a list method: the client's method, the result's list (attribute; wire field), what it lists
     "resources/list": ("list_resources", "resources", "resources", "resources"),
-    "resources/templates/list": ("list_resource_templates", "resource_templates", "resourceTemplates",
-                                 "resource templates"),
+    "resources/templates/list": (
+        "list_resource_templates",
+        "resource_templates",
+        "resourceTemplates",
+        "resource templates",
+    ),
     "prompts/list": ("list_prompts", "prompts", "prompts", "prompts"),
-}  # fmt: skip
+}
 
 
 async def listed(client: Any, op: str) -> list[dict[str, Any]]:
@@ -161,8 +165,10 @@ class Catalogue:
             claim = set(among)
         if not claim:
             servers = ", ".join(sorted(among)) or "none"
-            raise NotFound(f"no wrapped server is known to have {uri}; read a URI that resources/list, a template or "
-                           f"a tool gave, or SERVER{SEP}URI for one of: {servers}.")  # fmt: skip
+            raise NotFound(
+                f"no wrapped server is known to have {uri}; read a URI that resources/list, a template or "
+                f"a tool gave, or SERVER{SEP}URI for one of: {servers}."
+            )
         return claim.pop(), uri
 
     def passed(self, server: str, items: list[dict[str, Any]]) -> None:
@@ -254,8 +260,10 @@ class OpHandler:
             uri = own[1] if own is not None and own[0] == self.server else uri
             read = await upstream.ask(lambda c: c.read_resource(uri), self.timeout, call.path)
             data = dump(read)  # text as text, for agents that read only that; a blob as an embedded resource
-            items = [{"type": "text", "text": c["text"]} if "text" in c else {"type": "resource", "resource": c}
-                     for c in data.get("contents", [])]  # fmt: skip
+            items = [
+                {"type": "text", "text": c["text"]} if "text" in c else {"type": "resource", "resource": c}
+                for c in data.get("contents", [])
+            ]
             return self.passed(items, data)
         if self.op == "prompts/get":
             arguments = {k: v if isinstance(v, str) else str(v) for k, v in call.values.items() if v is not None}

@@ -301,8 +301,10 @@ async def callback_listener(port: int = 0) -> tuple[str, Callable[[], Awaitable[
                         await stream.send(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
                         continue
                     page = b"mcp-cli: login received; you can close this window.\n"
-                    await stream.send(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nConnection: close\r\n"
-                                      b"Content-Length: %d\r\n\r\n%s" % (len(page), page))  # fmt: skip
+                    await stream.send(
+                        b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nConnection: close\r\n"
+                        b"Content-Length: %d\r\n\r\n%s" % (len(page), page)
+                    )
                     return redirect_result(target)
 
     return redirect_uri, wait

@@ -56,8 +56,11 @@ def handed(environ: Mapping[str, str] | None = None) -> dict[str, str]:
     """This process's environment (or `environ`) as a child may have it: without the server's own variables
     (OWN_PREFIX) and the tokens it checks (`withhold`), which a client could otherwise read through any child
     that shows its environment."""
-    return {k: v for k, v in (os.environ if environ is None else environ).items()
-            if k not in _withheld and not k.startswith(OWN_PREFIX)}  # fmt: skip
+    return {
+        k: v
+        for k, v in (os.environ if environ is None else environ).items()
+        if k not in _withheld and not k.startswith(OWN_PREFIX)
+    }
 
 
 def private() -> None:

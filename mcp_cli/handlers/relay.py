@@ -201,9 +201,11 @@ async def listing(client: Client) -> dict[str, Any]:
         "tools": await every_page(client.list_tools, "tools"),
     }
     declared = client.server_capabilities
-    for key, op, has in (("resources", "resources/list", declared.resources),
-                         ("resourceTemplates", "resources/templates/list", declared.resources),
-                         ("prompts", "prompts/list", declared.prompts)):  # fmt: skip
+    for key, op, has in (
+        ("resources", "resources/list", declared.resources),
+        ("resourceTemplates", "resources/templates/list", declared.resources),
+        ("prompts", "prompts/list", declared.prompts),
+    ):
         if has is not None:
             with contextlib.suppress(Exception):  # declared but not answered: its tools still count
                 found[key] = await listed(client, op)

@@ -48,16 +48,27 @@ class SearchHandler:
         if index.misses(query, hits):
             head = index.no_fit(query)
             closest = hits if limit is not None else index.search(query, NEAREST, prefer)
-            return Result(ok=True, output="\n".join([head + " The closest:", *self._rows(closest, call), "",
-                          f"Run `{name} --help` to browse, or search with other words."]) + "\n")  # fmt: skip
+            return Result(
+                ok=True,
+                output="\n".join(
+                    [
+                        head + " The closest:",
+                        *self._rows(closest, call),
+                        "",
+                        f"Run `{name} --help` to browse, or search with other words.",
+                    ]
+                )
+                + "\n",
+            )
         return Result(ok=True, output="\n".join(self._rows(hits, call)) + "\n")
 
     def _rows(self, hits: list[tuple[float, str, Any]], call: Call) -> list[str]:
         """A row per hit, the usage line of each of the first USAGES under it (as a group's listing shows its
         commands'), so that an agent can call one straight from the answer."""
         lines: list[str] = []
-        for i, (row, (_, path, node)) in enumerate(zip(rows([(p, n.summary) for _, p, n in hits], widest=40), hits,
-                                                       strict=True)):  # fmt: skip
+        for i, (row, (_, path, node)) in enumerate(
+            zip(rows([(p, n.summary) for _, p, n in hits], widest=40), hits, strict=True)
+        ):
             lines.append(row)
             if i < USAGES and call.usage is not None:
                 lines += ["  " + line for line in call.usage(f"{self.tree.name} {path}", node).splitlines()]

@@ -47,8 +47,10 @@ def _value(match: re.Match[str]) -> str:
     if name in os.environ:
         return os.environ[name]
     if default is None:
-        raise UnsetVariable(f"the environment variable {name} is not set (the configuration uses ${{{name}}}); set "
-                            f"it, or give a default in the configuration: ${{{name}:-value}}")  # fmt: skip
+        raise UnsetVariable(
+            f"the environment variable {name} is not set (the configuration uses ${{{name}}}); set "
+            f"it, or give a default in the configuration: ${{{name}:-value}}"
+        )
     return default
 
 
@@ -186,9 +188,12 @@ def parse(name: str, entry: Any) -> ServerConfig:
     if mode not in MODES:
         raise BadConfig(f"{where}: `mode` must be one of {', '.join(MODES)}, not {mode!r:.40}")
     common: dict[str, Any] = {
-        "name": name, "entry": entry, "timeout": number("timeout"), "startup_timeout": number("startup_timeout"),
+        "name": name,
+        "entry": entry,
+        "timeout": number("timeout"),
+        "startup_timeout": number("startup_timeout"),
         "mode": mode,
-    }  # fmt: skip
+    }
     if "server" in entry:
         return InProcess(server=entry["server"], **common)
     if "url" in entry:

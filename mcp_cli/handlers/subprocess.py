@@ -115,9 +115,11 @@ def _decoded(out: _Kept) -> tuple[str, bool]:
             return data.decode("utf-8", errors="replace"), False  # text cut inside a character
     mime = sniff(data)
     if out.seen > len(data):
-        return (f"[binary output: {out.seen:,} bytes ({mime}), more than the {MAX_BLOB:,} an answer carries, so not "
-                "sent; have the command write it to a file, or run it in a shell: mcp-cli run TREE -- ... > FILE]",
-                True)  # fmt: skip
+        return (
+            f"[binary output: {out.seen:,} bytes ({mime}), more than the {MAX_BLOB:,} an answer carries, so not "
+            "sent; have the command write it to a file, or run it in a shell: mcp-cli run TREE -- ... > FILE]",
+            True,
+        )
     return f"[binary output: {out.seen:,} bytes ({mime}), sent as an embedded resource]", True
 
 
@@ -186,10 +188,36 @@ _MISSING_MODULE = re.compile(r"^ModuleNotFoundError: No module named '([^']+)'",
 
 # What a command inherits from the server's environment unless its reference names more (`inherit`): enough to
 # find programs, write temporary files and speak the user's language; no credentials.
-SAFE_ENV = ("PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "LC_*", "TZ", "TERM", "TMPDIR", "TEMP",
-            "TMP", "XDG_*", "PYTHONPATH", "VIRTUAL_ENV", "SYSTEMROOT", "COMSPEC", "PATHEXT", "HTTP_PROXY",
-            "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy", "SSL_CERT_FILE", "SSL_CERT_DIR",
-            "REQUESTS_CA_BUNDLE")  # fmt: skip
+SAFE_ENV = (
+    "PATH",
+    "HOME",
+    "USER",
+    "LOGNAME",
+    "SHELL",
+    "LANG",
+    "LANGUAGE",
+    "LC_*",
+    "TZ",
+    "TERM",
+    "TMPDIR",
+    "TEMP",
+    "TMP",
+    "XDG_*",
+    "PYTHONPATH",
+    "VIRTUAL_ENV",
+    "SYSTEMROOT",
+    "COMSPEC",
+    "PATHEXT",
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "NO_PROXY",
+    "http_proxy",
+    "https_proxy",
+    "no_proxy",
+    "SSL_CERT_FILE",
+    "SSL_CERT_DIR",
+    "REQUESTS_CA_BUNDLE",
+)
 
 
 def _environment(ref: SubprocessRef, base: str) -> dict[str, str]:
@@ -348,8 +376,14 @@ class SubprocessHandler:
                 f"Error: `{call.path}` did not finish within {self.timeout:g} s and was stopped{wrote}. Try a smaller "
                 "input, or raise its timeout (`timeout:` in a skill's mcp-cli.yaml, else the tree's settings)."
             )
-            return Result(ok=False, output=stdout, error=HandlerTimeout.kind, message=message, stderr=stderr,
-                          omitted=out.seen - len(out.data))  # fmt: skip
+            return Result(
+                ok=False,
+                output=stdout,
+                error=HandlerTimeout.kind,
+                message=message,
+                stderr=stderr,
+                omitted=out.seen - len(out.data),
+            )
         code = proc.returncode
         assert code is not None  # it has exited, or was killed and waited for
         omitted = 0 if binary else out.seen - len(out.data)

@@ -207,8 +207,10 @@ class Upstream:
         return provider(self.config) if isinstance(self.config, Http) else None
 
     def _login_hint(self) -> str:
-        return (f"needs an OAuth login: run `mcp-cli login CONFIG {self.name}` with the configuration it comes from, "
-                "then call again.")  # fmt: skip
+        return (
+            f"needs an OAuth login: run `mcp-cli login CONFIG {self.name}` with the configuration it comes from, "
+            "then call again."
+        )
 
     async def close(self) -> None:
         if self._stop is not None:
@@ -248,8 +250,10 @@ class Upstream:
             with anyio.fail_after(timeout):
                 return await send(client)
         except TimeoutError:
-            raise HandlerTimeout(f"`{path}`: upstream server `{self.name}` did not answer within {timeout:g} s"
-                                 + await self._timed_out(sent)) from None  # fmt: skip
+            raise HandlerTimeout(
+                f"`{path}`: upstream server `{self.name}` did not answer within {timeout:g} s"
+                + await self._timed_out(sent)
+            ) from None
         except Exception as exc:
             if _answered(exc) or await self.alive():
                 why = describe(exc)
@@ -274,8 +278,10 @@ class Upstream:
             return "; it still answers pings, so it was left running."
         silent = anyio.current_time() - max(self.heard, sent)
         await self.close()
-        return (f"; it has sent nothing for {silent:.0f} s and no longer answers pings: it was stopped and restarts "
-                "on the next call.")  # fmt: skip
+        return (
+            f"; it has sent nothing for {silent:.0f} s and no longer answers pings: it was stopped and restarts "
+            "on the next call."
+        )
 
 
 def _answered(exc: Exception) -> bool:

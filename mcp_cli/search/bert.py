@@ -87,8 +87,11 @@ class Encoder:
         mask = np.array([e.attention_mask for e in encoded], dtype=np.float32)
         n, length = ids.shape
         w = self.w
-        x = (w["embeddings.word_embeddings.weight"][ids] + w["embeddings.position_embeddings.weight"][:length]
-             + w["embeddings.token_type_embeddings.weight"][types])  # fmt: skip
+        x = (
+            w["embeddings.word_embeddings.weight"][ids]
+            + w["embeddings.position_embeddings.weight"][:length]
+            + w["embeddings.token_type_embeddings.weight"][types]
+        )
         x = self._norm(x, "embeddings.LayerNorm")
         hidden = x.shape[-1]
         size = hidden // self.heads

@@ -249,8 +249,9 @@ def _endpoint(base: str, model: str) -> Model:
     url = base.rstrip("/") + ("" if base.rstrip("/").endswith("/embeddings") else "/embeddings")
 
     def embed(texts: list[str]) -> list[list[float]]:
-        request = urllib.request.Request(url, json.dumps({"model": model, "input": texts}).encode(),
-                                         {"Content-Type": "application/json"})  # fmt: skip
+        request = urllib.request.Request(
+            url, json.dumps({"model": model, "input": texts}).encode(), {"Content-Type": "application/json"}
+        )
         try:
             with urllib.request.urlopen(request, timeout=TIMEOUT) as response:
                 data = sorted(json.load(response)["data"], key=lambda d: d["index"])

@@ -21,7 +21,8 @@ NAME_VERBS = set(
 
 # Words that say nothing about which command is meant ("show me", "can you", "I want to", "what's"): the classic
 # English stop words (NLTK's list) but those that can (all, down, off, after, before, under), and everyday fillers.
-STOP = set("""
+STOP = set(
+    """
 a an the to of for in on at by with from and or as into onto via than then so if but not no
 my our your their its me i we you us it they them he she this that these those there here
 is are was were be been am do does did done can could would should will shall may might must
@@ -31,7 +32,8 @@ has have had got show s t d ll re ve m
 myself ours ourselves yours yourself yourselves him his himself her hers herself itself theirs themselves
 being having doing because while until during through between against above below again further once now
 both few more most other such only own same too very nor don
-""".split())  # fmt: skip
+""".split()
+)
 
 # Words that start a question, which has no leading verb ("what's open?" asks for open things, not to open one).
 QUESTION = set("what which who whose where when how why".split())

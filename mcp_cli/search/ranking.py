@@ -403,8 +403,11 @@ class Index:
         """The sentence saying that no command fits `query`, naming the words of things no command has (`bank`), which
         tell an agent to look elsewhere rather than reword."""
         q = read(self.clean(query))
-        unheard = [token for (token, word), thing in zip(q.words, q.things, strict=True)
-                   if thing and not any(t in self.postings for t in word)]  # fmt: skip
+        unheard = [
+            token
+            for (token, word), thing in zip(q.words, q.things, strict=True)
+            if thing and not any(t in self.postings for t in word)
+        ]
         return (
             f"No command fits {query!r}"
             + (f"; none knows {', '.join(dict.fromkeys(unheard))}" if unheard else "")
@@ -440,8 +443,9 @@ class Index:
         if len(scores) > (limit or SHOWN):  # only those that can rank: as high as the last shown, or named
             least = heapq.nlargest(limit or SHOWN, scores.values())[-1]
             scores = {doc: score for doc, score in scores.items() if score >= least or doc in named}
-        ranked = heapq.nsmallest(limit or SHOWN, scores.items(),
-                                 key=lambda kv: (kv[0] not in named, -kv[1], self.docs[kv[0]][0]))  # fmt: skip
+        ranked = heapq.nsmallest(
+            limit or SHOWN, scores.items(), key=lambda kv: (kv[0] not in named, -kv[1], self.docs[kv[0]][0])
+        )
         if limit is None and ranked:
             ranked = [(doc, score) for doc, score in ranked if score >= STRONG * ranked[0][1]]
         return [(score, self.docs[doc][0], self.docs[doc][1]) for doc, score in ranked]

@@ -232,9 +232,11 @@ def _environment(config: dict[str, Any]) -> str:
     except UnsetVariable:
         expanded = config
     inherit = config.get("inherit")
-    env = {} if "url" in config else {
-        k: v for k, v in os.environ.items() if (inherit is None or k in inherit) and k not in _VOLATILE
-    }  # fmt: skip
+    env = (
+        {}
+        if "url" in config
+        else {k: v for k, v in os.environ.items() if (inherit is None or k in inherit) and k not in _VOLATILE}
+    )
     seen = json.dumps([expanded, env, os.getcwd()], sort_keys=True, default=str)
     return hashlib.sha256(seen.encode()).hexdigest()
 

@@ -56,8 +56,10 @@ def _stems(ws: list[str]) -> list[str]:
     """Singular noun stems of a name's words, '' for the verb (`_verb_at`) and for digits and letters; other words
     are nouns."""
     verb = _verb_at(ws)
-    return [singular(w) if i != verb and w not in _FILLER and len(w) > 1 and not w.isdigit() else ""
-            for i, w in enumerate(ws)]  # fmt: skip
+    return [
+        singular(w) if i != verb and w not in _FILLER and len(w) > 1 and not w.isdigit() else ""
+        for i, w in enumerate(ws)
+    ]
 
 
 def _nouns(ws: list[str]) -> set[str]:
@@ -156,8 +158,9 @@ def cover(nouns: dict[str, set[str]], left: list[str]) -> tuple[dict[str, list[s
     groups: dict[str, list[str]] = {}
     while True:
         counts = Counter(noun for n in left for noun in nouns[n])
-        best = max((c for c in counts.items() if 2 <= c[1] < len(nouns)), key=lambda c: (c[1], "-" in c[0], c[0]),
-                   default=None)  # fmt: skip
+        best = max(
+            (c for c in counts.items() if 2 <= c[1] < len(nouns)), key=lambda c: (c[1], "-" in c[0], c[0]), default=None
+        )
         if best is None:
             return groups, left
         groups[best[0]] = [n for n in left if best[0] in nouns[n]]

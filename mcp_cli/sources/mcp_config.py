@@ -31,15 +31,35 @@ from ..handlers.server_config import ServerConfig, parse
 _IGNORED = {"description", "alwaysAllow", "autoApprove", "disabledTools", "trust", "envFile", "icon", "name"}
 _STDIO = {"command", "args", "env", "cwd", "type", "transport", "timeout"}
 _HTTP = {"url", "headers", "type", "transport", "timeout", "oauth"}
-_CODEX = {"enabled", "enabled_tools", "disabled_tools", "startup_timeout_sec", "tool_timeout_sec",
-          "http_headers", "env_http_headers", "bearer_token_env_var", "env_vars"}  # fmt: skip
+_CODEX = {
+    "enabled",
+    "enabled_tools",
+    "disabled_tools",
+    "startup_timeout_sec",
+    "tool_timeout_sec",
+    "http_headers",
+    "env_http_headers",
+    "bearer_token_env_var",
+    "env_vars",
+}
 OPTION_KEYS = ("tools", "exclude_tools", "groups", "threshold", "startup_timeout", "entities", "protocol")
 PROTOCOLS = ("legacy", "auto", "2026-07-28")  # how mcp-cli's session with a server starts (`mcp.Client`'s `mode`)
 CONFIG_KEYS = ("mcpServers", "servers", "projects", "mcp_servers")
 TREE_KEYS = ("format", "version", "settings", "upstreams", "root")
 # What Codex passes a stdio server from its own environment before `env_vars` (codex-rs rmcp-client, Unix).
-CODEX_ENV = ("HOME", "LOGNAME", "PATH", "SHELL", "USER", "__CF_USER_TEXT_ENCODING", "LANG", "LC_ALL", "TERM",
-             "TMPDIR", "TZ")  # fmt: skip
+CODEX_ENV = (
+    "HOME",
+    "LOGNAME",
+    "PATH",
+    "SHELL",
+    "USER",
+    "__CF_USER_TEXT_ENCODING",
+    "LANG",
+    "LC_ALL",
+    "TERM",
+    "TMPDIR",
+    "TZ",
+)
 
 
 @dataclass
@@ -103,8 +123,10 @@ def _normalise(
         options["exclude_tools"] = list(options.get("exclude_tools") or []) + list(raw["disabled_tools"])
     declared = options.get("entities")
     if declared is not None and not (isinstance(declared, dict) and all(isinstance(v, str) for v in declared.values())):
-        warnings.append(f'{where}: mcp-cli option `entities` must map parameter names to entity types, like '
-                        '{"ticket_ref": "issue"}; ignored')  # fmt: skip
+        warnings.append(
+            f"{where}: mcp-cli option `entities` must map parameter names to entity types, like "
+            '{"ticket_ref": "issue"}; ignored'
+        )
         del options["entities"]
     for key in options:
         if key not in OPTION_KEYS:
@@ -170,8 +192,10 @@ def _env_vars(where: str, value: Any, warnings: list[str]) -> list[str]:
         if not isinstance(table.get("name"), str):
             warnings.append(f"{where}: `env_vars` entries are names or {{name, source}} tables; {item!r} ignored")
         elif table.get("source", "local") != "local":
-            warnings.append(f"{where}: `env_vars` {table['name']!r} has source {table['source']!r}; only local "
-                            "variables are passed here, so it is left out")  # fmt: skip
+            warnings.append(
+                f"{where}: `env_vars` {table['name']!r} has source {table['source']!r}; only local "
+                "variables are passed here, so it is left out"
+            )
         else:
             names.append(table["name"])
     return names

@@ -40,11 +40,18 @@ def resources_group(server: str, listing: dict[str, Any], name: str) -> Group:
     patterns = [str(t["uriTemplate"]) for t in templates if t.get("uriTemplate")]
     shown = "".join(f"\n  {p}" for p in patterns[:8]) + ("\n  ..." if len(patterns) > 8 else "")
     read = _op(
-        McpOpRef(server=server, op="resources/read", templates=patterns), "read", "Read a resource by its URI.",
-        params=[Param("uri", required=True, help="The resource's URI, from `list`, a template filled in "
-                      "(`templates`), or a link a tool returned.")],
+        McpOpRef(server=server, op="resources/read", templates=patterns),
+        "read",
+        "Read a resource by its URI.",
+        params=[
+            Param(
+                "uri",
+                required=True,
+                help="The resource's URI, from `list`, a template filled in (`templates`), or a link a tool returned.",
+            )
+        ],
         description="Read a resource by its URI." + (f" Templates of this server:{shown}" if shown else ""),
-    )  # fmt: skip
+    )
     return Group(
         name=name,
         summary=f"The server's resources ({len(resources)} listed, {plural(len(templates), 'template')}): list, read.",
@@ -76,11 +83,14 @@ def prompt_command(server: str, prompt: dict[str, Any], taken: set[str]) -> Comm
     taken.add(name)
     description = str(prompt.get("description") or prompt.get("title") or "").strip()
     return _op(
-        McpOpRef(server=server, op="prompts/get", prompt=prompt["name"]), name,
+        McpOpRef(server=server, op="prompts/get", prompt=prompt["name"]),
+        name,
         one_line(description) if description else f"The prompt {prompt['name']}.",
-        description=description, params=schema.params(input_schema), schema=input_schema,
+        description=description,
+        params=schema.params(input_schema),
+        schema=input_schema,
         aliases=[prompt["name"]] if prompt["name"] != name else [],
-    )  # fmt: skip
+    )
 
 
 def prompts_group(server: str, listing: dict[str, Any], name: str) -> Group:

@@ -29,8 +29,14 @@ def main(tree_file: str | Path, argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     address, checks = http_checks(parser, args)
     print(f"{parser.prog}: mcp-cli runtime {__version__}", file=sys.stderr)
-    serve(serving(parser, host_settings(tree, args)), http=address, guard=checks, stateless=args.stateless,
-          surface=args.surface, mcp=not args.openapi)  # fmt: skip
+    serve(
+        serving(parser, host_settings(tree, args)),
+        http=address,
+        guard=checks,
+        stateless=args.stateless,
+        surface=args.surface,
+        mcp=not args.openapi,
+    )
 
 
 def http_arguments(parser: argparse.ArgumentParser) -> None:
@@ -93,8 +99,12 @@ def host_settings(tree: Tree, args: argparse.Namespace) -> Tree:
     from ..engine.kept import ENV
 
     store = args.answers_store or os.environ.get(ENV) or tree.settings.answers_store
-    settings = replace(tree.settings, always_load=tree.settings.always_load and not args.no_always_load,
-                       structured=tree.settings.structured or args.structured, answers_store=store)  # fmt: skip
+    settings = replace(
+        tree.settings,
+        always_load=tree.settings.always_load and not args.no_always_load,
+        structured=tree.settings.structured or args.structured,
+        answers_store=store,
+    )
     return replace(tree, settings=settings)
 
 
@@ -137,11 +147,18 @@ def http_checks(
         parser.error("--surface is for MCP clients; --openapi serves one operation: give --http for both")
     try:
         if args.scopes and address is None:
-            raise Unsafe("--scopes goes with --http or --openapi: over stdio there are no bearer tokens to tell "
-                         "clients apart")  # fmt: skip
+            raise Unsafe(
+                "--scopes goes with --http or --openapi: over stdio there are no bearer tokens to tell clients apart"
+            )
         loaded = scopes.load(args.scopes) if args.scopes else ()
-        checks = guard(address, allow_hosts=args.allow_host, allow_origins=args.allow_origin,
-                       token_env=args.token_env, no_auth=args.no_auth, scopes=loaded)  # fmt: skip
+        checks = guard(
+            address,
+            allow_hosts=args.allow_host,
+            allow_origins=args.allow_origin,
+            token_env=args.token_env,
+            no_auth=args.no_auth,
+            scopes=loaded,
+        )
     except Unsafe as exc:
         parser.exit(2, f"{parser.prog}: {exc}\n")
     if address is not None:

@@ -130,8 +130,12 @@ class Roots:
 
 
 LISTED: tuple[CacheableMethod, ...] = (
-    "tools/list", "prompts/list", "resources/list", "resources/templates/list", "server/discover"
-)  # fmt: skip
+    "tools/list",
+    "prompts/list",
+    "resources/list",
+    "resources/templates/list",
+    "server/discover",
+)
 STATIC_TTL_MS, LIVE_TTL_MS = 3_600_000, 60_000  # a tree of its own; one whose upstreams may change their lists
 
 
@@ -179,9 +183,12 @@ def build(
         return answer if isinstance(answer, dict) else answer.to_mcp(structured=structured)
 
     async def answering(
-        ctx: ServerRequestContext, params: types.CallToolRequestParams, rt: Runtime, meta: Meta | None,
+        ctx: ServerRequestContext,
+        params: types.CallToolRequestParams,
+        rt: Runtime,
+        meta: Meta | None,
         contexts: Contexts,
-    ) -> Result | InputRequired:  # fmt: skip
+    ) -> Result | InputRequired:
         context = contexts.of(ctx, params.meta)
         if meta is None and params.name != rt.tree.name:  # a not_found in the envelope, as every failure
             unknown = NotFound(f"no tool named {clip(params.name, 100)!r}; this server has one tool, {rt.tree.name!r}.")
@@ -272,10 +279,14 @@ async def serve_http(
     bearer = guard.token is not None or bool(guard.scopes)
     app: ASGIApp
     if mcp:
-        app = IdCheck(build(runtime, surface, scoped=bool(guard.scopes), public=not bearer).streamable_http_app(
-            host=host, transport_security=guard.security(), stateless_http=stateless,
-            custom_starlette_routes=openapi.routes(runtime, bearer),
-        ))  # fmt: skip
+        app = IdCheck(
+            build(runtime, surface, scoped=bool(guard.scopes), public=not bearer).streamable_http_app(
+                host=host,
+                transport_security=guard.security(),
+                stateless_http=stateless,
+                custom_starlette_routes=openapi.routes(runtime, bearer),
+            )
+        )
     else:
         app = openapi.app(runtime, bearer)
     views = scopes.views(guard.scopes, runtime) if guard.scopes else None  # each scope's token -> its view

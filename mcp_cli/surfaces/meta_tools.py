@@ -30,44 +30,76 @@ TOOLS: dict[str, tuple[str, dict[str, Any], bool]] = {  # name: description, inp
     "search_tools": (
         "Find commands by what they do. Returns the best matches, each with its path and a one-line summary; "
         "then describe_tools for their arguments.",
-        {"type": "object", "properties": {
-            "query": {"type": "string", "description": "What to do, in a few words."},
-            "limit": {"type": "integer", "minimum": 1, "maximum": 50, "description": "How many commands to "
-                      f"return; default: the strong matches (at least half the best score), up to {SHOWN}."}},
-         "required": ["query"], "additionalProperties": False},
+        {
+            "type": "object",
+            "properties": {
+                "query": {"type": "string", "description": "What to do, in a few words."},
+                "limit": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "maximum": 50,
+                    "description": "How many commands to "
+                    f"return; default: the strong matches (at least half the best score), up to {SHOWN}.",
+                },
+            },
+            "required": ["query"],
+            "additionalProperties": False,
+        },
         True,
     ),
     "describe_tools": (
         "The JSON Schema of each named command's arguments, with its description.",
-        {"type": "object", "properties": {
-            "names": {"type": "array", "items": _NAME, "minItems": 1, "maxItems": DESCRIBE_MAX}},
-         "required": ["names"], "additionalProperties": False},
+        {
+            "type": "object",
+            "properties": {"names": {"type": "array", "items": _NAME, "minItems": 1, "maxItems": DESCRIBE_MAX}},
+            "required": ["names"],
+            "additionalProperties": False,
+        },
         True,
     ),
     "call_tool": (
         "Run a command with an arguments object that fits its schema (see describe_tools). An answer over its "
         "budget ends with a note giving the call for its next part: pass that call as `name`.",
-        {"type": "object", "properties": {
-            "name": _NAME,
-            "arguments": {"type": "object", "description": "The command's arguments.", "default": {}},
-            "then": {"type": "string", "description": "Optional pipeline stages for its output, e.g. "
-                     "`jq '.items[].name' | head 5` (built-ins: jq, head, tail, each, save)."},
-            "budget": {"type": "integer", "minimum": answers.BUDGET_MIN,
-                       "description": "Optional: tokens the answer may take; over it, cut with a note."},
-            "format": {"enum": list(answers.FORMS), "description": "Optional: a JSON answer as json, toon or table."}},
-         "required": ["name"], "additionalProperties": False},
+        {
+            "type": "object",
+            "properties": {
+                "name": _NAME,
+                "arguments": {"type": "object", "description": "The command's arguments.", "default": {}},
+                "then": {
+                    "type": "string",
+                    "description": "Optional pipeline stages for its output, e.g. "
+                    "`jq '.items[].name' | head 5` (built-ins: jq, head, tail, each, save).",
+                },
+                "budget": {
+                    "type": "integer",
+                    "minimum": answers.BUDGET_MIN,
+                    "description": "Optional: tokens the answer may take; over it, cut with a note.",
+                },
+                "format": {
+                    "enum": list(answers.FORMS),
+                    "description": "Optional: a JSON answer as json, toon or table.",
+                },
+            },
+            "required": ["name"],
+            "additionalProperties": False,
+        },
         False,
     ),
-}  # fmt: skip
+}
 
 
 def tools(meta: dict[str, Any] | None = None) -> list[types.Tool]:
     """The three tools, as `tools/list` gives them, each with `meta` (as the one tool's `_meta`)."""
     return [
-        types.Tool(name=name, description=text, input_schema=schema, _meta=meta,
-                   annotations=types.ToolAnnotations(read_only_hint=True) if read_only else None)
+        types.Tool(
+            name=name,
+            description=text,
+            input_schema=schema,
+            _meta=meta,
+            annotations=types.ToolAnnotations(read_only_hint=True) if read_only else None,
+        )
         for name, (text, schema, read_only) in TOOLS.items()
-    ]  # fmt: skip
+    ]
 
 
 def instructions(tree: Tree) -> str:
@@ -138,15 +170,17 @@ class Meta:
         lines = rows([(path, node.summary) for _, path, node in hits], widest=40)
         if index.misses(query, hits):  # said first, the closest still shown: this surface has no domains to browse
             lines = [f"{index.no_fit(query)} The closest:", *lines]
-        return Result(ok=True, path="search_tools", output="\n".join([*lines, "", "Describe them with describe_tools."])
-                      + "\n")  # fmt: skip
+        return Result(
+            ok=True, path="search_tools", output="\n".join([*lines, "", "Describe them with describe_tools."]) + "\n"
+        )
 
     def _describe(self, names: list[str]) -> Result:
         described = []
         for name in names:
             path, cmd = self.command(name)
-            described.append({"name": path, "description": cmd.description or cmd.summary,
-                              "inputSchema": input_schema(cmd)})  # fmt: skip
+            described.append(
+                {"name": path, "description": cmd.description or cmd.summary, "inputSchema": input_schema(cmd)}
+            )
         return Result(ok=True, path="describe_tools", output=json.dumps(described, ensure_ascii=False) + "\n")
 
     async def _answer(self, result: Result) -> Result:

@@ -40,26 +40,34 @@ def document(runtime: Runtime, url: str, bearer: bool = False) -> dict[str, Any]
     tree = runtime.tree
     envelope = {"application/json": {"schema": {"$ref": "#/components/schemas/Result"}}}
     responses: dict[str, Any] = {
-        "200": {"description": "The command's result; a command that failed has `ok: false`, `error` and `message`.",
-                "content": envelope},
-        "400": {"description": "The body is not JSON, or not one of `argv` and `command` (`error: bad_request`).",
-                "content": envelope},
+        "200": {
+            "description": "The command's result; a command that failed has `ok: false`, `error` and `message`.",
+            "content": envelope,
+        },
+        "400": {
+            "description": "The body is not JSON, or not one of `argv` and `command` (`error: bad_request`).",
+            "content": envelope,
+        },
         "413": {"description": f"The body is over {MAX_BODY:,} bytes."},
-    }  # fmt: skip
+    }
     components: dict[str, Any] = {"schemas": {"Result": SCHEMA}}
     doc: dict[str, Any] = {
         "openapi": "3.1.0",
         "info": {"title": tree.name, "version": __version__, "description": one_line(tree.root.summary, 200)},
         "servers": [{"url": url}],
-        "paths": {RUN: {"post": {
-            "operationId": "run",
-            "summary": f"Run a {tree.name} command (argv or command); start with --help.",
-            "description": tool.description(runtime),
-            "requestBody": {"required": True, "content": {"application/json": {"schema": tool.INPUT_SCHEMA}}},
-            "responses": responses,
-        }}},
+        "paths": {
+            RUN: {
+                "post": {
+                    "operationId": "run",
+                    "summary": f"Run a {tree.name} command (argv or command); start with --help.",
+                    "description": tool.description(runtime),
+                    "requestBody": {"required": True, "content": {"application/json": {"schema": tool.INPUT_SCHEMA}}},
+                    "responses": responses,
+                }
+            }
+        },
         "components": components,
-    }  # fmt: skip
+    }
     if bearer:
         components["securitySchemes"] = {"bearer": {"type": "http", "scheme": "bearer"}}
         doc["security"] = [{"bearer": []}]
@@ -79,8 +87,10 @@ def routes(runtime: Runtime, bearer: bool = False) -> list[Route]:
             return JSONResponse(document(runtime_for(request), str(request.base_url).rstrip("/"), bearer))
         except Exception as exc:  # a bug: answered in the envelope (a plain 500 would close the connection)
             log.exception("internal error answering %s", DOCUMENT)
-            return answer(Result(ok=False, path=runtime.tree.name, error="internal",
-                                 message=internal(exc, DOCUMENT).render()), 500)  # fmt: skip
+            return answer(
+                Result(ok=False, path=runtime.tree.name, error="internal", message=internal(exc, DOCUMENT).render()),
+                500,
+            )
 
     async def run(request: Request) -> Response:
         try:

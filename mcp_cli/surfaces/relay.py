@@ -210,8 +210,9 @@ class Relays:
         self.parked: dict[str, Parked] = {}
         self.levels: dict[str, str] = {}
 
-    async def run(self, ctx: ServerRequestContext, session: str | None, params: types.CallToolRequestParams,
-                  work: Work) -> Result | InputRequired:  # fmt: skip
+    async def run(
+        self, ctx: ServerRequestContext, session: str | None, params: types.CallToolRequestParams, work: Work
+    ) -> Result | InputRequired:
         """`work` (the call) for the client of `ctx`, with its relay as `CURRENT`: run in the request, or for a 2026-era
         client that may be asked something, parked in the server's task group between its retries. Its result, or
         the questions it asks now (`input_required`)."""
@@ -225,8 +226,10 @@ class Relays:
         parked = self.parked.get(state)
         if parked is None:
             if state:
-                return failed(BadRequest("this call's answers came too late or to another server process; call the "
-                                         "tool again."), params.name)  # fmt: skip
+                return failed(
+                    BadRequest("this call's answers came too late or to another server process; call the tool again."),
+                    params.name,
+                )
             if len(self.parked) >= PARKED:
                 self.parked.pop(next(iter(self.parked))).scope.cancel()
             state, parked = secrets.token_urlsafe(16), Parked(ctx, params.name)

@@ -73,8 +73,9 @@ def load(file: str | Path, environ: Mapping[str, str] = os.environ) -> list[Scop
     seen: dict[bytes, str] = {}
     for scope in scopes:
         if scope.digest in seen:
-            raise Unsafe(f"{where}: scopes {seen[scope.digest]!r} and {scope.name!r} have the same token; give "
-                          "each its own")  # fmt: skip
+            raise Unsafe(
+                f"{where}: scopes {seen[scope.digest]!r} and {scope.name!r} have the same token; give each its own"
+            )
         seen[scope.digest] = scope.name
     return scopes
 
@@ -106,8 +107,10 @@ def _scope(where: str, name: str, table: object, environ: Mapping[str, str]) -> 
     else:
         hexdigest = table["token_sha256"]
         if not isinstance(hexdigest, str) or not _HEX.fullmatch(hexdigest):
-            raise Unsafe(f"{where}: token_sha256 must be 64 hex digits, the SHA-256 of the token "
-                          "(printf %s \"$TOKEN\" | sha256sum)")  # fmt: skip
+            raise Unsafe(
+                f"{where}: token_sha256 must be 64 hex digits, the SHA-256 of the token "
+                '(printf %s "$TOKEN" | sha256sum)'
+            )
         digest = bytes.fromhex(hexdigest)
     paths = table.get("paths")
     if not isinstance(paths, list) or not paths or not all(isinstance(p, str) and p.strip() for p in paths):

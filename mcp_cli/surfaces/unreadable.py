@@ -61,8 +61,10 @@ def reply(exc: Exception, tree_name: str) -> types.JSONRPCResponse | types.JSONR
         message, code = _message(raw["input"]), PARSE_ERROR
         size, limit = _cut_size(raw["input"])
         if size:
-            why = (f"is too large ({size:,} bytes; a message may have {limit:,}); send less, or put the data in a "
-                   "file and pass its path")  # fmt: skip
+            why = (
+                f"is too large ({size:,} bytes; a message may have {limit:,}); send less, or put the data in a "
+                "file and pass its path"
+            )
         elif message and has_surrogate(json.dumps(message, ensure_ascii=False)):
             why = "holds a lone surrogate (half of a UTF-16 pair), which is not text; send the text as UTF-8"
         elif "recursion limit" in raw["msg"]:
@@ -111,8 +113,10 @@ def invalid_id(text: str | bytes) -> types.JSONRPCError | None:
     if isinstance(request_id, str) or (isinstance(request_id, int) and not isinstance(request_id, bool)):
         return None
     shown = clip(json.dumps(request_id), 40)
-    text = (f"Error: the request's id {shown} is not a string or a whole number, which JSON-RPC requires of a "
-            "request's id; send it again with one (a number that counts up, say).")  # fmt: skip
+    text = (
+        f"Error: the request's id {shown} is not a string or a whole number, which JSON-RPC requires of a "
+        "request's id; send it again with one (a number that counts up, say)."
+    )
     return types.JSONRPCError(jsonrpc="2.0", id=None, error=types.ErrorData(code=INVALID_REQUEST, message=text))
 
 

@@ -132,8 +132,10 @@ def apply(root: Group, steps: list[Any], warnings: list[str]) -> None:
             deep = len(dst) - 1 + _height(node) if node is not None else 0
             if deep > MAX_DEPTH:
                 to = clip(str(arg.get("to")), 60)
-                warnings.append(f"{where}: not moved to {to!r}: it would be {deep} levels deep, more than the "
-                                f"{MAX_DEPTH} a tree may have")  # fmt: skip
+                warnings.append(
+                    f"{where}: not moved to {to!r}: it would be {deep} levels deep, more than the "
+                    f"{MAX_DEPTH} a tree may have"
+                )
                 continue
             target = _group_at(root, dst[:-1]) if dst else None
             if node is None or parent is None or target is None or not src:

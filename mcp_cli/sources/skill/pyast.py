@@ -196,8 +196,17 @@ def _operate(op: ast.operator, left: Any, right: Any) -> Any:
             result = left * right if len(left) * right <= _MOST else UNKNOWN
         elif isinstance(left, numbers) and isinstance(right, numbers) and not isinstance(op, ast.BitOr):
             small = all(not isinstance(v, int) or v.bit_length() <= _MOST // 2 for v in (left, right))
-            result = (left * right if isinstance(op, ast.Mult) else left + right if isinstance(op, ast.Add)
-                      else left - right) if small else UNKNOWN  # fmt: skip
+            result = (
+                (
+                    left * right
+                    if isinstance(op, ast.Mult)
+                    else left + right
+                    if isinstance(op, ast.Add)
+                    else left - right
+                )
+                if small
+                else UNKNOWN
+            )
         elif isinstance(op, ast.Add) and isinstance(left, (str, list, tuple)) and type(left) is type(right):
             result = left + right  # type: ignore[operator]
     except TypeError:

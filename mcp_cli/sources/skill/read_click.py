@@ -16,11 +16,19 @@ from . import parents
 from .pyast import COMPUTED_CHOICES, COMPUTED_DEFAULT, UNKNOWN, Module, choice_list, noted, string
 
 _TYPES = {
-    "int": "integer", "click.INT": "integer", "click.IntRange": "integer",
-    "float": "number", "click.FLOAT": "number", "click.FloatRange": "number",
-    "click.Path": "path", "click.File": "path", "pathlib.Path": "path", "Path": "path",
-    "bool": "boolean", "click.BOOL": "boolean",
-}  # fmt: skip
+    "int": "integer",
+    "click.INT": "integer",
+    "click.IntRange": "integer",
+    "float": "number",
+    "click.FLOAT": "number",
+    "click.FloatRange": "number",
+    "click.Path": "path",
+    "click.File": "path",
+    "pathlib.Path": "path",
+    "Path": "path",
+    "bool": "boolean",
+    "click.BOOL": "boolean",
+}
 
 
 def click_name(func_name: str) -> str:
@@ -54,10 +62,16 @@ def _param(mod: Module, deco: ast.Call, kind: str) -> Param | None:
         nargs = lit.get("nargs")
         required = lit.get("required", default is None and nargs != -1) is True
         return Param(
-            name=decls[0].replace("-", "_"), type=ptype, help=help_text, required=required, default=default,
-            choices=choices, nargs=("+" if required else "*") if nargs == -1 else (nargs if isinstance(nargs, int)
-                                                                                  and nargs > 1 else None),
-        )  # fmt: skip
+            name=decls[0].replace("-", "_"),
+            type=ptype,
+            help=help_text,
+            required=required,
+            default=default,
+            choices=choices,
+            nargs=("+" if required else "*")
+            if nargs == -1
+            else (nargs if isinstance(nargs, int) and nargs > 1 else None),
+        )
     flags, negatable, name = [], False, ""
     for d in decls:
         if "/" in d and d.startswith("-"):
@@ -84,10 +98,17 @@ def _param(mod: Module, deco: ast.Call, kind: str) -> Param | None:
     required = lit.get("required") is True or ("prompt" in kw and default is None)
     nargs = lit.get("nargs")
     return Param(
-        name=name, type=ptype, flags=flags, help=help_text, required=required, default=default, choices=choices,
-        nargs=nargs if isinstance(nargs, int) and nargs > 1 else None, action=action,
+        name=name,
+        type=ptype,
+        flags=flags,
+        help=help_text,
+        required=required,
+        default=default,
+        choices=choices,
+        nargs=nargs if isinstance(nargs, int) and nargs > 1 else None,
+        action=action,
         metavar=lit.get("metavar") if isinstance(lit.get("metavar"), str) else None,
-    )  # fmt: skip
+    )
 
 
 def read(mod: Module, launch: list[str]) -> tuple[Node | None, list[str]]:

@@ -29,8 +29,20 @@ from . import read_argparse, read_click, read_typer, usage
 from .pyast import Module
 
 # Module-level calls that prepare a library rather than run a program.
-_SET_UP = ("sys.path.", "sys.setrecursionlimit", "sys.stdout.reconfigure", "sys.stderr.reconfigure", "logging.",
-           "warnings.", "os.environ", "locale.", "load_dotenv", "dotenv.", "matplotlib.use", "mpl.use")  # fmt: skip
+_SET_UP = (
+    "sys.path.",
+    "sys.setrecursionlimit",
+    "sys.stdout.reconfigure",
+    "sys.stderr.reconfigure",
+    "logging.",
+    "warnings.",
+    "os.environ",
+    "locale.",
+    "load_dotenv",
+    "dotenv.",
+    "matplotlib.use",
+    "mpl.use",
+)
 _SELF_TEST = ("doctest.", "unittest.", "pytest.")  # a main guard that only tests the module
 _ARGS = ("sys.argv", "parse_args", "parse_known_args")
 _STDIN = ("sys.stdin", "sys.__stdin__", "typer.FileText", "typer.FileBinaryRead")

@@ -18,8 +18,10 @@ from ...tree import Command
 from . import usage
 
 _FUNCTION = re.compile(r"^\s*(?:function\s+[\w:.-]+\s*(?:\(\))?|[\w:.-]+\s*\(\))\s*(\{.*)?$")
-_DEFINITION = re.compile(r"^\s*((export|readonly|declare|typeset|local)\s|[A-Za-z_]\w*(\[[^]]*\])?\+?=|alias\s|"
-                         r"set\s|shopt\s|source\s|\.\s|return\b|:\s|\{\s*$|\}\s*$|.*(&&|\|\|)\s*return\b)")  # fmt: skip
+_DEFINITION = re.compile(
+    r"^\s*((export|readonly|declare|typeset|local)\s|[A-Za-z_]\w*(\[[^]]*\])?\+?=|alias\s|"
+    r"set\s|shopt\s|source\s|\.\s|return\b|:\s|\{\s*$|\}\s*$|.*(&&|\|\|)\s*return\b)"
+)
 _SAYS_SOURCE = re.compile(r"\bsource\s+(?:this|it|me)\b|\b(?:be|is|are|get)\s+sourced\b", re.IGNORECASE)
 _SHELL_STDIN = re.compile(
     r"(?m)(?:^|[;&|(!{]|\b(?:do|then|while|until|if|else))[ \t]*(?:IFS=\S*\s+)?(?:read|mapfile|readarray)\s+(?!.*<)"

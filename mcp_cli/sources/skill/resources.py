@@ -93,8 +93,9 @@ class SkillResources:
         if rel == SKILL_MD:
             about = self.frontmatter.get("description")
             description = about if isinstance(about, str) else None
-            return types.Resource(uri=self.uri, name=str(self.frontmatter["name"]), description=description,
-                                  mime_type="text/markdown")  # fmt: skip
+            return types.Resource(
+                uri=self.uri, name=str(self.frontmatter["name"]), description=description, mime_type="text/markdown"
+            )
         return types.Resource(uri=self.uri_of(rel), name=name, mime_type=mimetypes.guess_type(name)[0])
 
     def read(self, uri: str) -> types.ReadResourceResult:

@@ -34,8 +34,22 @@ from . import read_python, read_shell_js
 # Scripts run where the caller is; they find their skill folder in SKILL_DIR and can import from it.
 SKILL_ENV = {"SKILL_DIR": "{base}", "PYTHONPATH": "{base}"}
 SHELL, JS = (".sh", ".bash"), (".js", ".mjs", ".cjs")  # with .py, the files that can be scripts
-_SKIP_DIRS = {"tests", "test", "__pycache__", "node_modules", "venv", "site-packages", "dist", "build", "vendor",
-              "third_party", "references", "reference", "assets", "templates"}  # fmt: skip
+_SKIP_DIRS = {
+    "tests",
+    "test",
+    "__pycache__",
+    "node_modules",
+    "venv",
+    "site-packages",
+    "dist",
+    "build",
+    "vendor",
+    "third_party",
+    "references",
+    "reference",
+    "assets",
+    "templates",
+}
 _SKIP_FILES = {"__init__.py", "__main__.py", "setup.py", "conftest.py"}
 _NO_LEVEL = {"scripts", "bin"}  # folders that hold scripts without naming a group
 STDIN_HELP = (

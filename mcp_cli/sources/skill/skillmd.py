@@ -147,8 +147,10 @@ def load_yaml(text: str) -> Any:
         elif isinstance(event, yaml.ScalarEvent) and event.implicit[0] and _LONG.fullmatch(event.value):
             digits = sum(c.isdigit() for c in event.value)
             if digits > DIGITS:  # YAML would read it as an integer, which Python refuses to make
-                raise Unsafe(f"holds a number of {digits:,} digits, more than the {DIGITS:,} a number may have; "
-                             "quote it to keep it as text")  # fmt: skip
+                raise Unsafe(
+                    f"holds a number of {digits:,} digits, more than the {DIGITS:,} a number may have; "
+                    "quote it to keep it as text"
+                )
     node = yaml.compose(text, Loader=yaml.SafeLoader)
     if node is None:
         return None

@@ -18,8 +18,10 @@ import re
 _SET_UP = re.compile(
     r"(set|shopt|trap|umask|readonly|declare|source|\.|import)\s|IFS=|export\s+\w+=|from\s+\S+\s+import\s"
 )
-_DIRECTIVE = re.compile(r"^(-\*-.*-\*-|(vim?|ex):.*|shellcheck\s.*|eslint.*|@ts-.*|prettier-.*|[-=*#~_ ]{3,}|"
-                        r"coding[:=].*)$")  # fmt: skip
+_DIRECTIVE = re.compile(
+    r"^(-\*-.*-\*-|(vim?|ex):.*|shellcheck\s.*|eslint.*|@ts-.*|prettier-.*|[-=*#~_ ]{3,}|"
+    r"coding[:=].*)$"
+)
 _LEGAL = re.compile(r"(?i)\W*(copyright|\(c\)|©|spdx-license|licensed under|license:)")  # a licence header
 _USAGE_LINE = re.compile(r"\s*(usage|examples?)\s*(:|$)", re.IGNORECASE)
 _TAG = re.compile(r"^@(\w+)\s*(.*)$")
