@@ -26,9 +26,8 @@ from ..errors import HandlerError
 from .processes import guarded, handed
 
 if TYPE_CHECKING:
+    from httpx2 import Auth
     from mcp.client import Transport
-
-    from .oauth import Provider
 
 MODES = ("legacy", "auto", "2026-07-28")
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
@@ -81,7 +80,7 @@ class ServerConfig:
         """The config with its `${VAR}`s expanded from the environment now (`UnsetVariable`)."""
         return self
 
-    def target(self, errlog: TextIO, auth: Provider | None = None) -> Transport | Any:
+    def target(self, errlog: TextIO, auth: Auth | None = None) -> Transport | Any:
         """What `mcp.Client` connects to: a transport (stdio with stderr to `errlog`; HTTP logged in with `auth`, the
         OAuth provider the caller made of the user's stored login, `oauth.provider`), or an in-process server."""
         raise NotImplementedError
@@ -100,7 +99,7 @@ class Stdio(ServerConfig):
             self, command=expand(self.command), args=expand(self.args), env=expand(dict(self.env)), cwd=expand(self.cwd)
         )
 
-    def target(self, errlog: TextIO, auth: Provider | None = None) -> Transport:
+    def target(self, errlog: TextIO, auth: Auth | None = None) -> Transport:
         from mcp import StdioServerParameters
 
         if sys.platform == "win32":  # process groups are POSIX's: Windows keeps the SDK's transport (a Job Object)
@@ -133,7 +132,7 @@ class Http(ServerConfig):
             return None
         return self.url
 
-    def target(self, errlog: TextIO, auth: Provider | None = None) -> Transport:
+    def target(self, errlog: TextIO, auth: Auth | None = None) -> Transport:
         import httpx2
 
         config = self.expanded()
@@ -158,7 +157,7 @@ class InProcess(ServerConfig):
 
     server: Any
 
-    def target(self, errlog: TextIO, auth: Provider | None = None) -> Any:
+    def target(self, errlog: TextIO, auth: Auth | None = None) -> Any:
         return self.server
 
 
