@@ -113,6 +113,7 @@ def test_build_output_is_complete_and_deterministic(tmp_path):
     assert {d.split("<")[0].split(">")[0] for d in dependencies} == {
         "mcp",
         "anyio",
+        "httpx2",  # the HTTP client of streamable-HTTP upstreams (handlers/server_config.py)
         "jq",  # the `jq` stage of pipelines (engine/builtins.py)
         "jsonschema",
         "markdown-it-py",
