@@ -138,3 +138,7 @@ def did_you_mean(names: Sequence[str]) -> str:
 
 class SourceError(Exception):
     """A source (tree file, module, skill folder, MCP config) could not be loaded; the message names it."""
+
+
+class Unsafe(ValueError):
+    """Settings a server will not listen with over HTTP (its guard, its scopes file); the message names the fix."""

@@ -8,8 +8,8 @@ import logging
 import pytest
 
 from mcp_cli.engine.runtime import Runtime
-from mcp_cli.surfaces.http_guard import ACCESS, Unsafe
-from mcp_cli.surfaces.scopes import Scope, View, load, prune, runtime_for, views
+from mcp_cli.errors import Unsafe
+from mcp_cli.surfaces.scopes import ACCESS, Scope, View, load, prune, runtime_for, views
 from mcp_cli.tree import Command, Group, Topic, Tree
 
 ENV = {"A_TOKEN": "  token a \n", "B_TOKEN": "token b", "BLANK": "   "}

@@ -13,7 +13,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ..errors import Unsafe
 from ..handlers.processes import withhold
+from .scopes import ACCESS
 
 if TYPE_CHECKING:
     from mcp.server.transport_security import TransportSecuritySettings
@@ -24,7 +26,6 @@ if TYPE_CHECKING:
 log = logging.getLogger("mcp_cli")
 
 TOKEN_ENV = "MCP_CLI_TOKEN"
-ACCESS = "mcp_cli.access"  # where BearerAuth puts, in a request's ASGI scope, what its token admits (a scope's view)
 LOOPBACK = ("127.0.0.1", "localhost", "[::1]")
 
 # The --help of the options, shared by `mcp-cli serve` and a built package's launcher.
@@ -39,10 +40,6 @@ HELP = {
     "scopes": "Over HTTP: a TOML file of [[scope]] tables, each a bearer token (token_env or token_sha256) and the "
     "command paths it may see (paths, globs; read_only); these tokens are then the only ones accepted.",
 }
-
-
-class Unsafe(ValueError):
-    """Settings a server will not listen with; the message names the fix."""
 
 
 @dataclass(frozen=True)

@@ -130,9 +130,10 @@ def http_checks(
     parser: argparse.ArgumentParser, args: argparse.Namespace
 ) -> tuple[tuple[str, int] | None, Guard | None]:
     """The HTTP address (None: stdio) and its guard; a bad address or a refused one exits with status 2."""
+    from ..errors import Unsafe
     from ..handlers.processes import private
     from . import scopes
-    from .http_guard import Unsafe, guard
+    from .http_guard import guard
 
     if args.http and args.openapi:
         parser.error("give --http (which serves the OpenAPI surface beside /mcp) or --openapi (it alone), not both")

@@ -31,12 +31,12 @@ from typing import Any
 
 from ..engine.kept import Store
 from ..engine.runtime import Runtime
-from ..errors import close_to
+from ..errors import Unsafe, close_to
 from ..handlers.processes import withhold
 from ..text import named
 from ..tree import Command, Group, Node, Tree, server_depth
-from .http_guard import ACCESS, Unsafe
 
+ACCESS = "mcp_cli.access"  # where BearerAuth puts, in a request's ASGI scope, what its token admits (a scope's view)
 log = logging.getLogger("mcp_cli")
 KEYS = ("name", "token_env", "token_sha256", "paths", "read_only")
 _HEX = re.compile(r"[0-9a-fA-F]{64}")
