@@ -12,7 +12,7 @@ the one server that lists it or has a template for it, else to the one server th
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -22,6 +22,7 @@ from ..refs import McpOpRef
 from ..result import Result
 from ..tree import Command, Tree
 from .base import Call
+from .pages import LISTS, dump, listed
 
 if TYPE_CHECKING:
     from mcp.shared.uri_template import UriTemplate
@@ -31,40 +32,6 @@ if TYPE_CHECKING:
 log = logging.getLogger("mcp_cli")
 SEP = "+"  # SERVER+URI
 PROMPT_SEP = "_"  # SERVER_NAME
-
-
-LISTS = {  # a list method: the client's method, the result's list (attribute; wire field), what it lists
-    "resources/list": ("list_resources", "resources", "resources", "resources"),
-    "resources/templates/list": (
-        "list_resource_templates",
-        "resource_templates",
-        "resourceTemplates",
-        "resource templates",
-    ),
-    "prompts/list": ("list_prompts", "prompts", "prompts", "prompts"),
-}
-
-
-async def listed(client: Any, op: str) -> list[dict[str, Any]]:
-    """Everything a session lists for the list method `op`, every page."""
-    method, attribute, _, _ = LISTS[op]
-    return await every_page(getattr(client, method), attribute)
-
-
-async def every_page(ask: Callable[..., Awaitable[Any]], attribute: str) -> list[dict[str, Any]]:
-    """Every item of a paginated list (`client.list_tools`, ...; `attribute` names the result's list), as JSON."""
-    items, cursor = [], None
-    while True:
-        page = await ask(cursor=cursor)
-        items += [dump(x) for x in getattr(page, attribute)]
-        cursor = page.next_cursor
-        if not cursor:
-            return items
-
-
-def dump(model: Any) -> dict[str, Any]:
-    data: dict[str, Any] = model.model_dump(by_alias=True, exclude_none=True, mode="json")
-    return data
 
 
 def _template(text: str) -> UriTemplate | None:

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 from mcp import types
 
-from .catalogue import every_page, listed
+from .pages import every_page, listed
 
 if TYPE_CHECKING:
     from mcp import Client
