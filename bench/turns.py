@@ -186,7 +186,9 @@ def _unbracket(text: str) -> str:
 
 
 def _usage(text: str, path: list[str]) -> str:
-    """The usage line of the command at `path` in a text (a help, an error, a listing), with its wrapped lines."""
+    """The usage line of the command at `path` in a text (a help, an error, a listing, a search answer), with its
+    wrapped lines: written whole (`tools PATH ...`), or as a listing writes it, the command's row and under it what
+    follows the path (a row under `Commands:` with nothing under it: a command that takes nothing)."""
     lines = text.splitlines()
     head = " ".join(["tools", *path])
     for i, line in enumerate(lines):
@@ -199,6 +201,23 @@ def _usage(text: str, path: list[str]) -> str:
                     break
                 more.append(x)
             return " ".join([line, *more])
+    heading = ""
+    for i, line in enumerate(lines):
+        if line.endswith(":") and not line.startswith(" "):
+            heading = line
+        if not line.startswith("  ") or line.startswith("   "):
+            continue
+        name = re.split(r"\s{2,}", line.strip())[0]
+        for named in (" ".join(path), path[-1]):
+            if name != named and not name.startswith(named + " "):
+                continue
+            under = []
+            for x in lines[i + 1 : i + 6]:
+                if not x.startswith("    ") or x.strip()[:1] not in ("-", "(", "[") and not x.strip()[:1].isupper():
+                    break
+                under.append(x.strip())
+            if under or name != named or heading.startswith("Commands"):
+                return " ".join([head, name[len(named) :].strip(), *under]).strip()
     return ""
 
 

@@ -27,7 +27,7 @@ async def test_help_at_each_level(argtool):
     root = await ok(argtool, "--help")
     assert "Domains:\n  notes" in root and "Commands:\n  count" in root
     group = await ok(argtool, "notes")
-    usage = "    argtool notes add [--tag TEXT] [--priority {1,2,3,4,5}] [--pinned] TITLE\n"  # its optional flags too
+    usage = "    [--tag TEXT] [--priority {1,2,3,4,5}] [--pinned] TITLE\n"  # its optional flags too
     assert "add     Add a note with a title and tags.\n" + usage in group
     cmd = await ok(argtool, "notes", "add", "--help")
     assert "argtool notes add [options] TITLE" in cmd  # optional options folded, each in the Options list

@@ -9,7 +9,6 @@ import contextlib
 import logging
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from .. import entities
@@ -226,7 +225,7 @@ class Commands:
         if context is not None and cmd.entities:  # named by a call that reached its command, whatever it gives
             context.record(domain(inv.walked), entities.found(cmd.entities, values))
         handler = self._compile(cmd, inv.prog).handler
-        call = Call(inv.prog, values, rest, inv.scope, stdin=stdin, usage=partial(helptext.usage, counted=True))
+        call = Call(inv.prog, values, rest, inv.scope, stdin=stdin, usage=helptext.arguments)
         result = await handler.run(call)
         if context is not None and cmd.entities and result.ok and isinstance(result.data, dict):
             context.record(domain(inv.walked), entities.found(cmd.entities, result.data))

@@ -44,23 +44,23 @@ def title(prog: str, about: str) -> str:
 SHORTEST = 24  # characters a row's summary is cut to, at the least, before a listing shows names only
 
 
-def _listings(heading: str, nodes: Sequence[Node], prog: str = "") -> list[Callable[[], list[str]]]:
+def _listings(heading: str, nodes: Sequence[Node], calls: bool = False) -> list[Callable[[], list[str]]]:
     """A heading and one row per node, from the richest rendering to the leanest, each giving up what tells least:
-    with `prog`, each command's usage line (its required options, how many others) under its row (an agent can call
-    one straight from the listing); then summaries go before usage lines (a command's row is its usage line); then,
-    without usage lines, summaries are cut shorter and shorter; last, names only, wrapped, with a pointer. Each is
-    rendered when first asked for, once."""
-    calls = bool(prog) and any(isinstance(n, Command) for n in nodes)
+    with `calls`, under each command's row what its usage line has after its name (its required options, how many
+    others: an agent can call one straight from the listing); then summaries go before usage lines (a command's row
+    is its name and that line); then, without usage lines, summaries are cut shorter and shorter; last, names only,
+    wrapped, with a pointer. Each is rendered when first asked for, once."""
+    calls = calls and any(isinstance(n, Command) for n in nodes)
 
     def rendered(width: int | None, usages: bool) -> list[str]:
         lines = [f"{heading}:"]
         named = [(n.name, n.summary if width is None else clip(n.summary, width) if width else "") for n in nodes]
         for node, row in zip(nodes, rows(named), strict=True):
-            call = usage(f"{prog} {node.name}", node, counted=True) if usages and isinstance(node, Command) else ""
-            if width == 0 and call:
-                lines += call.splitlines()
+            if usages and isinstance(node, Command) and width == 0:
+                lines += usage(node.name, node, counted=True).splitlines()
             else:
-                lines += [row, *("  " + line for line in call.splitlines())]
+                takes = arguments(node) if usages and isinstance(node, Command) else ""
+                lines += [row, *takes.splitlines()]
         return lines
 
     def names() -> list[str]:
@@ -77,10 +77,10 @@ def _listings(heading: str, nodes: Sequence[Node], prog: str = "") -> list[Calla
     return [*(cache(partial(rendered, width, usages)) for width, usages in ways), cache(names)]
 
 
-def callable_within(prog: str, commands: Sequence[Command], budget: int) -> bool:
+def callable_within(commands: Sequence[Command], budget: int) -> bool:
     """Whether a group's commands fit `budget` characters of its listing as usage lines at least (no summaries):
     a group that does not is split (sources)."""
-    return _size(_listings("Commands", commands, prog)[1]()) <= budget
+    return _size(_listings("Commands", commands, True)[1]()) <= budget
 
 
 def _size(lines: list[str]) -> int:
@@ -118,7 +118,7 @@ def group_help(prog: str, group: Group, is_root: bool, budget: int) -> str:
         if n
     ]
     room = budget - sum(len(x) + 1 for x in lines) - (len(PIPES) + 1) * is_root
-    ways = [_listings(h, n, prog if h == "Commands" else "") for h, n in sections]
+    ways = [_listings(h, n, h == "Commands") for h, n in sections]
     at = [0] * len(ways)  # the rendering each section shows: the largest gives up the most telling part first
     while sum(_size(w[i]()) for w, i in zip(ways, at, strict=True)) > room:
         leaner = [k for k in range(len(ways)) if at[k] + 1 < len(ways[k])]
@@ -200,8 +200,21 @@ def usage(prog: str, cmd: Command, counted: bool = False) -> str:
     (the Options list shows each), then positionals; wrapped. `counted`, as a listing writes it: the others each
     in brackets where the line still fits its width (`[--depth INT]`: an agent calls it without its help), else how
     many they are (`[3 options]`)."""
+    return _wrapped(f"  {prog}", _pieces(cmd, counted, len(prog) + 2), len(prog) + 2)
+
+
+def arguments(cmd: Command) -> str:
+    """What a listing or a search answer writes under a command's row: its usage line without the path the row
+    already names (`--issue-key TEXT [--fields TEXT]`), indented under the row; empty for a command that takes
+    nothing."""
+    pieces = _pieces(cmd, True, 4)
+    return _wrapped("   ", pieces, 5) if pieces else ""
+
+
+def _pieces(cmd: Command, counted: bool, room: int) -> list[str]:
+    """The parts of a usage line after its path, `room` characters of the line taken before them."""
     if cmd.passthrough:
-        return f"  {prog} [ARGS ...]"
+        return ["[ARGS ...]"]
     pieces: list[str] = []
     seen: set[str] = set()
     by_name = {p.name: p for p in cmd.params}
@@ -222,16 +235,20 @@ def usage(prog: str, cmd: Command, counted: bool = False) -> str:
     positionals = [_invocation(p) for p in cmd.params if p.positional]
     if others and counted:
         each = [f"[{_invocation(p)}]" for p in others]
-        short = len(f"  {prog} {' '.join([*pieces, *each, *positionals])}") <= WIDTH
+        short = room + len(" ".join(["", *pieces, *each, *positionals])) <= WIDTH
         pieces += each if short else [f"[{len(others)} option{'s' * (len(others) > 1)}]"]
     elif others:
         pieces.append("[options]")
-    pieces += positionals
-    lines, line = [], f"  {prog}"
+    return pieces + positionals
+
+
+def _wrapped(first: str, pieces: list[str], indent: int) -> str:
+    """`first` then the pieces, a space before each, wrapped at WIDTH with later lines indented by `indent`."""
+    lines, line = [], first
     for piece in pieces:
-        if len(line) + 1 + len(piece) > WIDTH and line.strip() != prog:
+        if len(line) + 1 + len(piece) > WIDTH and len(line) > indent:
             lines.append(line)
-            line = " " * (len(prog) + 2)
+            line = " " * indent
         line += " " + piece
     lines.append(line)
     return "\n".join(lines)

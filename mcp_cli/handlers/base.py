@@ -59,7 +59,7 @@ class Call:
     tokens: list[str]
     scope: CallScope = field(default_factory=CallScope)
     stdin: bytes | None = None  # what a pipeline's previous stage gave, for a script's standard input
-    usage: Callable[[str, Command], str] | None = None  # the engine's usage line of a command at a path
+    usage: Callable[[Command], str] | None = None  # the engine's usage line of a command, after its path
 
     @property
     def cwd(self) -> str | None:

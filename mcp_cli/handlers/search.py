@@ -66,10 +66,10 @@ class SearchHandler:
         """A row per hit, the usage line of each of the first USAGES under it (as a group's listing shows its
         commands'), so that an agent can call one straight from the answer."""
         lines: list[str] = []
-        for i, (row, (_, path, node)) in enumerate(
+        for i, (row, (_, _, node)) in enumerate(
             zip(rows([(p, n.summary) for _, p, n in hits], widest=40), hits, strict=True)
         ):
             lines.append(row)
             if i < USAGES and call.usage is not None:
-                lines += ["  " + line for line in call.usage(f"{self.tree.name} {path}", node).splitlines()]
+                lines += call.usage(node).splitlines()
         return lines

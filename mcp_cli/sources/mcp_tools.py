@@ -81,10 +81,10 @@ def _toolset(tool: dict[str, Any]) -> str:
 
 
 def server_group(
-    server: Server, listing: discovery.Listing, tools: list[dict[str, Any]], threshold: int | None, prog: str = ""
+    server: Server, listing: discovery.Listing, tools: list[dict[str, Any]], threshold: int | None
 ) -> Group:
     """One server's group: its tools as commands, split into subgroups when their usage lines would overflow its
-    listing (`prog`: the path of the server, as the listing writes them), or when there are more than `threshold`."""
+    listing, or when there are more than `threshold`."""
     info = listing.get("server", {})
     own = summaries.of_server(info, server.name)
     brand = summaries.brand([t.get("description") or "" for t in tools], server.name, info)
@@ -97,7 +97,7 @@ def server_group(
     flat: list[Node] = [command(server.name, t, _short(t["name"], prefix), declared) for t in tools]
     tool_names.distinct(flat)
     commands = [c for c in flat if isinstance(c, Command)]
-    if len(tools) <= int(limit) if limit else help.callable_within(prog or group.name, commands, LISTING):
+    if len(tools) <= int(limit) if limit else help.callable_within(commands, LISTING):
         group.children = flat
         return _summarised(group, own, brand)
     preset: dict[str, list[str]] = {}
@@ -212,7 +212,7 @@ def build(
         if server.name in found:
             listing = found[server.name]
             kept = [t for t in listing.get("tools", []) if server.wants(t["name"], tools or [], exclude_tools or [])]
-            group = server_group(server, listing, kept, threshold, f"{kebab(name)} {command_name(server.name)}")
+            group = server_group(server, listing, kept, threshold)
             group.children += mcp_extras.extras(server.name, dict(listing), group.children)
             root.children.append(group)
             upstreams[server.name] = server.config
