@@ -100,6 +100,7 @@ def _names(corpus: Corpus) -> str:
     return "\n".join(f"mcp__{s}__{t['name']}" for s, tools in corpus.servers for t in tools)
 
 
+SEEN = ("name", "description", "inputSchema")  # what a host shows its model of a tool (not `_meta`)
 SEARCH_TOOL = (
     "ToolSearch: finds deferred tools by keywords and loads the best 5 (their full definitions); a tool "
     "must be loaded before it is called."
@@ -115,7 +116,7 @@ def brief(arm: str, tree: str, task_id: str) -> str:
     prefix = f"cd {home} && PYTHONPATH={home} python -m bench.agents"
     if arm == "tree":
         tool = tokens.one_tool(tree_of(corpus))
-        shown = json.dumps(tool, ensure_ascii=False)
+        shown = json.dumps({k: tool[k] for k in SEEN}, ensure_ascii=False)
         how = (
             f"You have ONE tool, `{tool['name']}`; its definition:\n{shown}\n\nCall it by running, in a shell:\n"
             f"  {prefix} call {run} -- '<command>'\n(the `command` argument, as one string)."

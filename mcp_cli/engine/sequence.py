@@ -26,6 +26,8 @@ from .command import Commands
 
 THEN, AND = ";", "&&"
 MAX_STEPS = 100  # as many as `each` runs: 19 shapes or 9 paragraphs are one call
+LABEL = 48  # characters of a step's command in its header: its path and first options; the number tells it apart,
+# and the agent has the rest in its own call
 
 
 @dataclass
@@ -41,7 +43,7 @@ class Step:
 
     def label(self, number: int, count: int) -> str:
         words = " ".join("|" if t == pipeline.SEP else shlex.quote(t) for t in self.words)
-        return f"[{number}/{count}] {clip(words, 100)}"
+        return f"[{number}/{count}] {clip(words, LABEL)}"
 
 
 def steps_of(commands: Commands, arguments: dict[str, Any]) -> list[Step]:
