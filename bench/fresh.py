@@ -7,9 +7,11 @@ and the share of unanswerable ones it declines (a right one). Beside it, the bas
 Okapi) over each tool's name and description, with no other reading of the words.
 
 A second set (`--set second`, bench/data/fresh2: GitHub's tools, the crowded config and ProgressiveMCPBench's 15
-servers) was written by another blind helper after the search's last change and is measured whole, once.
+servers) was written by another blind helper after the search's last change and measured whole, once; published, it
+became tuning material. A third (`--set third`, bench/data/fresh3: the same three and Boundary's 150 tools) was written
+by a third blind helper and is measured whole, once, after the search's last change of that work.
 
-`python -m bench.fresh [--set first|second] [--half tune|held_out|all] [--misses]`.
+`python -m bench.fresh [--set first|second|third] [--half tune|held_out|all] [--misses]`.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from typing import Any
 from mcp_cli.search.ranking import Index
 from mcp_cli.tree import Command
 
-from .corpora import Corpus, github, progressive
+from .corpora import Corpus, boundary, github, progressive
 from .crowded import crowded
 from .economy import tree_of
 
@@ -32,7 +34,9 @@ FRESH = Path(__file__).resolve().parent / "data" / "fresh"
 SETS = {
     "first": (FRESH, ("github", "crowded")),
     "second": (FRESH.with_name("fresh2"), ("github", "crowded", "progressive")),
+    "third": (FRESH.with_name("fresh3"), ("github", "crowded", "progressive", "boundary")),
 }
+SPENT = {"second"}  # sets measured once and published: tuning may read their misses now
 DEPTH = 5
 KINDS = ("plain", "paraphrase", "values", "typo", "unanswerable")
 TARGETS = {
@@ -65,7 +69,7 @@ def requests(name: str, folder: Path = FRESH) -> list[Request]:
 
 
 def corpus(name: str) -> Corpus:
-    return {"github": github, "crowded": crowded, "progressive": progressive}[name]()
+    return {"github": github, "crowded": crowded, "progressive": progressive, "boundary": boundary}[name]()
 
 
 def _words(text: str) -> list[str]:
@@ -203,12 +207,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.fresh")
     parser.add_argument("--set", dest="which", choices=sorted(SETS), default="first")
     parser.add_argument("--half", choices=["tune", "held_out", "all"], default="held_out")
-    parser.add_argument("--misses", action="store_true", help="print each miss (never for held_out: it is not read)")
+    parser.add_argument(
+        "--misses",
+        action="store_true",
+        help="print each miss (of a tune half, or of a spent set: a held-out one is not read)",
+    )
     args = parser.parse_args()
     found = run(args.half, args.which)
     print(f"Set: {args.which}")
     print("\n".join(report(found, args.half)))
-    if args.misses and args.half == "tune":
+    if args.misses and (args.half == "tune" or args.which in SPENT):
         for name, table in found.items():
             for kind in KINDS:
                 for miss in table[kind]["misses"]:
