@@ -391,7 +391,7 @@ async def _fitted(
         whole = body.render(0, len(body.units))
         if fits(whole, budget) and not result.omitted:
             note = f"\n[{_formed(body.form)}]" if formed and not ask.form else ""  # compact JSON: no note
-            return _answer(result, whole + note, None, True)
+            return _answer(result, whole + note, None)
         size = about(whole)
     body = finer(body, room(budget))
     n, end = len(body.units), end_of(body, 0, budget)
@@ -486,18 +486,16 @@ def _part(
     if formed and not ask.form:
         note += f" {_formed(body.form)}"
     part = {"shown": shown, "of": size, "next": nxt, "id": key}
-    return _answer(result, body.render(start, end).rstrip("\n") + f"\n[{note}]", part, True)
+    return _answer(result, body.render(start, end).rstrip("\n") + f"\n[{note}]", part)
 
 
 def _formed(form: str) -> str:
     return f"{form.upper()} form of the JSON answer; `--format json` gives JSON."
 
 
-def _answer(result: Result, text: str, part: dict[str, Any] | None, changed: bool) -> Result:
+def _answer(result: Result, text: str, part: dict[str, Any] | None) -> Result:
     """`result` answering `text`: as its output and, for passed-through content, its one text item (other items
-    kept); its structured data left out when the text no longer is all of it."""
-    if not changed:
-        return result
+    kept); its structured data left out, as the text no longer is all of it."""
     result.output, result.part = text, part
     result.data = None
     if result.content is not None:
