@@ -418,6 +418,26 @@ def test_a_closed_schema_names_what_it_does_not_take():
     assert refused({**obj(a={}), "minProperties": 1}, ["--json", "{}"]) == "--json: {} should be non-empty."
 
 
+def test_draft_4_s_boolean_exclusive_bounds_are_read_as_draft_4_meant_them():
+    """`"minimum": 0, "exclusiveMinimum": true` (older schema generators): more than 0, not "at least true" (1)."""
+    pages = {"type": "array", "items": {"type": "integer", "minimum": 0, "exclusiveMinimum": True}}
+    assert run(obj(pages=pages), ["--json", '{"pages": [1, 2, 3]}']) == {"pages": [1, 2, 3]}
+    assert (
+        refused(obj(pages=pages), ["--json", '{"pages": [0, 2]}'])
+        == "--pages: 0 is less than or equal to the minimum of 0."
+    )
+    top = {"type": "number", "maximum": 10, "exclusiveMaximum": True}
+    assert run(obj(n=top), ["--n", "9.5"]) == {"n": 9.5}
+    assert refused(obj(n=top), ["--n", "10"]) == "--n: 10 is greater than or equal to the maximum of 10."
+    inclusive = {"type": "integer", "minimum": 1, "exclusiveMinimum": False}
+    assert run(obj(n=inclusive), ["--n", "1"]) == {"n": 1}
+    draft4 = {**obj(n={"type": "integer", "minimum": 1, "exclusiveMinimum": True}), "$schema": DRAFT4}
+    assert refused(draft4, ["--n", "1"]).startswith("--n: 1 is less than or equal to the minimum of 1")
+
+
+DRAFT4 = "http://json-schema.org/draft-04/schema#"
+
+
 @pytest.mark.parametrize(
     "broken",
     [

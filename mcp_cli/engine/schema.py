@@ -507,11 +507,37 @@ class Checker:
 
 def checker(cmd: Command) -> Checker:
     """The Checker of a command's schema (kept by the runtime with the command's parser)."""
+    schema = cmd.schema or {}
+    return Checker(_Schema(schema), validator(schema))
+
+
+def validator(schema: dict[str, Any]) -> Validator:
+    """The validator of a tool's schema: of the draft its `$schema` names, else of 2020-12 (MCP's default), with
+    draft 4's boolean `exclusiveMinimum`/`exclusiveMaximum` (`"minimum": 0, "exclusiveMinimum": true`, as older
+    generators still write them) read as draft 4 meant them rather than as the number 1."""
     import jsonschema
 
-    schema = cmd.schema or {}
     cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
-    return Checker(_Schema(schema), cls(schema))
+    if cls is not jsonschema.Draft4Validator:
+        schema = _exclusive_as_numbers(schema)
+    return cls(schema)
+
+
+def _exclusive_as_numbers(node: Any) -> Any:
+    """`node` with each boolean `exclusiveMinimum`/`exclusiveMaximum` beside its bound made the number form of later
+    drafts: true moves its `minimum`/`maximum` there, false is dropped (a copy where anything changed; else `node`)."""
+    if isinstance(node, list):
+        items = [_exclusive_as_numbers(x) for x in node]
+        return items if any(a is not b for a, b in zip(items, node, strict=True)) else node
+    if not isinstance(node, dict):
+        return node
+    out = {k: _exclusive_as_numbers(v) for k, v in node.items()}
+    for key, bound in (("exclusiveMinimum", "minimum"), ("exclusiveMaximum", "maximum")):
+        if isinstance(out.get(key), bool) and bound in out:  # draft 4's flag is only ever beside its bound
+            if out.pop(key):
+                out[key] = out.pop(bound)
+    changed = out.keys() != node.keys() or any(out[k] is not node[k] for k in out)
+    return out if changed else node
 
 
 def validate(check: Checker, args: dict[str, Any], flags: dict[str, str]) -> None:

@@ -14,7 +14,7 @@ from mcp import types
 
 from ..engine import answers, sequence
 from ..engine.runtime import Runtime
-from ..engine.schema import input_schema
+from ..engine.schema import input_schema, validator
 from ..engine.sequence import Step
 from ..errors import BadRequest, CallError, NotFound, close_to
 from ..handlers.base import CallScope, in_thread
@@ -193,8 +193,7 @@ def check(schema: dict[str, Any], value: Any, where: str) -> None:
     import jsonschema
 
     try:
-        cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
-        error = jsonschema.exceptions.best_match(cls(schema).iter_errors(value))
+        error = jsonschema.exceptions.best_match(validator(schema).iter_errors(value))
     except Exception:  # an unknown type or reference, a keyword of the wrong type, a pattern that is no regex:
         return  # an upstream's broken schema is the upstream's to enforce
     if error is not None:
