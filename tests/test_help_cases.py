@@ -5,9 +5,10 @@ import pytest
 
 from mcp_cli.engine import help as h
 from mcp_cli.engine import markdown
+from mcp_cli.testing import invoke
 from mcp_cli.text import WIDTH
 from mcp_cli.text import rows as text_rows
-from mcp_cli.tree import Command, Exclusive, Group, Param, Topic
+from mcp_cli.tree import Command, Exclusive, Group, Param, Topic, Tree
 
 NOOP = {"kind": "python", "target": "builtins:print"}
 
@@ -575,3 +576,29 @@ def test_a_listing_s_usage_line_names_the_other_options_while_they_fit_else_coun
     many = cmd("put", params=[opt(f"option-{i}") for i in range(6)])
     assert h.usage("t put", many, counted=True) == "  t put [6 options]"
     assert h.usage("t put", many) == "  t put [options]"  # a command's own help lists them below
+
+
+def test_a_name_no_domain_has_is_pointed_to_the_row_whose_summary_names_it():
+    """A server whose key says nothing is led by its product's name in its row (`mcp`: `Pipedrive: ...`): a call by
+    that name is told where it is, before any spelling that merely looks close (`gdrive`)."""
+    root = Group(
+        "t",
+        children=[
+            Group("mcp", summary="Pipedrive: deals, contacts.", children=[cmd("list-deals")]),
+            Group("gdrive", summary="Files, folders.", children=[cmd("list-files")]),
+            Group("srv", summary="Outlook Mail: email, drafts.", children=[cmd("send-email")]),
+            Group("vault", summary="Read secrets in Vault (secrets).", children=[cmd("read")]),
+            Group("1password", summary="Read secrets in 1Password (secrets).", children=[cmd("read")]),
+        ],
+    )
+    said = {word: invoke(Tree(root), [word, "--help"]).message.splitlines()[0] for word in WORDS}
+    assert said == WORDS
+
+
+WORDS = {
+    "pipedrive": "Error: `t` has no domain `pipedrive`. Did you mean `mcp` or `gdrive`?",
+    "outlook-mail": "Error: `t` has no domain `outlook-mail`. Did you mean `srv`?",
+    "secrets": "Error: `t` has no domain `secrets`. Did you mean `vault` or `1password`?",
+    "mail": "Error: `t` has no domain `mail`. Did you mean `srv`?",
+    "ai": "Error: `t` has no domain `ai`.",  # too short to be a name a row gives
+}

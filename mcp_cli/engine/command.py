@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -137,7 +138,8 @@ class Commands:
                 )
             what = "domain" if inv.is_root else "command"
             names = [n for c in node.children for n in (c.name, *c.aliases)]
-            raise NotFound(f"`{inv.prog}` has no {what} `{word}`.", close_to(word, names))
+            near = [*named_in_summaries(word, node.children), *close_to(word, names)]
+            raise NotFound(f"`{inv.prog}` has no {what} `{word}`.", list(dict.fromkeys(near))[:3])
         if not isinstance(node, Command) or self._helps(node, rest):
             return None
         with _reading(inv.scope):
@@ -264,3 +266,14 @@ def takes(cmd: Command) -> str | None:
     """How a command takes a previous stage's output: "stdin" (a script), "arguments" (an upstream tool), or None."""
     piped_as = cmd.handler.piped_as
     return piped_as if piped_as != "arguments" or cmd.schema is not None else None
+
+
+def named_in_summaries(word: str, children: list[Node]) -> list[str]:
+    """The children whose summary names `word` as words of its own: a server a row calls by its product's name
+    (`pipedrive` -> `mcp`, whose row reads `Pipedrive: contacts, deals, company.`), which no spelling of its key
+    is close to."""
+    said = re.sub(r"[-_]+", " ", word).strip().lower()
+    if len(said) < 3:
+        return []
+    pattern = re.compile(rf"(?<![\w-]){re.escape(said)}(?![\w-])")
+    return [c.name for c in children if pattern.search(c.summary.lower())]
