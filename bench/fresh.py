@@ -9,9 +9,10 @@ Okapi) over each tool's name and description, with no other reading of the words
 A second set (`--set second`, bench/data/fresh2: GitHub's tools, the crowded config and ProgressiveMCPBench's 15
 servers) was written by another blind helper after the search's last change and measured whole, once; published, it
 became tuning material. A third (`--set third`, bench/data/fresh3: the same three and Boundary's 150 tools) was written
-by a third blind helper and is measured whole, once, after the search's last change of that work.
+by a third blind helper and measured whole, once; published, it too became tuning material, and a fourth (`--set
+fourth`, bench/data/fresh4, the same four lists, a fourth blind helper) is measured once after the change it led to.
 
-`python -m bench.fresh [--set first|second|third] [--half tune|held_out|all] [--misses]`.
+`python -m bench.fresh [--set first|second|third|fourth] [--half tune|held_out|all] [--misses]`.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ SETS = {
     "first": (FRESH, ("github", "crowded")),
     "second": (FRESH.with_name("fresh2"), ("github", "crowded", "progressive")),
     "third": (FRESH.with_name("fresh3"), ("github", "crowded", "progressive", "boundary")),
+    "fourth": (FRESH.with_name("fresh4"), ("github", "crowded", "progressive", "boundary")),
 }
 SPENT = {"second", "third"}  # sets measured once and published: tuning may read their misses now
 DEPTH = 5

@@ -441,6 +441,10 @@ def test_the_spelling_vocabulary_prefers_the_nearest_then_the_commoner_word():
     assert vocabulary.correct("repositroy") == "repository"
     assert vocabulary.correct("genrators") == "generators"
     assert vocabulary.correct("gnratrs") == "gnratrs"  # three edits: no word is near
+    vocabulary = spelling.Vocabulary({**vocabulary.counts, "resolved": 2, "empty": 1, "archive": 1})
+    assert vocabulary.correct("unresolved") == "unresolved"  # a prefix turns it round: no typo of `resolved`
+    assert vocabulary.correct("nonempty") == "nonempty" and vocabulary.correct("resolvde") == "resolved"
+    assert vocabulary.correct("archived") == "archive"  # an ending is: a slip of the keys, or a form of it
     vocabulary.extend(["repositor"])  # a word of the language is never read as a typo
     assert vocabulary.correct("repositor") == "repositor"
     assert spelling.distance("opne", "open") == 1 and spelling.distance("kitten", "sitting", most=5) == 3

@@ -5,8 +5,9 @@ query that the vocabulary lacks is looked up by its own such forms (one or two l
 found are checked by their true edit distance (Damerau's: a swap of two neighbouring letters is one edit, `opne` for
 open). A word of up to SHORT letters is never corrected (`teh`: too many words lie near it), one of up to SWAP
 letters only by a swap of neighbours (`opne`, but not `bank` for back); up to LONG letters, one edit is allowed;
-longer ones, two. Of several candidates the nearest wins, then the one more commands
-have. Every step is linear in the query's words, whatever the vocabulary's size.
+longer ones, two. A word is never read as its own ending (`unresolved` is not `resolved`, `nonempty` not `empty`: a
+prefix that turns the meaning round is no slip of the keys). Of several candidates the nearest wins, then the one
+more commands have. Every step is linear in the query's words, whatever the vocabulary's size.
 """
 
 from __future__ import annotations
@@ -81,6 +82,7 @@ class Vocabulary:
         candidates = {c for form in forms for c in filed.get(form, ())}
         if len(word) <= SWAP:
             candidates = {c for c in candidates if len(c) == len(word) and sorted(c) == sorted(word)}
+        candidates = {c for c in candidates if not word.endswith(c)}  # a prefix is no typo: `unresolved` is not resolved
         scored = [(distance(word, c, most), -self.counts[c], c) for c in candidates]
         best = min((s for s in scored if s[0] <= most), default=None)
         return best[2] if best else word
