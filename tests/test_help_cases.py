@@ -573,8 +573,13 @@ def test_a_command_s_help_says_what_it_returns_where_anything_says_so(tool, line
 def test_a_listing_s_usage_line_names_the_other_options_while_they_fit_else_counts_them():
     few = cmd("put", params=[opt("v"), opt("w", type="integer")])
     assert h.usage("t put", few, counted=True) == "  t put [--v TEXT] [--w INT]"
-    many = cmd("put", params=[opt(f"option-{i}") for i in range(6)])
-    assert h.usage("t put", many, counted=True) == "  t put [6 options]"
+    some = cmd("put", params=[opt(f"option-{i}") for i in range(6)])  # with their values, one line is too short
+    assert (
+        h.usage("t put", some, counted=True) == "  t put [options: " + " ".join(f"--option-{i}" for i in range(6)) + "]"
+    )
+    assert h.arguments(some) == "    [options: " + " ".join(f"--option-{i}" for i in range(6)) + "]"
+    many = cmd("put", params=[opt(f"option-{i}") for i in range(9)])  # their names alone are too long
+    assert h.usage("t put", many, counted=True) == "  t put [9 options]"
     assert h.usage("t put", many) == "  t put [options]"  # a command's own help lists them below
 
 

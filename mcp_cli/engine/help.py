@@ -198,8 +198,8 @@ def _options(cmd: Command) -> list[Param]:
 def usage(prog: str, cmd: Command, counted: bool = False) -> str:
     """argparse-style usage: the required options, exclusive ones joined with `|`, then `[options]` for the others
     (the Options list shows each), then positionals; wrapped. `counted`, as a listing writes it: the others each
-    in brackets where the line still fits its width (`[--depth INT]`: an agent calls it without its help), else how
-    many they are (`[3 options]`)."""
+    in brackets where the line still fits its width (`[--depth INT]`: an agent calls it without its help), else
+    their names (`[options: --bold --italic --color]`), else how many they are (`[3 options]`)."""
     return _wrapped(f"  {prog}", _pieces(cmd, counted, len(prog) + 2), len(prog) + 2)
 
 
@@ -235,8 +235,11 @@ def _pieces(cmd: Command, counted: bool, room: int) -> list[str]:
     positionals = [_invocation(p) for p in cmd.params if p.positional]
     if others and counted:
         each = [f"[{_invocation(p)}]" for p in others]
-        short = room + len(" ".join(["", *pieces, *each, *positionals])) <= WIDTH
-        pieces += each if short else [f"[{len(others)} option{'s' * (len(others) > 1)}]"]
+        named = ["[options: " + " ".join(max(spellings(p.flags), key=len) for p in others) + "]"]
+        for way in (each, named, [f"[{len(others)} option{'s' * (len(others) > 1)}]"]):
+            if room + len(" ".join(["", *pieces, *way, *positionals])) <= WIDTH:
+                break
+        pieces += way
     elif others:
         pieces.append("[options]")
     return pieces + positionals

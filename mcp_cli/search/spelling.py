@@ -82,7 +82,7 @@ class Vocabulary:
         candidates = {c for form in forms for c in filed.get(form, ())}
         if len(word) <= SWAP:
             candidates = {c for c in candidates if len(c) == len(word) and sorted(c) == sorted(word)}
-        candidates = {c for c in candidates if not word.endswith(c)}  # a prefix is no typo: `unresolved` is not resolved
+        candidates = {c for c in candidates if not word.endswith(c)}  # a prefix is no typo: `unresolved`
         scored = [(distance(word, c, most), -self.counts[c], c) for c in candidates]
         best = min((s for s in scored if s[0] <= most), default=None)
         return best[2] if best else word
