@@ -1,7 +1,8 @@
 """What an upstream asks of the client while it runs a call, and what it tells it: the relay between the two.
 
-A surface sets `CURRENT` to the calling client's `Relay` around a call; an upstream's questions (elicitation in form
-or URL mode, sampling), its progress and its log messages reach that relay. The upstream session declares that it can
+A surface puts the calling client's `Relay` on the call (`CallScope.relay`), and the handler hands it to the upstream
+call; an upstream's questions (elicitation in form or URL mode, sampling), its progress and its log messages reach
+that relay. The upstream session declares that it can
 answer elicitation and sampling whoever calls (its session and its tool list are shared by every client), so the
 tools that need them are always listed; a client that cannot answer gets a refusal that names what the tool asked.
 
@@ -88,8 +89,9 @@ class Relay:
         """A log message of the upstream, during the call."""
 
 
-CURRENT: ContextVar[Relay | None] = ContextVar("mcp_cli_relay", default=None)
-_CALLING: ContextVar[Relay | None] = ContextVar("mcp_cli_calling", default=None)  # set around the request alone
+# The relay of the call the calling task makes, set around its request alone: the SDK's callbacks (a 2026-era
+# upstream's questions inside the call) take no parameter of ours, so this is how they find it.
+_CALLING: ContextVar[Relay | None] = ContextVar("mcp_cli_calling", default=None)
 
 
 @dataclass

@@ -23,7 +23,7 @@ import anyio
 from anyio.abc import TaskGroup
 
 from ..errors import HandlerError, HandlerTimeout
-from .relay import CURRENT, Answer, Calls
+from .relay import Answer, Calls, Relay
 from .server_config import Http, InProcess, ServerConfig, UnsetVariable, parse
 from .streams import ReadStream
 
@@ -234,11 +234,19 @@ class Upstream:
                 return False
         return False
 
-    async def call(self, tool: str, arguments: dict[str, Any], timeout: float, path: str, task: bool = False) -> Answer:
-        """Call a tool (as a task with `task`) for the current client (`relay.CURRENT`)."""
+    async def call(
+        self,
+        tool: str,
+        arguments: dict[str, Any],
+        timeout: float,
+        path: str,
+        task: bool = False,
+        relay: Relay | None = None,
+    ) -> Answer:
+        """Call a tool (as a task with `task`) for the client behind `relay` (the call's: `CallScope.relay`)."""
         plain = self.config.mode == "legacy"  # a handshake-era session: its answers are relayed as they come
         return await self.ask(
-            lambda client: self.calls.call(client, tool, arguments, CURRENT.get(), task, plain), timeout, path
+            lambda client: self.calls.call(client, tool, arguments, relay, task, plain), timeout, path
         )
 
     async def ask(self, send: Callable[[Client], Awaitable[T]], timeout: float, path: str) -> T:

@@ -26,8 +26,9 @@ from ..engine.command import internal
 from ..engine.runtime import Runtime
 from ..entities import KEYED, Contexts
 from ..errors import NotFound
-from ..handlers import CallScope, relay, upstream_kind
+from ..handlers import CallScope, upstream_kind
 from ..handlers.processes import exit_process
+from ..handlers.relay import Relay
 from ..result import Result
 from ..text import clip
 from . import http_guard, scopes
@@ -88,18 +89,19 @@ class Roots:
         (stateless HTTP), which is asked each time."""
         return "stdio" if ctx.request is None else ctx.request.headers.get("mcp-session-id")
 
-    async def cwd(self, ctx: ServerRequestContext) -> str | None:
-        """The folder for a call, asked on the back-channel of the call's own request."""
+    async def cwd(self, ctx: ServerRequestContext, relay: Relay) -> str | None:
+        """The folder for a call, asked on the back-channel of the call's own request, or of a 2026-era client through
+        the call's `relay`."""
         session = self.session(ctx)
         if session is None:
-            return await self._ask(ctx)
+            return await self._ask(ctx, relay)
         if session not in self._known:
-            self._known[session] = await self._ask(ctx)
+            self._known[session] = await self._ask(ctx, relay)
             if len(self._known) > KEYED:
                 self._known.popitem(last=False)
         return self._known[session]
 
-    async def _ask(self, ctx: ServerRequestContext) -> str | None:
+    async def _ask(self, ctx: ServerRequestContext, relay: Relay) -> str | None:
         from mcp.shared.message import ServerMessageMetadata
 
         capabilities = ctx.session.client_capabilities
@@ -108,7 +110,7 @@ class Roots:
         try:
             with anyio.fail_after(ROOTS_TIMEOUT):
                 if not ctx.session.can_send_request:  # the 2026 protocol: asked as `input_required` (`relay.py`)
-                    listed = await (relay.CURRENT.get() or relay.Relay()).ask(types.ListRootsRequest())
+                    listed = await relay.ask(types.ListRootsRequest())
                     if isinstance(listed, types.ErrorData):
                         raise MCPError.from_error_data(listed)
                 else:
@@ -193,10 +195,10 @@ def build(
         if meta is None and params.name != rt.tree.name:  # a not_found in the envelope, as every failure
             unknown = NotFound(f"no tool named {clip(params.name, 100)!r}; this server has one tool, {rt.tree.name!r}.")
             return rt.commands.failure(unknown, None)
-        changes.heard(ctx)
+        changes.heard(ctx, roots.session(ctx))
 
-        async def work() -> Result:  # with the client's relay (`relay.py`): it may be asked, told progress
-            scope = CallScope(await roots.cwd(ctx), context, local_files)
+        async def work(relay: Relay) -> Result:  # the client's relay (`relay.py`): it may be asked, told progress
+            scope = CallScope(await roots.cwd(ctx, relay), context, local_files, relay=relay)
             try:
                 if meta is not None:
                     return await meta.call(params.name, params.arguments, scope)
