@@ -29,6 +29,8 @@ if TYPE_CHECKING:
     from mcp import Client
     from mcp.client.session import ClientRequestContext
 
+    from .stdio_client import DirectLine
+
 log = logging.getLogger("mcp_cli")
 TASK_TTL_MS = 3_600_000  # how long an upstream keeps a task's result for us
 POLL_DEFAULT = 1.0  # seconds between polls of a task's status when the upstream suggests none
@@ -168,12 +170,15 @@ class Calls:
         relay: Relay | None,
         task: bool = False,
         plain: bool = False,
+        direct: DirectLine | None = None,
     ) -> Answer:
         """Call `tool` for the client behind `relay`: its progress goes there, and its questions; `task`: the
         tool runs only as a task (created, polled, its result fetched). `plain`: a handshake-era session, where
         nothing comes back inside a call but its answer: the answer is relayed as the session got it, checked
         against the protocol once (not again as a model, then dumped back to JSON; nor against the tool's output
-        schema: the caller gets what the upstream said)."""
+        schema: the caller gets what the upstream said). `direct`: the session's transport carries requests of our
+        own (stdio), so a plain call that wants no progress is sent on it, without the session's tasks and models
+        (the upstream's questions during it still come through the session, to this relay)."""
         relay = relay or Relay()
         self.relays.append(relay)
         token = _CALLING.set(relay)
@@ -181,15 +186,26 @@ class Calls:
             if task:
                 return Answer.of(await _as_task(client, tool, arguments, relay))
             heard = relay.progress if relay.listens else None
+            if plain and direct is not None and heard is None:
+                return _answer(await direct.request("tools/call", {"name": tool, "arguments": arguments}))
             if plain:
                 request = types.CallToolRequest(params=types.CallToolRequestParams(name=tool, arguments=arguments))
                 raw = (await client.session.send_request(request, _Raw, progress_callback=heard)).model_extra or {}
-                content = [{k: v for k, v in item.items() if v is not None} for item in raw.get("content") or []]
-                return Answer(content, bool(raw.get("isError")), raw.get("structuredContent"))
+                return _answer(raw)
             return Answer.of(await client.call_tool(tool, arguments, progress_callback=heard))
         finally:
             _CALLING.reset(token)
             self.relays.remove(relay)
+
+
+def _answer(raw: dict[str, Any]) -> Answer:
+    """A plain call's answer from the upstream's result as it sent it (its members that are null left out); a result
+    that is not a tool's answer is a `ValueError` saying what it was."""
+    content, structured = raw.get("content") or [], raw.get("structuredContent")
+    if not isinstance(content, list) or not all(isinstance(item, dict) for item in content):
+        raise ValueError(f"the upstream answered a call with a result that has no list of content items: {raw!r:.200}")
+    items = [{k: v for k, v in item.items() if v is not None} for item in content]
+    return Answer(items, bool(raw.get("isError")), structured)
 
 
 async def listing(client: Client) -> dict[str, Any]:

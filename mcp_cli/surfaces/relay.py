@@ -108,6 +108,15 @@ class Direct(Relay):
             )
 
 
+class Unanswered(Relay):
+    """A 2026-era client's call that declared nothing it could answer and asked for neither progress nor log messages
+    (a plain call, `stdio.Front`): as `Direct` serves it, its questions are refused, naming what they need, and
+    nothing else reaches it."""
+
+    async def ask(self, request: types.InputRequest) -> types.InputResponse | types.ErrorData:
+        return refusal(request, _missing(request, None))
+
+
 class Parked(Relay):
     """A 2026-era client's call, run in the server's task group between the client's retries."""
 
