@@ -207,3 +207,18 @@ def test_a_plain_call_is_taken():
 )
 def test_a_plain_results_wire_form_is_the_sdks(result):
     assert sieved(VERSION, result) == spec.serialize_server_result("tools/call", VERSION, result)
+
+
+@pytest.mark.parametrize("progress", [False, True])
+async def test_a_call_in_flight_when_the_client_leaves_is_told_the_connection_closed(wire, config, progress):
+    started = config.parent / "started"
+    started.unlink(missing_ok=True)
+    meta = {**ENVELOPE, **({"progressToken": "p"} if progress else {})}
+    params = {"name": "team", "arguments": {"argv": ["helper", "slow"]}, "_meta": meta}
+    await wire.send({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": params})
+    with anyio.fail_after(budget(30)):
+        while not started.exists():
+            await anyio.sleep(0.05)
+    assert wire.process.stdin is not None
+    await wire.process.stdin.aclose()  # the client leaves
+    assert (await wire.answer(5))["error"] == {"code": -32000, "message": "Connection closed"}

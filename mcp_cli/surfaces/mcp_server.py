@@ -269,7 +269,7 @@ def served(
                 front.ready = True
             yield {}
             if front is not None:
-                front.ready = False
+                await front.stop()
             tg.cancel_scope.cancel()
 
     shown = Runtime(scopes.prune(runtime.tree, ()), runtime.kinds) if scoped else runtime  # what every scope sees

@@ -39,6 +39,8 @@ log = logging.getLogger("mcp_cli")
 
 LINE_LIMIT = 64 * 2**20  # bytes of one message; a longer one is answered "too large" (see unreadable)
 _KEPT = 65536  # bytes of a cut message kept: enough for the answer to find its id
+STOP_WRITE = 5.0  # seconds a call in flight when the server stops has to be told so (the SDK's bound)
+_CLOSED = {"code": types.CONNECTION_CLOSED, "message": "Connection closed"}  # the SDK's, to a call it stops
 
 
 class _Lines:
@@ -99,8 +101,10 @@ class Front:
         self.call, self.stamp = call, stamp
         self.modern: bool | None = None  # the client's era, once its first request said it
         self.ready = False
+        self.stopping = False
         self.tg: TaskGroup | None = None
         self.running: dict[types.RequestId, anyio.CancelScope] = {}
+        self._ended = anyio.Event()  # set when the last call in flight ends while stopping
         # the last envelope that passed the SDK's checks, and its protocol version
         self._accepted: tuple[dict[str, Any], str] | None = None
 
@@ -177,24 +181,43 @@ class Front:
     async def _answer(
         self, request_id: types.RequestId, version: str, params: dict[str, Any], scope: anyio.CancelScope, out: _Out
     ) -> None:
+        closed = {"jsonrpc": "2.0", "id": request_id, "error": _CLOSED}  # a call the server's stopping ended
         answer: dict[str, Any] | None = None
-        with scope:
-            try:
-                result = sieved(version, await self.call(params))
-                meta = result.get("_meta")
-                if meta is None or (isinstance(meta, dict) and meta.get(types.SERVER_INFO_META_KEY) is None):
-                    result["_meta"] = {**(meta or {}), types.SERVER_INFO_META_KEY: self.stamp()}  # as the SDK stamps
-                answer = {"jsonrpc": "2.0", "id": request_id, "result": result}
-            except Exception as exc:  # a bug: the SDK would answer it as an error too
-                log.exception("internal error answering a call")
-                error = {"code": types.INTERNAL_ERROR, "message": str(exc) or type(exc).__name__}
-                answer = {"jsonrpc": "2.0", "id": request_id, "error": error}
-        if self.running.get(coerce_request_id(request_id)) is scope:
-            del self.running[coerce_request_id(request_id)]
-        if answer is not None and not scope.cancel_called:  # a call its client cancelled is not answered
-            with contextlib.suppress(OSError):  # the client gone meanwhile
-                await out.write(_line(answer))
-                await out.flush()
+        try:
+            with scope:
+                try:
+                    result = sieved(version, await self.call(params))
+                    meta = result.get("_meta")
+                    if meta is None or (isinstance(meta, dict) and meta.get(types.SERVER_INFO_META_KEY) is None):
+                        result["_meta"] = {**(meta or {}), types.SERVER_INFO_META_KEY: self.stamp()}  # as the SDK does
+                    answer = {"jsonrpc": "2.0", "id": request_id, "result": result}
+                except Exception as exc:  # a bug: the SDK would answer it as an error too
+                    log.exception("internal error answering a call")
+                    error = {"code": types.INTERNAL_ERROR, "message": str(exc) or type(exc).__name__}
+                    answer = {"jsonrpc": "2.0", "id": request_id, "error": error}
+        except anyio.get_cancelled_exc_class():
+            with anyio.move_on_after(STOP_WRITE, shield=True):
+                await _send(out, closed)
+            raise
+        finally:
+            if self.running.get(coerce_request_id(request_id)) is scope:
+                del self.running[coerce_request_id(request_id)]
+            if self.stopping and not self.running:
+                self._ended.set()
+        if scope.cancel_called:  # its client cancelled it (no answer), or the server stops
+            answer = closed if self.stopping else None
+        if answer is not None:
+            await _send(out, answer)
+
+    async def stop(self) -> None:
+        """The server stopping (its client has gone): calls in flight end, each answered as the SDK answers its own
+        ("Connection closed"), before the runtime they use stops."""
+        self.ready, self.stopping = False, True
+        for scope in list(self.running.values()):
+            scope.cancel()
+        with anyio.move_on_after(STOP_WRITE):
+            if self.running:
+                await self._ended.wait()
 
     def _cancelled(self, text: str) -> bool:
         try:
@@ -238,6 +261,12 @@ def sieved(version: str, result: dict[str, Any]) -> dict[str, Any]:
         )
     )
     return dict(result) if plain else spec.serialize_server_result("tools/call", version, result)
+
+
+async def _send(out: _Out, message: dict[str, Any]) -> None:
+    with contextlib.suppress(OSError):  # the client gone meanwhile
+        await out.write(_line(message))
+        await out.flush()
 
 
 def _line(message: dict[str, Any]) -> str:
