@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 from .tree import Node, server_depth
 
 if TYPE_CHECKING:
-    from mcp.server import ServerRequestContext
+    from starlette.requests import Request
 
 _TOKEN = r"[^\s/]{1,100}"
 _PATH = r"[\w.-]{1,100}(?:/[\w.-]{1,100}){1,4}"
@@ -152,16 +152,16 @@ class Contexts:
         self._stdio = Context()
         self._keyed: OrderedDict[bytes, Context] = OrderedDict()
 
-    def of(self, ctx: ServerRequestContext, meta: object) -> Context:
-        """The context of a request (`ctx`, the SDK's request context) with this `_meta`; a stateless HTTP request
-        without a key gets a context of its own, which ends with it."""
+    def of(self, request: Request | None, meta: object) -> Context:
+        """The context of a request with this `_meta`: over HTTP, `request` (the SDK's request context's); None for
+        the stdio client. A stateless HTTP request without a key gets a context of its own, which ends with it."""
         given = meta.get(META_KEY) if isinstance(meta, dict) else None
         if isinstance(given, str) and given:
             key = "given\0" + given
-        elif ctx.request is None:
+        elif request is None:
             return self._stdio
-        elif ctx.request.headers.get("mcp-session-id"):
-            key = "session\0" + ctx.request.headers["mcp-session-id"]
+        elif request.headers.get("mcp-session-id"):
+            key = "session\0" + request.headers["mcp-session-id"]
         else:
             return Context(lasting=False)
         digest = hashlib.sha256(key.encode("utf-8", "surrogatepass")).digest()  # a long key costs no memory

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import anyio
 import anyio.to_thread
@@ -14,6 +14,9 @@ from ..errors import HandlerTimeout
 from ..refs import HandlerRef
 from ..result import Result
 from ..tree import Command, Tree
+
+if TYPE_CHECKING:
+    from .relay import Relay
 
 WHOLE_MAX = 64 * 2**20  # characters of output a handler keeps when its whole output is asked for (`CallScope.whole`)
 
@@ -40,13 +43,15 @@ class CallScope:
     descriptors, which a script reads and writes itself, byte for byte and whole (stdout None: a program reads the
     caller's, so the output is read, to be answered within the budget). `whole`: the command's output goes on to a
     pipeline's next stage, so handlers keep all of it (up to WHOLE_MAX characters; the pipeline's answer is capped)
-    and a script writes no terminal."""
+    and a script writes no terminal. `relay`: the caller as an upstream server sees it (`relay.py`), where an
+    upstream's questions, progress and log messages during the call go; None: a caller that answers nothing."""
 
     cwd: str | None = None
     context: Context | None = None
     local_files: bool = False
     terminal: tuple[int, int | None] | None = None
     whole: bool = False
+    relay: Relay | None = None
 
 
 @dataclass

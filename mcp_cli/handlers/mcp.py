@@ -85,7 +85,7 @@ class McpHandler:
         if self.pool is None:
             raise HandlerError(f"`{call.path}` calls an upstream server, which needs a running server (mcp-cli serve)")
         upstream = self.pool.get(self.server)
-        result = await upstream.call(self.tool, call.values, self.timeout, call.path, self.task)
+        result = await upstream.call(self.tool, call.values, self.timeout, call.path, self.task, call.scope.relay)
         content = result.content
         if self.catalogue is not None:  # links and embedded resources as served: reading them finds this server
             self.catalogue.passed(self.server, content)

@@ -1,7 +1,8 @@
 """What an upstream asks of the client while it runs a call, and what it tells it: the relay between the two.
 
-A surface sets `CURRENT` to the calling client's `Relay` around a call; an upstream's questions (elicitation in form
-or URL mode, sampling), its progress and its log messages reach that relay. The upstream session declares that it can
+A surface puts the calling client's `Relay` on the call (`CallScope.relay`), and the handler hands it to the upstream
+call; an upstream's questions (elicitation in form or URL mode, sampling), its progress and its log messages reach
+that relay. The upstream session declares that it can
 answer elicitation and sampling whoever calls (its session and its tool list are shared by every client), so the
 tools that need them are always listed; a client that cannot answer gets a refusal that names what the tool asked.
 
@@ -27,6 +28,8 @@ from .pages import every_page, listed
 if TYPE_CHECKING:
     from mcp import Client
     from mcp.client.session import ClientRequestContext
+
+    from .stdio_client import DirectLine
 
 log = logging.getLogger("mcp_cli")
 TASK_TTL_MS = 3_600_000  # how long an upstream keeps a task's result for us
@@ -88,8 +91,9 @@ class Relay:
         """A log message of the upstream, during the call."""
 
 
-CURRENT: ContextVar[Relay | None] = ContextVar("mcp_cli_relay", default=None)
-_CALLING: ContextVar[Relay | None] = ContextVar("mcp_cli_calling", default=None)  # set around the request alone
+# The relay of the call the calling task makes, set around its request alone: the SDK's callbacks (a 2026-era
+# upstream's questions inside the call) take no parameter of ours, so this is how they find it.
+_CALLING: ContextVar[Relay | None] = ContextVar("mcp_cli_calling", default=None)
 
 
 @dataclass
@@ -166,12 +170,15 @@ class Calls:
         relay: Relay | None,
         task: bool = False,
         plain: bool = False,
+        direct: DirectLine | None = None,
     ) -> Answer:
         """Call `tool` for the client behind `relay`: its progress goes there, and its questions; `task`: the
         tool runs only as a task (created, polled, its result fetched). `plain`: a handshake-era session, where
         nothing comes back inside a call but its answer: the answer is relayed as the session got it, checked
         against the protocol once (not again as a model, then dumped back to JSON; nor against the tool's output
-        schema: the caller gets what the upstream said)."""
+        schema: the caller gets what the upstream said). `direct`: the session's transport carries requests of our
+        own (stdio), so a plain call that wants no progress is sent on it, without the session's tasks and models
+        (the upstream's questions during it still come through the session, to this relay)."""
         relay = relay or Relay()
         self.relays.append(relay)
         token = _CALLING.set(relay)
@@ -179,15 +186,26 @@ class Calls:
             if task:
                 return Answer.of(await _as_task(client, tool, arguments, relay))
             heard = relay.progress if relay.listens else None
+            if plain and direct is not None and heard is None:
+                return _answer(await direct.request("tools/call", {"name": tool, "arguments": arguments}))
             if plain:
                 request = types.CallToolRequest(params=types.CallToolRequestParams(name=tool, arguments=arguments))
                 raw = (await client.session.send_request(request, _Raw, progress_callback=heard)).model_extra or {}
-                content = [{k: v for k, v in item.items() if v is not None} for item in raw.get("content") or []]
-                return Answer(content, bool(raw.get("isError")), raw.get("structuredContent"))
+                return _answer(raw)
             return Answer.of(await client.call_tool(tool, arguments, progress_callback=heard))
         finally:
             _CALLING.reset(token)
             self.relays.remove(relay)
+
+
+def _answer(raw: dict[str, Any]) -> Answer:
+    """A plain call's answer from the upstream's result as it sent it (its members that are null left out); a result
+    that is not a tool's answer is a `ValueError` saying what it was."""
+    content, structured = raw.get("content") or [], raw.get("structuredContent")
+    if not isinstance(content, list) or not all(isinstance(item, dict) for item in content):
+        raise ValueError(f"the upstream answered a call with a result that has no list of content items: {raw!r:.200}")
+    items = [{k: v for k, v in item.items() if v is not None} for item in content]
+    return Answer(items, bool(raw.get("isError")), structured)
 
 
 async def listing(client: Client) -> dict[str, Any]:

@@ -9,23 +9,35 @@
 
 The server runs in a session (and process group) of its own, its stderr goes to `errlog`, and it gets the SDK's
 default environment with the config's `env` on top, as under the SDK's transport.
+
+Beside the SDK's session, the transport carries requests of mcp-cli's own (`DirectLine`): a plain tool call is
+written to the server's stdin as one line and its answer taken off the reader as it arrives, not through the session's
+tasks and models. Their ids are strings of their own, so they never meet the session's numbered requests; everything
+else the server sends (its requests, notifications, the session's answers) goes to the session as before. An answer
+that follows something the session was given meanwhile (a log message, a question of the call's) is handed over
+behind it, through the session's read stream, so that the session has taken what came first before the call ends.
 """
 
 from __future__ import annotations
 
+import itertools
+import json
+import math
 import re
 import signal
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
-from typing import TextIO
+from typing import Any, TextIO
 
 import anyio
-from anyio.abc import ByteReceiveStream, ObjectReceiveStream, ObjectSendStream, Process
+from anyio.abc import ByteReceiveStream, ByteSendStream, ObjectSendStream, Process
 from mcp import types
 from mcp.client.stdio import StdioServerParameters, get_default_environment
+from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
 
 from .processes import ended, kill_group, started
+from .streams import ReadStream
 
 MAX_MESSAGE = 128 * 2**20  # bytes of one message from an upstream; a longer one is answered as an error
 GRACE = 2.0  # seconds a server has to exit once its stdin is closed, and again after SIGTERM
@@ -92,6 +104,124 @@ async def lines(stream: ByteReceiveStream, limit: int = MAX_MESSAGE) -> AsyncIte
         yield bytes(line)
 
 
+_OURS = "mcp-cli-"  # the start of the ids of `DirectLine` requests
+_OURS_BYTES = b'"' + _OURS.encode()
+_CLOSED: dict[str, Any] = {}  # the outcome of a request whose connection ended first
+
+
+class DirectLine:
+    """Requests of mcp-cli's own on a server's stdin, beside the SDK's session (see the module's docstring): each sent
+    as one line, its answer handed back by the reader (`answered`) to the request waiting for it."""
+
+    def __init__(self, stdin: ByteSendStream) -> None:
+        self.stdin = stdin
+        self.waiting: dict[str, tuple[anyio.Event, list[dict[str, Any]], int]] = {}
+        self.heard = -math.inf  # when one of its answers last came (anyio's clock)
+        self.given = 0  # messages given to the session so far
+        self.closed = False
+        self._ids = itertools.count(1)
+
+    async def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        """The server's result for a request; MCPError for its error answer, or with code CONNECTION_CLOSED when the
+        connection ends first (as the SDK's session says it). Cancelled (a timeout, the caller's cancellation), the
+        request is cancelled at the server too."""
+        if self.closed:
+            raise _closed()
+        request_id = f"{_OURS}{next(self._ids)}"
+        done, outcome = anyio.Event(), list[dict[str, Any]]()
+        self.waiting[request_id] = (done, outcome, self.given)
+        line = json.dumps({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}) + "\n"
+        try:
+            try:
+                await self.stdin.send(line.encode("utf-8"))
+            except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
+                self.waiting.pop(request_id, None)
+                raise _closed() from None
+            await done.wait()
+        except BaseException:
+            if self.waiting.pop(request_id, None) is not None and not self.closed:  # sent, never answered
+                cancel = {"requestId": request_id, "reason": "the call was cancelled"}
+                with anyio.move_on_after(1, shield=True), suppress(Exception):
+                    notice = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": cancel}
+                    await self.stdin.send((json.dumps(notice) + "\n").encode("utf-8"))
+            raise
+        answer = outcome[0]
+        if answer is _CLOSED:
+            raise _closed()
+        error = answer.get("error")
+        if error is not None:
+            raise MCPError.from_error_data(types.ErrorData.model_validate(error))
+        result = answer.get("result")
+        if not isinstance(result, dict):
+            raise MCPError(code=types.INVALID_REQUEST, message=f"the answer's result is not an object: {result!r:.80}")
+        return result
+
+    def answered(self, line: bytes | TooLarge) -> bool | Behind:
+        """Whether `line` answers one of these requests (handed to it now, not to the session), or the answer to hand
+        over once the session has taken what it was given since the request was sent (`Behind`); a message too large
+        to keep answers with the error that says so."""
+        if not self.waiting:
+            return False
+        if isinstance(line, TooLarge):
+            refused = line.answer()
+            message = refused.message.model_dump(by_alias=True, exclude_none=True) if refused is not None else None
+        elif _OURS_BYTES not in line:
+            return False
+        else:
+            try:
+                message = json.loads(line)
+            except ValueError:
+                return False
+        if not isinstance(message, dict) or "method" in message:
+            return False
+        key = message.get("id")
+        waiting = self.waiting.pop(key, None) if isinstance(key, str) else None
+        if waiting is None:
+            return False
+        self.heard = anyio.current_time()
+        done, outcome, given = waiting
+        outcome.append(message)
+        if given != self.given:
+            return Behind(done)
+        done.set()
+        return True
+
+    def close(self) -> None:
+        """The connection ended: every request still waiting is told so."""
+        self.closed = True
+        for done, outcome, _ in self.waiting.values():
+            outcome.append(_CLOSED)
+            done.set()
+        self.waiting.clear()
+
+
+class Behind:
+    """An answer of a `DirectLine` request, handed over when the session's read stream reaches it (`Reading`)."""
+
+    def __init__(self, done: anyio.Event) -> None:
+        self.done = done
+
+
+def _closed() -> MCPError:
+    return MCPError(code=types.CONNECTION_CLOSED, message="Connection closed")
+
+
+class Reading(ReadStream):
+    """The session's read stream, with the transport's `DirectLine` requests beside it; their answers that came `Behind`
+    what the session was given are handed over here, in order."""
+
+    def __init__(self, read: Any, direct: DirectLine) -> None:
+        super().__init__(read)
+        self.direct = direct
+
+    async def receive(self) -> Any:
+        while True:
+            item = await self.read.receive()
+            if not isinstance(item, Behind):
+                return item
+            item.done.set()
+
+
 def _parse(line: bytes) -> SessionMessage | Exception:
     try:
         return SessionMessage(types.jsonrpc_message_adapter.validate_json(line, by_name=False))
@@ -102,7 +232,7 @@ def _parse(line: bytes) -> SessionMessage | Exception:
 @asynccontextmanager
 async def stdio_client(
     server: StdioServerParameters, errlog: TextIO
-) -> AsyncIterator[tuple[ObjectReceiveStream[SessionMessage | Exception], ObjectSendStream[SessionMessage]]]:
+) -> AsyncIterator[tuple[Reading, ObjectSendStream[SessionMessage]]]:
     """Start the server and yield the session's (read, write) streams; on exit stop it and its process group."""
     process = await anyio.open_process(
         [server.command, *server.args],
@@ -112,17 +242,34 @@ async def stdio_client(
         start_new_session=True,
     )
     started(process.pid)
-    to_session, read = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+    to_session, read = anyio.create_memory_object_stream[SessionMessage | Exception | Behind](0)
     write, from_session = anyio.create_memory_object_stream[SessionMessage](0)
+
+    assert process.stdin is not None
+    direct = DirectLine(process.stdin)
 
     async def reading() -> None:
         assert process.stdout is not None
         async with to_session:
             async for line in lines(process.stdout):
-                message = line.answer() if isinstance(line, TooLarge) else _parse(line)
-                if message is not None:
-                    with suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
-                        await to_session.send(message)
+                taken = direct.answered(line)
+                if taken is True:
+                    continue
+                if taken:
+                    message: SessionMessage | Exception | Behind | None = taken
+                else:
+                    message = line.answer() if isinstance(line, TooLarge) else _parse(line)
+                if message is None:
+                    continue
+                try:
+                    await to_session.send(message)
+                except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+                    if isinstance(message, Behind):  # no session to pass: its request need not wait for it
+                        message.done.set()
+                    continue
+                if not isinstance(message, Behind):
+                    direct.given += 1
+        direct.close()
 
     async def watching() -> None:
         """Once the server has exited (a crash, too), stop what it started: that also closes the pipes they
@@ -147,10 +294,11 @@ async def stdio_client(
             tg.start_soon(writing)
             tg.start_soon(watching)
             try:
-                yield read, write
+                yield Reading(read, direct), write
             finally:
                 tg.cancel_scope.cancel()
     finally:
+        direct.close()
         with anyio.CancelScope(shield=True):
             await _stop(process)
             for stream in (read, write, to_session, from_session):

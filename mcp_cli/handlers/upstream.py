@@ -23,7 +23,7 @@ import anyio
 from anyio.abc import TaskGroup
 
 from ..errors import HandlerError, HandlerTimeout
-from .relay import CURRENT, Answer, Calls
+from .relay import Answer, Calls, Relay
 from .server_config import Http, InProcess, ServerConfig, UnsetVariable, parse
 from .streams import ReadStream
 
@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from mcp import Client
 
     from .oauth import Provider
+    from .stdio_client import DirectLine
 
 log = logging.getLogger("mcp_cli")
 START_TIMEOUT = 60.0
@@ -105,7 +106,8 @@ class Upstream:
     def __init__(self, config: ServerConfig, tg: TaskGroup, auth: Provider | None = None) -> None:
         self.name, self.config, self.tg, self.auth = config.name, config, tg, auth
         self.client: Client | None = None
-        self.heard = -math.inf  # when the server last sent anything (anyio's clock)
+        self.direct: DirectLine | None = None  # the session's transport's line for requests of our own (stdio)
+        self._heard = -math.inf  # when the server last sent the session anything (anyio's clock)
         self._lock = anyio.Lock()
         self._starts = 0  # starts tried; calls that waited for one that failed are told its failure
         self._failed: HandlerError | None = None
@@ -116,6 +118,15 @@ class Upstream:
         self.started = 0  # sessions started
         self._errlog = tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace")
         self.calls = Calls()  # the calls in flight and the session's callbacks to their clients (`relay.py`)
+
+    @property
+    def heard(self) -> float:
+        """When the server last sent anything: to the session, or an answer on the direct line (anyio's clock)."""
+        return max(self._heard, self.direct.heard) if self.direct is not None else self._heard
+
+    @heard.setter
+    def heard(self, when: float) -> None:
+        self._heard = when
 
     def stderr_tail(self, limit: int = 1500) -> str:
         try:
@@ -160,6 +171,7 @@ class Upstream:
         @contextlib.asynccontextmanager
         async def heard() -> AsyncIterator[tuple[_Heard, Any]]:
             async with self.config.target(self._errlog, self.auth or self._login()) as (read, write):
+                self.direct = getattr(read, "direct", None)
                 yield _Heard(read, self), write
 
         # an in-process server is connected to as it is (`mcp.Client` takes it); a transport is watched (`heard`)
@@ -175,7 +187,7 @@ class Upstream:
             except Exception as exc:  # a crash ends only this session, never the pool
                 failure["error"] = self.ended = exc
             finally:
-                self.client = None
+                self.client = self.direct = None
                 ready.set()
                 done.set()
 
@@ -234,11 +246,19 @@ class Upstream:
                 return False
         return False
 
-    async def call(self, tool: str, arguments: dict[str, Any], timeout: float, path: str, task: bool = False) -> Answer:
-        """Call a tool (as a task with `task`) for the current client (`relay.CURRENT`)."""
+    async def call(
+        self,
+        tool: str,
+        arguments: dict[str, Any],
+        timeout: float,
+        path: str,
+        task: bool = False,
+        relay: Relay | None = None,
+    ) -> Answer:
+        """Call a tool (as a task with `task`) for the client behind `relay` (the call's: `CallScope.relay`)."""
         plain = self.config.mode == "legacy"  # a handshake-era session: its answers are relayed as they come
         return await self.ask(
-            lambda client: self.calls.call(client, tool, arguments, CURRENT.get(), task, plain), timeout, path
+            lambda client: self.calls.call(client, tool, arguments, relay, task, plain, self.direct), timeout, path
         )
 
     async def ask(self, send: Callable[[Client], Awaitable[T]], timeout: float, path: str) -> T:

@@ -26,12 +26,14 @@ from ..engine.command import internal
 from ..engine.runtime import Runtime
 from ..entities import KEYED, Contexts
 from ..errors import NotFound
-from ..handlers import CallScope, relay, upstream_kind
+from ..handlers import CallScope, upstream_kind
 from ..handlers.processes import exit_process
+from ..handlers.relay import Relay
 from ..result import Result
 from ..text import clip
 from . import http_guard, scopes
-from .relay import Changes, InputRequired, Relays
+from .relay import Changes, InputRequired, Relays, Unanswered
+from .stdio import Front
 from .tool import INPUT_SCHEMA, description, instructions, run
 from .unreadable import Answering, IdCheck
 
@@ -88,27 +90,36 @@ class Roots:
         (stateless HTTP), which is asked each time."""
         return "stdio" if ctx.request is None else ctx.request.headers.get("mcp-session-id")
 
-    async def cwd(self, ctx: ServerRequestContext) -> str | None:
-        """The folder for a call, asked on the back-channel of the call's own request."""
-        session = self.session(ctx)
+    async def cwd(self, ctx: ServerRequestContext, relay: Relay) -> str | None:
+        """The folder for a call, asked on the back-channel of the call's own request, or of a 2026-era client through
+        the call's `relay`."""
+        return await self.kept(self.session(ctx), lambda: self._ask(ctx, relay))
+
+    async def kept(self, session: str | None, ask: Callable[[], Awaitable[str | None]]) -> str | None:
+        """The folder of `session`, asked (`ask`) once; for a request on its own (None), each time."""
         if session is None:
-            return await self._ask(ctx)
+            return await ask()
         if session not in self._known:
-            self._known[session] = await self._ask(ctx)
+            self._known[session] = await ask()
             if len(self._known) > KEYED:
                 self._known.popitem(last=False)
         return self._known[session]
 
-    async def _ask(self, ctx: ServerRequestContext) -> str | None:
+    @staticmethod
+    async def unasked() -> str | None:
+        """The folder of a client that offers no roots."""
+        return host_folder()
+
+    async def _ask(self, ctx: ServerRequestContext, relay: Relay) -> str | None:
         from mcp.shared.message import ServerMessageMetadata
 
         capabilities = ctx.session.client_capabilities
         if capabilities is None or capabilities.roots is None:
-            return host_folder()  # no roots offered
+            return await self.unasked()
         try:
             with anyio.fail_after(ROOTS_TIMEOUT):
                 if not ctx.session.can_send_request:  # the 2026 protocol: asked as `input_required` (`relay.py`)
-                    listed = await (relay.CURRENT.get() or relay.Relay()).ask(types.ListRootsRequest())
+                    listed = await relay.ask(types.ListRootsRequest())
                     if isinstance(listed, types.ErrorData):
                         raise MCPError.from_error_data(listed)
                 else:
@@ -156,6 +167,14 @@ def build(
     client's part of the tree (`scopes.runtime_for`), and remembers its context apart from other scopes'; what every
     client gets alike (the instructions) shows only what every scope has, and a skill's files are not served as
     resources."""
+    return served(runtime, surface, scoped, local_files, public)[0]
+
+
+def served(
+    runtime: Runtime, surface: str = "tool", scoped: bool = False, local_files: bool = False, public: bool = True
+) -> tuple[Server, Front | None]:
+    """The Server of `build`, and for the one tool on stdio the `Front` that answers its plain calls off the wire
+    (`stdio.py`), in the same way (`plain_call`)."""
     if surface == "meta":
         from . import meta_tools
     roots, relays, changes = Roots(), Relays(), Changes(runtime)
@@ -163,7 +182,10 @@ def build(
 
     def scope_of(ctx: ServerRequestContext) -> tuple[Runtime, Meta | None, Contexts]:
         """The runtime a request may use, with what is kept for it: the meta-tools' index, the sessions' contexts."""
-        rt = scopes.runtime_for(getattr(ctx.request, "scope", None), runtime)
+        return scope_for(ctx.request)
+
+    def scope_for(request: Any) -> tuple[Runtime, Meta | None, Contexts]:
+        rt = scopes.runtime_for(getattr(request, "scope", None), runtime)
         if rt not in kept:
             kept[rt] = (meta_tools.Meta(rt) if surface == "meta" else None, Contexts())
         return rt, *kept[rt]
@@ -189,23 +211,46 @@ def build(
         meta: Meta | None,
         contexts: Contexts,
     ) -> Result | InputRequired:
-        context = contexts.of(ctx, params.meta)
-        if meta is None and params.name != rt.tree.name:  # a not_found in the envelope, as every failure
-            unknown = NotFound(f"no tool named {clip(params.name, 100)!r}; this server has one tool, {rt.tree.name!r}.")
-            return rt.commands.failure(unknown, None)
-        changes.heard(ctx)
+        context = contexts.of(ctx.request, params.meta)
+        unknown = not_ours(rt, meta, params.name)
+        if unknown is not None:
+            return unknown
+        changes.heard(ctx, roots.session(ctx))
 
-        async def work() -> Result:  # with the client's relay (`relay.py`): it may be asked, told progress
-            scope = CallScope(await roots.cwd(ctx), context, local_files)
-            try:
-                if meta is not None:
-                    return await meta.call(params.name, params.arguments, scope)
-                return await run(rt, params.arguments or {}, scope)
-            except Exception as exc:  # a bug outside the runtime (which answers its own): in the envelope too
-                log.exception("internal error answering a call of %s", rt.tree.name)
-                return rt.commands.failure(internal(exc, rt.tree.name), None)
+        async def work(relay: Relay) -> Result:  # the client's relay (`relay.py`): it may be asked, told progress
+            scope = CallScope(await roots.cwd(ctx, relay), context, local_files, relay=relay)
+            return await calling(rt, meta, params.name, params.arguments, scope)
 
         return await relays.run(ctx, roots.session(ctx), params, work)
+
+    def not_ours(rt: Runtime, meta: Meta | None, name: str) -> Result | None:
+        """The not_found answer (in the envelope, as every failure) for a tool this server does not have."""
+        if meta is None and name != rt.tree.name:
+            unknown = NotFound(f"no tool named {clip(name, 100)!r}; this server has one tool, {rt.tree.name!r}.")
+            return rt.commands.failure(unknown, None)
+        return None
+
+    async def calling(rt: Runtime, meta: Meta | None, name: str, arguments: Any, scope: CallScope) -> Result:
+        try:
+            if meta is not None:
+                return await meta.call(name, arguments, scope)
+            return await run(rt, arguments or {}, scope)
+        except Exception as exc:  # a bug outside the runtime (which answers its own): in the envelope too
+            log.exception("internal error answering a call of %s", rt.tree.name)
+            return rt.commands.failure(internal(exc, rt.tree.name), None)
+
+    async def plain_call(params: dict[str, Any]) -> dict[str, Any]:
+        """A plain call of the stdio client (`stdio.Front`: a 2026-era one that declared nothing it could answer and
+        asks for no progress or log messages), as `call_tool` answers it: its relay answers nothing, as `Direct`
+        would refuse its questions, and it works in the folder a client without roots gets."""
+        rt, _, contexts = scope_for(None)
+        name, arguments = params["name"], params.get("arguments")
+        answer = not_ours(rt, None, name)
+        if answer is None:
+            cwd, context = await roots.kept("stdio", roots.unasked), contexts.of(None, params.get("_meta"))
+            scope = CallScope(cwd, context, local_files, relay=Unanswered())
+            answer = await calling(rt, None, name, arguments, scope)
+        return answer.to_mcp(structured=rt.tree.settings.structured)
 
     async def set_level(ctx: ServerRequestContext, params: types.SetLevelRequestParams) -> types.EmptyResult:
         relays.levels[roots.session(ctx) or ""] = params.level
@@ -213,12 +258,18 @@ def build(
             relays.levels.pop(next(iter(relays.levels)))
         return types.EmptyResult()
 
+    front = Front(plain_call, lambda: server.server_info_stamp) if surface == "tool" and not scoped else None
+
     @contextlib.asynccontextmanager
     async def lifespan(_: Server) -> AsyncIterator[dict[str, Any]]:
         async with runtime, anyio.create_task_group() as tg:
             relays.tg = tg
             changes.install()
+            if front is not None:
+                front.ready = True
             yield {}
+            if front is not None:
+                await front.stop()
             tg.cancel_scope.cancel()
 
     shown = Runtime(scopes.prune(runtime.tree, ()), runtime.kinds) if scoped else runtime  # what every scope sees
@@ -246,14 +297,14 @@ def build(
 
         if gateway.offers(runtime):
             gateway.install(server, runtime, lambda ctx: scope_of(ctx)[0])
-    return server
+    return server, front
 
 
 async def serve_stdio(runtime: Runtime, surface: str = "tool") -> None:
     from .stdio import stdio_streams
 
-    server = build(runtime, surface, local_files=True)
-    async with stdio_streams() as (read, write):
+    server, front = served(runtime, surface, local_files=True)
+    async with stdio_streams(front) as (read, write):
         await server.run(Answering(read, write, runtime.tree.name), write, server.create_initialization_options())
 
 

@@ -9,12 +9,11 @@ for the result or the next questions. A client that lacks what a question needs 
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import secrets
 import sys
 import warnings
-import weakref
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -28,9 +27,10 @@ from mcp.shared.subscriptions import PromptsListChanged, ResourcesListChanged, S
 
 from ..engine.command import internal
 from ..engine.runtime import Runtime
+from ..entities import KEYED
 from ..errors import BadRequest, CallError, HandlerError
 from ..handlers import upstream_kind
-from ..handlers.relay import CURRENT, Relay, listing, need, offers, refusal
+from ..handlers.relay import Relay, listing, need, offers, refusal
 from ..result import Result
 from ..types import number, whole
 
@@ -50,7 +50,7 @@ _RESULTS: dict[str, type[types.Result]] = {
     "sampling": types.CreateMessageResult,
     "roots": types.ListRootsResult,
 }
-Work = Callable[[], Awaitable[Result]]
+Work = Callable[[Relay], Awaitable[Result]]  # a call, given its client's relay
 InputRequired = dict[str, Any]  # a 2026-era call's questions for its client, in wire form
 
 
@@ -108,6 +108,15 @@ class Direct(Relay):
             )
 
 
+class Unanswered(Relay):
+    """A 2026-era client's call that declared nothing it could answer and asked for neither progress nor log messages
+    (a plain call, `stdio.Front`): as `Direct` serves it, its questions are refused, naming what they need, and
+    nothing else reaches it."""
+
+    async def ask(self, request: types.InputRequest) -> types.InputResponse | types.ErrorData:
+        return refusal(request, _missing(request, None))
+
+
 class Parked(Relay):
     """A 2026-era client's call, run in the server's task group between the client's retries."""
 
@@ -130,9 +139,8 @@ class Parked(Relay):
 
     async def run(self, work: Work) -> None:
         with self.scope:
-            CURRENT.set(self)  # this task's own context: the relay of its call
             try:
-                self.result = await work()
+                self.result = await work(self)
             except Exception as exc:  # never lost: the client's waiting request answers it
                 log.exception("internal error in a parked call")
                 self.result = failed(internal(exc, self.tool), self.tool)
@@ -213,15 +221,11 @@ class Relays:
     async def run(
         self, ctx: ServerRequestContext, session: str | None, params: types.CallToolRequestParams, work: Work
     ) -> Result | InputRequired:
-        """`work` (the call) for the client of `ctx`, with its relay as `CURRENT`: run in the request, or for a 2026-era
-        client that may be asked something, parked in the server's task group between its retries. Its result, or
-        the questions it asks now (`input_required`)."""
+        """`work` (the call) for the client of `ctx`, given its relay: run in the request, or for a 2026-era client that
+        may be asked something, parked in the server's task group between its retries. Its result, or the questions it
+        asks now (`input_required`)."""
         if ctx.session.can_send_request or not offers(ctx.session.client_capabilities) or self.tg is None:
-            token = CURRENT.set(Direct(ctx, self.levels.get(session or "")))  # no task: the cheap path
-            try:
-                return await work()
-            finally:
-                CURRENT.reset(token)
+            return await work(Direct(ctx, self.levels.get(session or "")))  # no task: the cheap path
         state = params.request_state or ""
         parked = self.parked.get(state)
         if parked is None:
@@ -262,13 +266,19 @@ class Changes:
 
     def __init__(self, runtime: Runtime) -> None:
         self.runtime = runtime
-        self.listening: weakref.WeakSet[ServerSession] = weakref.WeakSet()  # handshake-era sessions that called
+        # handshake-era clients that called, by session (stdio's one client, an HTTP session's id): the session of
+        # their latest request, whose connection's channel the notifications take; the least recently heard first
+        self.listening: OrderedDict[str, ServerSession] = OrderedDict()
         self.bus = InMemorySubscriptionBus()
 
-    def heard(self, ctx: ServerRequestContext) -> None:
-        """A call from the client of `ctx`: a handshake-era one is told of changes from now on."""
-        if ctx.session.can_send_request:
-            self.listening.add(ctx.session)
+    def heard(self, ctx: ServerRequestContext, session: str | None) -> None:
+        """A call from the client of `ctx`, in `session` (None: a request on its own, which has no channel after it):
+        a handshake-era one is told of changes from now on."""
+        if ctx.session.can_send_request and session is not None:
+            self.listening.pop(session, None)
+            self.listening[session] = ctx.session
+            if len(self.listening) > KEYED:
+                self.listening.popitem(last=False)
 
     def install(self) -> None:
         """Hear the runtime's upstream servers (once it is entered)."""
@@ -285,9 +295,11 @@ class Changes:
                 return
             self.runtime.adopt(tree)
         notification, event = _CHANGED[kind]
-        for session in list(self.listening):
-            with contextlib.suppress(Exception):  # a client gone meanwhile
+        for key, session in list(self.listening.items()):
+            try:
                 await session.send_notification(notification())
+            except Exception:  # a client gone meanwhile
+                self.listening.pop(key, None)
         await self.bus.publish(event())
 
 

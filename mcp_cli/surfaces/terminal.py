@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, TextIO
 from ..engine.runtime import Runtime
 from ..errors import exit_code
 from ..handlers import CallScope
-from ..handlers.relay import CURRENT
 from ..result import Result
 from .relay import Terminal
 
@@ -54,9 +53,9 @@ def mcp_cli() -> list[str]:
 
 async def answer(runtime: Runtime, tokens: list[str], stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
     """Run `tokens`, write what the caller sees, and return the exit status."""
-    CURRENT.set(Terminal(stdin, stderr))  # an upstream's questions are asked there, its progress shown
     terminal = (stdin.fileno(), None if read_by_program(stdout) else stdout.fileno())
-    result = await runtime.call(tokens, CallScope(local_files=True, terminal=terminal))
+    relay = Terminal(stdin, stderr)  # an upstream's questions are asked there, its progress shown
+    result = await runtime.call(tokens, CallScope(local_files=True, terminal=terminal, relay=relay))
     output, binary = result.output, _binary(result)
     if output and (result.exit_code is None or result.part) and not output.endswith("\n"):
         output += "\n"  # help and a note end their line; a script's output stays as it wrote it
