@@ -959,7 +959,7 @@ def fault_runs() -> list[dict[str, Any]]:
 async def _sessions(url: str, tree_name: str, sessions: int) -> dict[str, int]:
     from mcp import Client
 
-    counts = {"sessions": sessions, "answered": 0, "lost": 0, "crossed": 0}
+    counts: dict[str, Any] = {"sessions": sessions, "answered": 0, "lost": 0, "crossed": 0, "failed": {}}
 
     async def one(i: int) -> None:
         token = f"session-{i}-{uuid.uuid4().hex[:6]}"
@@ -974,8 +974,13 @@ async def _sessions(url: str, tree_name: str, sessions: int) -> dict[str, int]:
             counts["lost"] += 1
             return
         counts["answered"] += 1
-        got = [envelope(r).get("data") or {} for r in (first, again)]
-        counts["crossed"] += got != [{"query": token}, {"query": token, "tags": [str(i)]}]
+        for reply in (first, again):  # refused, by its kind (a `timeout` on a machine too busy for the call's time)
+            if reply.is_error:
+                kind = envelope(reply).get("error") or "none"
+                counts["failed"][kind] = counts["failed"].get(kind, 0) + 1
+        wanted = [{"query": token}, {"query": token, "tags": [str(i)]}]
+        got = [envelope(r).get("data") or {} for r in (first, again)]  # another session's arguments: crossed
+        counts["crossed"] += any(not r.is_error and g != w for r, g, w in zip((first, again), got, wanted, strict=True))
 
     async with anyio.create_task_group() as tg:
         for i in range(sessions):
@@ -1068,7 +1073,11 @@ def verdicts(results: dict[str, Any]) -> dict[str, bool]:
         for f in faults
     )
     out["http"] = (
-        http["answered"] == http["sessions"] and http["crossed"] == 0 and http["server alive"] and http["orphans"] == 0
+        http["answered"] == http["sessions"]
+        and http["crossed"] == 0
+        and set(http.get("failed", {})) <= {"timeout"}  # only a busy machine's: never a wrong or internal answer
+        and http["server alive"]
+        and http["orphans"] == 0
     )
     out["malformed"] = bad["skills"] >= 20 and bad["other failures"] == 0
     return out
@@ -1166,7 +1175,8 @@ def report(results: dict[str, Any]) -> tuple[list[str], list[str]]:
         "### Concurrent HTTP sessions",
         "",
         f"{http['sessions']} sessions at once, two calls each: {http['answered']} answered, {http['lost']} lost, "
-        f"{http['crossed']} crossed, in {http['seconds']:.1f} s; server alive after: {http['server alive']}; "
+        f"{http['crossed']} crossed, refused by kind {http.get('failed') or 'none'}, in {http['seconds']:.1f} s; "
+        f"server alive after: {http['server alive']}; "
         f"orphans: {http['orphans']}.",
         "",
         "### Malformed skills",
@@ -1190,6 +1200,7 @@ def report(results: dict[str, Any]) -> tuple[list[str], list[str]]:
         f"healthy upstream serving after every fault, {sum(f['tracebacks'] for f in faults)} tracebacks, "
         f"{sum(f['orphans'] for f in faults)} orphans -- {mark(ok['faults'])}",
         f"- {http['sessions']} concurrent HTTP sessions: {http['lost']} lost, {http['crossed']} crossed, "
+        f"refused {http.get('failed') or 'none'}, "
         f"{http['orphans']} orphans -- {mark(ok['http'])}",
         f"- {bad['skills']} malformed skills, each with the exact error or warnings named: {bad['other failures']} "
         f"otherwise -- {mark(ok['malformed'])}",

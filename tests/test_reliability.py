@@ -42,7 +42,15 @@ def _flawless() -> dict:
             for s in reliability.SURFACES
         ],
         "faults": [{"calls": 3, "answered": 3, "as due": 3, "healthy after": True, "tracebacks": 0, "orphans": 0}],
-        "http": {"sessions": 100, "answered": 100, "lost": 0, "crossed": 0, "server alive": True, "orphans": 0},
+        "http": {
+            "sessions": 100,
+            "answered": 100,
+            "lost": 0,
+            "crossed": 0,
+            "failed": {"timeout": 2},  # a busy machine's refusals: not a flaw
+            "server alive": True,
+            "orphans": 0,
+        },
         "malformed": {"skills": 39, "other failures": 0},
     }
 
@@ -67,6 +75,8 @@ def test_the_verdicts_see_a_flaw():
         ("runaway", lambda r: r["runaway"][0].update({"help first": 2})),
         ("faults", lambda r: r["faults"][0].update({"orphans": 1})),
         ("http", lambda r: r["http"].update({"answered": 99, "lost": 1})),
+        ("http", lambda r: r["http"].update({"crossed": 1})),
+        ("http", lambda r: r["http"].update({"failed": {"internal": 1}})),  # a refusal that is no busy machine's
         ("malformed", lambda r: r["malformed"].update({"other failures": 1})),
     ]
     for part, flaw in flaws:
