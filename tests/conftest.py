@@ -68,7 +68,8 @@ def pytest_unconfigure() -> None:
     shutil.rmtree(RUNTIME, ignore_errors=True)
 
 
-# The modules whose tests take longest, first: pytest-xdist hands modules to its workers in the order collected, so
+# The modules whose tests take longest, first: pytest-xdist hands modules to its workers in the order collected
+# (`--no-loadscope-reorder`: not sorted by how many tests they hold, which put these few-test modules last), so
 # that none of them starts last and leaves one worker running alone (`--durations`, 2026-11-29 at a load of 4 to 10:
 # OAuth 4 minutes, the reliability suite, the start-up budgets, the builds and the interactive tests 3 each)
 FIRST = ("test_oauth.py", "test_reliability.py", "test_startup.py", "test_build.py", "test_interactive.py")
