@@ -1,7 +1,8 @@
 """Run every benchmark on this machine and write bench/RESULTS.md (and the token plot): `python -m bench`.
 
-`--quick` is a smoke run (few rounds, small sets) that prints the tables and writes nothing. A part that fails
-(a server that did not answer on a busy machine) is reported as not measured, with why, and the rest still runs.
+`--quick` is a smoke run (few rounds, small sets) that prints the tables and writes nothing. `--only PART,...` runs
+those parts alone (PARTS) and writes nothing either. A part that fails (a server that did not answer on a busy
+machine) is reported as not measured, with why, and the rest still runs.
 """
 
 from __future__ import annotations
@@ -49,6 +50,21 @@ HERE = Path(__file__).resolve().parent
 STRATEGIES = ("static", "meta-tools", "search-tool", "mcp-cli", "exported skill")
 PATHS = ("meta-tools", "search-tool", "mcp-cli", "mcp-cli via search", "exported skill")
 ROOT_HELP = {"crowded-70": 400, "synthetic-10000": 500}  # root help tokens, at most (issue 14)
+# The parts, in the order they run: `pdf-help` is the PDF help path, the others are named after their modules
+PARTS = ("runtime", "wrap", "skill", "install", "pipeline", "pdf-help", "economy", "surfaces", "quality", "shapes")
+PARTS += (
+    "turns",
+    "domains",
+    "nofit",
+    "context",
+    "scale",
+    "reliability",
+    "busy",
+    "daemon",
+    "conformance",
+    "tasks",
+    "hosts",
+)
 FASTMCP = {"recall@1": 0.745, "recall@5": 0.876, "mrr": 0.805}  # quoted from the project brief, not re-measured
 
 
@@ -233,15 +249,33 @@ def plot(results: list[dict[str, Any]], path: Path) -> None:
     fig.savefig(path, dpi=110)
 
 
+def parts(text: str) -> frozenset[str]:
+    """`--only`'s value: part names, comma-separated, each one of PARTS."""
+    named = frozenset(p.strip() for p in text.split(",") if p.strip())
+    unknown = sorted(named - set(PARTS))
+    if unknown or not named:
+        raise argparse.ArgumentTypeError(f"unknown part {', '.join(unknown) or '(none)'}; parts: {', '.join(PARTS)}")
+    return named
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
     ap.add_argument("--quick", action="store_true", help="smoke run: fewer rounds and sizes; writes nothing")
+    ap.add_argument(
+        "--only", type=parts, metavar="PART,...", help=f"only these parts, writing nothing: {', '.join(PARTS)}"
+    )
     args = ap.parse_args()
     quick = args.quick
+
+    def wanted(part: str) -> bool:
+        return args.only is None or part in args.only
+
     sections: list[tuple[str, str, list[str]]] = []
     targets: list[str] = []
 
     for module in (runtime, wrap, skill, install, pipeline):
+        if not wanted(module.__name__.rpartition(".")[2]):
+            continue
         title, _, about = module.__doc__.strip().partition("\n\n")
         name = title.split(":")[0]
         rows, why = attempt(name, module.run, quick=quick)
@@ -249,97 +283,112 @@ def main() -> None:
         sections.append((name, about, ratio_table(rows)))
         targets += [target_line(r) for r in rows if r["target"] is not None or "ours" not in r]
 
-    total, steps = skill.help_path()
-    about = "Tokens an agent reads to reach `pdf text extract`, next to the seed's hand-made pdf tool (202 + 310)."
-    rows = [f"| {step} | {n} |" for step, n in steps]
-    rows.append(f"| total | {total} ({total / skill.SEED_PATH:.2f}x of the seed's {skill.SEED_PATH}) |")
-    sections.append(("PDF help path", about, ["| step | tokens |", "|---|---|", *rows]))
-    targets.append(
-        f"- pdf help path smaller than the seed's: {total} < {skill.SEED_PATH} -- {mark(total < skill.SEED_PATH)}"
-    )
+    if wanted("pdf-help"):
+        total, steps = skill.help_path()
+        about = "Tokens an agent reads to reach `pdf text extract`, next to the seed's hand-made pdf tool (202 + 310)."
+        rows = [f"| {step} | {n} |" for step, n in steps]
+        rows.append(f"| total | {total} ({total / skill.SEED_PATH:.2f}x of the seed's {skill.SEED_PATH}) |")
+        sections.append(("PDF help path", about, ["| step | tokens |", "|---|---|", *rows]))
+        targets.append(
+            f"- pdf help path smaller than the seed's: {total} < {skill.SEED_PATH} -- {mark(total < skill.SEED_PATH)}"
+        )
 
     sizes = (25, 100) if quick else corpora.SIZES
     task_cap = 20 if quick else None
-    sets = [corpora.boundary(), corpora.github(), corpora.progressive(), crowded.crowded()]
-    sets += [corpora.synthetic(n) for n in sizes]
     results = []
-    for corpus in sets:
-        if corpus.name.startswith("synthetic") and len(corpus.tasks) > 200:
-            corpus.tasks = random.Random(corpora.SEED).sample(corpus.tasks, 200)
-        results.append(economy.run(corpus, task_cap))
-    lines, more = economy_tables(results)
-    sections.append(("Token economy", economy.__doc__.strip().split("\n", 1)[1].strip(), lines))
-    targets += more
+    if wanted("economy"):
+        sets = [corpora.boundary(), corpora.github(), corpora.progressive(), crowded.crowded()]
+        sets += [corpora.synthetic(n) for n in sizes]
+        for corpus in sets:
+            if corpus.name.startswith("synthetic") and len(corpus.tasks) > 200:
+                corpus.tasks = random.Random(corpora.SEED).sample(corpus.tasks, 200)
+            results.append(economy.run(corpus, task_cap))
+        lines, more = economy_tables(results)
+        sections.append(("Token economy", economy.__doc__.strip().split("\n", 1)[1].strip(), lines))
+        targets += more
 
     firsts = [corpora.boundary(), corpora.github(), corpora.progressive()]
-    lines = surfaces.table([surfaces.run(c, task_cap) for c in firsts])
-    sections.append(("Surfaces", surfaces.__doc__.strip().split("\n", 1)[1].strip(), lines))
+    if wanted("surfaces"):
+        lines = surfaces.table([surfaces.run(c, task_cap) for c in firsts])
+        sections.append(("Surfaces", surfaces.__doc__.strip().split("\n", 1)[1].strip(), lines))
 
-    lines, more = quality_lines(quality.run(corpora.boundary()))
-    sections.append(("Search quality", quality.__doc__.strip(), lines))
-    targets += more
+    if wanted("quality"):
+        lines, more = quality_lines(quality.run(corpora.boundary()))
+        sections.append(("Search quality", quality.__doc__.strip(), lines))
+        targets += more
 
-    lines, more = shapes.report(firsts)
-    sections.append(("Option shapes", shapes.__doc__.strip().split("\n\n")[0], lines))
-    targets += more
-    lines, more = turns.report(firsts)
-    sections.append(("Calls per task", turns.__doc__.strip().rsplit("\n", 1)[0], lines))
-    targets += more
+    if wanted("shapes"):
+        lines, more = shapes.report(firsts)
+        sections.append(("Option shapes", shapes.__doc__.strip().split("\n\n")[0], lines))
+        targets += more
+    if wanted("turns"):
+        lines, more = turns.report(firsts)
+        sections.append(("Calls per task", turns.__doc__.strip().rsplit("\n", 1)[0], lines))
+        targets += more
     for module in (domains, nofit):
+        if not wanted(module.__name__.rpartition(".")[2]):
+            continue
         lines, more = module.report(module.run())
         title, _, about = module.__doc__.strip().partition(": ")
         sections.append((title, about[:1].upper() + about[1:], lines))
         targets += more
 
-    sections.append(
-        (
-            "Context-driven disclosure",
-            context.__doc__.strip(),
-            context.report(context.run(corpora.boundary("ambiguous"))),
+    if wanted("context"):
+        sections.append(
+            (
+                "Context-driven disclosure",
+                context.__doc__.strip(),
+                context.report(context.run(corpora.boundary("ambiguous"))),
+            )
         )
-    )
 
-    lines, more = scale_lines(scale.run((100, 1000) if quick else scale.SIZES, 5 if quick else 25))
-    sections.append(("Scale", scale.__doc__.strip(), lines))
-    targets += more
+    if wanted("scale"):
+        lines, more = scale_lines(scale.run((100, 1000) if quick else scale.SIZES, 5 if quick else 25))
+        sections.append(("Scale", scale.__doc__.strip(), lines))
+        targets += more
 
-    checked, why = attempt("Reliability", reliability.run, 300 if quick else 2000, 10 if quick else 100)
-    if checked:
-        lines, more = reliability.report(checked)
-    else:
-        lines, more = [f"Not measured: {why}"], [target_line({"name": "reliability", "failed": why})]
-    sections.append(("Reliability", reliability.__doc__.strip().split("\n\n")[1], lines))
-    targets += more
+    if wanted("reliability"):
+        checked, why = attempt("Reliability", reliability.run, 300 if quick else 2000, 10 if quick else 100)
+        if checked:
+            lines, more = reliability.report(checked)
+        else:
+            lines, more = [f"Not measured: {why}"], [target_line({"name": "reliability", "failed": why})]
+        sections.append(("Reliability", reliability.__doc__.strip().split("\n\n")[1], lines))
+        targets += more
 
-    measured, why = attempt("Busy upstream", busy.measure, 50 if quick else busy.SESSIONS)
-    lines = busy.report({"now": measured}) if measured else [f"Not measured: {why}"]
-    sections.append(("Busy upstream", busy.__doc__.strip().split("\n\n")[0], lines))
-    kept = bool(measured) and measured["lost"] == 0 and not measured["stopped"]
-    targets.append(f"- busy upstream: 0 calls lost, the upstream never stopped -- {mark(kept)}")
-    measured, why = attempt("Keep-alive daemon", daemon.measure, quick)
-    lines, more = (
-        daemon.report(measured) if measured else ([f"Not measured: {why}"], [f"- daemon: not measured: {why}"])
-    )
-    title, _, about = daemon.__doc__.strip().partition("\n\n")
-    sections.append((title.split(":")[0], about, lines))
-    targets += more
-    found, why = attempt("Conformance", conformance.run)
-    lines, more = found or ([f"Not measured: {why}"], f"- conformance: not measured: {why}")
-    title, _, about = conformance.__doc__.strip().partition("\n\n")
-    sections.append((title, about, lines))
-    targets.append(more)
-    found, why = attempt("Tasks", tasks.run, quick)
-    lines, more = tasks.report(found) if found else ([f"Not measured: {why}"], [f"- tasks: not measured: {why}"])
-    sections.append((tasks.TITLE, tasks.__doc__.strip().split("\n\n", 1)[1].strip(), lines))
-    targets += more
+    if wanted("busy"):
+        measured, why = attempt("Busy upstream", busy.measure, 50 if quick else busy.SESSIONS)
+        lines = busy.report({"now": measured}) if measured else [f"Not measured: {why}"]
+        sections.append(("Busy upstream", busy.__doc__.strip().split("\n\n")[0], lines))
+        kept = bool(measured) and measured["lost"] == 0 and not measured["stopped"]
+        targets.append(f"- busy upstream: 0 calls lost, the upstream never stopped -- {mark(kept)}")
+    if wanted("daemon"):
+        measured, why = attempt("Keep-alive daemon", daemon.measure, quick)
+        lines, more = (
+            daemon.report(measured) if measured else ([f"Not measured: {why}"], [f"- daemon: not measured: {why}"])
+        )
+        title, _, about = daemon.__doc__.strip().partition("\n\n")
+        sections.append((title.split(":")[0], about, lines))
+        targets += more
+    if wanted("conformance"):
+        found, why = attempt("Conformance", conformance.run)
+        lines, more = found or ([f"Not measured: {why}"], f"- conformance: not measured: {why}")
+        title, _, about = conformance.__doc__.strip().partition("\n\n")
+        sections.append((title, about, lines))
+        targets.append(more)
+    if wanted("tasks"):
+        found, why = attempt("Tasks", tasks.run, quick)
+        lines, more = tasks.report(found) if found else ([f"Not measured: {why}"], [f"- tasks: not measured: {why}"])
+        sections.append((tasks.TITLE, tasks.__doc__.strip().split("\n\n", 1)[1].strip(), lines))
+        targets += more
 
-    if not quick:  # real hosts, a minute or two: `python -m bench.hosts` alone
+    if not quick and wanted("hosts"):  # real hosts, a minute or two: `python -m bench.hosts` alone
         found, why = attempt("Hosts", hosts.run)
         sections.append(("Hosts", hosts.__doc__.strip(), hosts.report(found) if found else [f"Not measured: {why}"]))
     for title, _, lines in sections:
         print(f"## {title}\n\n" + "\n".join(lines) + "\n")
     print("## Targets\n\n" + "\n".join(targets))
-    if quick:
+    if quick or args.only is not None:
         return
     plot(results, HERE / "tokens_vs_size.png")
     out = [

@@ -68,16 +68,26 @@ def pytest_unconfigure() -> None:
     shutil.rmtree(RUNTIME, ignore_errors=True)
 
 
-# The modules whose tests take longest, first: pytest-xdist hands modules to its workers in the order collected, so
-# that none of them starts last and leaves one worker running alone (`--durations`, 2026-11-29: the quick bench run
-# 19 minutes at a load of 10, a README walk 4, the reliability suite and the schema walk of test_runtime 3 or 4)
-FIRST = ("test_bench.py", "test_readme.py", "test_reliability.py", "test_runtime.py", "test_tool_names.py")
-FIRST += ("test_malformed_skills.py", "test_daemon.py", "test_build.py", "test_startup.py", "test_openapi.py")
+# The modules whose tests take longest, first: pytest-xdist hands modules to its workers in the order collected
+# (`--no-loadscope-reorder`: not sorted by how many tests they hold, which put these few-test modules last), so
+# that none of them starts last and leaves one worker running alone (`--durations`, 2026-11-29 at a load of 4 to 10:
+# OAuth 4 minutes, the reliability suite, the start-up budgets, the builds and the interactive tests 3 each)
+FIRST = ("test_oauth.py", "test_reliability.py", "test_startup.py", "test_build.py", "test_interactive.py")
+FIRST += ("test_malformed_skills.py", "test_daemon.py", "test_budgets.py", "test_readme.py", "test_bench.py")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     rank = {name: i for i, name in enumerate(FIRST)}
     items.sort(key=lambda item: rank.get(item.path.name, len(FIRST)))  # stable: the others keep their order
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """`-n auto` (pyproject.toml): two workers a core. Most tests wait on the servers they start rather than
+    compute, so a core has room for a second worker; and on a machine busy with other work, the suite keeps a
+    fairer share of the cores. PYTEST_XDIST_AUTO_NUM_WORKERS still sets the number (None: xdist reads it)."""
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return None
+    return 2 * len(os.sched_getaffinity(0))
 
 
 @pytest.fixture(scope="session")

@@ -126,12 +126,18 @@ def test_an_unknown_parameter_type_fails_when_the_tree_is_read():
 
 def test_each_command_is_validated_against_its_own_schema():
     """Commands made one after another, each dropped after its call, are each checked against their own schema
-    (a cache keyed by a dead command's id once checked new commands against old schemas)."""
-    for i in range(200):
-        name = f"field{i}"
-        schema = {"type": "object", "properties": {name: {"type": "string"}}, "required": [name]}
-        cmd = Command("c", params=[Param(name, flags=[f"--{name}"])], schema=schema, handler=ECHO)
-        message = invoke(tree_of(cmd), ["g", "c"]).message
-        del cmd
-        assert f"missing required option --field{i}" in message, message
-        gc.collect()
+    (a cache keyed by a dead command's id once checked new commands against old schemas). What the process held
+    before is frozen (`gc.freeze`), so that each collect walks only what the loop made, not the whole session's heap."""
+    gc.collect()
+    gc.freeze()
+    try:
+        for i in range(200):
+            name = f"field{i}"
+            schema = {"type": "object", "properties": {name: {"type": "string"}}, "required": [name]}
+            cmd = Command("c", params=[Param(name, flags=[f"--{name}"])], schema=schema, handler=ECHO)
+            message = invoke(tree_of(cmd), ["g", "c"]).message
+            del cmd
+            assert f"missing required option --field{i}" in message, message
+            gc.collect()
+    finally:
+        gc.unfreeze()
