@@ -40,14 +40,14 @@ from mcp_cli.handlers import kinds
 from mcp_cli.handlers.base import Call, Kind
 from mcp_cli.result import Result
 
-from .corpora import Corpus, progressive
+from .corpora import Corpus, boundary, github, progressive
 from .crowded import crowded
 from .economy import FlatIndex, _definition, tree_of
 from .turns import _Recorder
 
 DATA = Path(__file__).resolve().parent / "data" / "agents"
 RUNS = DATA / "runs"
-TREES = {"crowded": crowded, "progressive": progressive}
+TREES = {"crowded": crowded, "progressive": progressive, "boundary": boundary, "github": github}
 SEARCH_HITS = 5
 
 

@@ -5,6 +5,7 @@ description and the instructions within 2 KB for any tree, `tools/list` the same
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
@@ -46,6 +47,15 @@ def test_description_and_instructions_fit_2_kb_for_any_tree(tree):
     assert described.endswith("`A | jq FILTER`.") and "--help" in described  # where to start survives the cut
     if len(tree.root.children) > 2:
         assert "Domains: " in described or " domains." in described
+
+
+def test_the_description_names_every_domain_of_a_tree_of_twenty_or_fewer():
+    servers = economy.tree_of(corpora.boundary())  # 16 servers
+    domains = [n.name for n in servers.root.children if isinstance(n, Group)]
+    described = tool.description(Runtime(servers))
+    assert f"Domains: {', '.join(domains)}. Run `DOMAIN --help` or `search WORDS` first" in described
+    crowded_500 = tool.description(Runtime(economy.tree_of(crowded.crowded())))  # 70: twelve, and where the rest are
+    assert re.search(r"Domains: (\S+, ){11}\S+ and 58 more\. Run `DOMAIN --help` \(`--help` for all\)", crowded_500)
 
 
 def _listed_bytes(*args: str) -> bytes:

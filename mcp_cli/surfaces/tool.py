@@ -71,27 +71,30 @@ def one_of(arguments: dict[str, Any]) -> dict[str, Any]:
     return {"argv": argv} if not command.strip() else arguments
 
 
-NAMED = 12  # domain names in the tool description, at most
+NAMED = 12  # domain names in the tool description where there are more than EVERY_NAMED ...
+EVERY_NAMED = 20  # ... up to which every one is named (a few names cost less than a `--help` to find the rest)
 SUMMARY_BUDGET = 1024  # characters of the root summary in the tool description (a skill's description at most)
 BUDGET = 2000  # UTF-8 bytes of the description and of the instructions: hosts cut both beyond 2 KB (Claude Code)
 
 
 def description(runtime: Runtime) -> str:
-    """Root summary (a skill's whole description, up to SUMMARY_BUDGET), the domain names, and the instruction to
-    start with --help (a domain's, when there are domains: an agent that knows its domain skips the root; a lone
-    domain is named there only); within BUDGET bytes for any tree: fewer names, then a shorter summary."""
+    """Root summary (a skill's whole description, up to SUMMARY_BUDGET), the domain names (every one up to
+    EVERY_NAMED, else the first NAMED and how many more), and the instruction to start with --help (a domain's, when
+    there are domains: an agent that knows its domain skips the root; a lone domain is named there only); within
+    BUDGET bytes for any tree: fewer names, then a shorter summary."""
     root = runtime.tree.root
     search = root.child("search")
     groups = [n.name for n in root.children if isinstance(n, Group)]
     others = [n.name for n in root.children if not isinstance(n, Group) and n is not search]
     domain = groups[0] if len(groups) == 1 else "DOMAIN"
-    first = (f"`{domain} --help`" + (" (`--help` for all)" if len(groups) > NAMED else "")) if groups else "--help"
+    most = NAMED if max(len(groups), len(others)) > EVERY_NAMED else EVERY_NAMED
+    first = (f"`{domain} --help`" + (" (`--help` for all)" if len(groups) > most else "")) if groups else "--help"
     first += " or `search WORDS`" if search is not None else ""
     first += (
         " first: listings show each command's usage. Several commands in one call: `A ; B` (each runs), "
         "`A && B`; `A | jq FILTER`"
     )
-    for shown in range(NAMED, -1, -1):  # the names take at most half of the budget
+    for shown in range(most, -1, -1):  # the names take at most half of the budget
         parts = []
         if len(groups) > 1:  # a lone domain is named by the instruction
             parts.append(f"Domains: {named(groups, shown)}." if shown else f"{len(groups)} domains.")
