@@ -11,10 +11,10 @@ servers) was written by another blind helper after the search's last change and 
 became tuning material. A third (`--set third`, bench/data/fresh3: the same three and Boundary's 150 tools) was written
 by a third blind helper and measured whole, once; published, it too became tuning material, and a fourth (`--set
 fourth`, bench/data/fresh4, the same four lists, a fourth blind helper) was measured once after the change it led to.
-A fifth (`--set fifth`, bench/data/fresh5, a fifth blind helper) was written after the last search change and
-measured once, as it came out.
+A fifth (`--set fifth`, bench/data/fresh5) and a sixth (`--set sixth`, bench/data/fresh6), each by another blind
+helper, were written after the last search change and measured once each, as they came out.
 
-`python -m bench.fresh [--set first|second|third|fourth|fifth] [--half tune|held_out|all] [--misses]`.
+`python -m bench.fresh [--set first|second|third|fourth|fifth|sixth] [--half tune|held_out|all] [--misses]`.
 """
 
 from __future__ import annotations
@@ -40,8 +40,9 @@ SETS = {
     "third": (FRESH.with_name("fresh3"), ("github", "crowded", "progressive", "boundary")),
     "fourth": (FRESH.with_name("fresh4"), ("github", "crowded", "progressive", "boundary")),
     "fifth": (FRESH.with_name("fresh5"), ("github", "crowded", "progressive", "boundary")),
+    "sixth": (FRESH.with_name("fresh6"), ("github", "crowded", "progressive", "boundary")),
 }
-SPENT = {"second", "third", "fourth"}  # sets measured once and published: tuning may read their misses now
+SPENT = {"second", "third", "fourth", "fifth"}  # sets measured once and published: tuning may read their misses now
 DEPTH = 5
 KINDS = ("plain", "paraphrase", "values", "typo", "unanswerable")
 TARGETS = {
