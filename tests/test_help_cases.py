@@ -581,6 +581,11 @@ def test_a_listing_s_usage_line_names_the_other_options_while_they_fit_else_coun
     many = cmd("put", params=[opt(f"option-{i}") for i in range(9)])  # their names alone are too long
     assert h.usage("t put", many, counted=True) == "  t put [9 options]"
     assert h.usage("t put", many) == "  t put [options]"  # a command's own help lists them below
+    assert h.arguments(many) == "    [9 options]"  # a listing's one line
+    two = h.arguments(many, 2).splitlines()  # a search answer's two: each with its value, wrapped between them
+    assert len(two) == 2 and two[1].startswith("      [--") and two[1].endswith("[--option-8 TEXT]")
+    named = h.arguments(cmd("put", params=[opt(f"option-number-{i}") for i in range(9)]), 2).splitlines()
+    assert named[0].startswith("    [options: --option-number-0") and named[1].endswith("--option-number-8]")
 
 
 def test_a_name_no_domain_has_is_pointed_to_the_row_whose_summary_names_it():

@@ -191,6 +191,34 @@ async def test_a_confident_answer_carries_the_usage_of_its_first_match_under_its
     assert lines[1] == "    --number INT" and len(lines) == 2  # what follows the row's path; no footer
 
 
+def update_issue(
+    number: int,
+    title: str = "",
+    body: str = "",
+    labels: str = "",
+    assignees: str = "",
+    milestone: str = "",
+    state: str = "",
+    state_reason: str = "",
+    issue_type: str = "",
+) -> str:
+    """Update an issue's fields."""
+    return str(number)
+
+
+async def test_a_search_answer_names_the_optional_options_a_listing_only_counts():
+    """Eight optional options are too many to name in a listing's one line; a search answer, which shows a few
+    commands, gives each usage line two, so `--labels TEXT` is seen without a `--help` first."""
+    tree = await wrap({"tracker": mock_upstream("tracker", update_issue, close_issue)})
+    listing = (await ainvoke(tree, ["tracker", "--help"])).output
+    assert "--number INT [8 options]" in listing and "--labels" not in listing
+    found = (await ainvoke(tree, ["search", "update", "an", "issue"])).output.splitlines()
+    assert found[0].split()[:2] == ["tracker", "update-issue"]
+    usage = " ".join(line.strip() for line in found[1:3])
+    assert usage.startswith("--number INT [--title TEXT]") and "[--labels TEXT]" in usage
+    assert "[--issue-type TEXT]" in usage and len(found[1]) <= 100 and len(found[2]) <= 100  # wrapped, not counted
+
+
 @pytest.mark.parametrize(("words", "shown"), [("issues", 2), ("issue", 3)])
 async def test_an_answer_whose_first_is_all_but_sure_lists_two_rows(tree, words, shown):
     hits = Index(tree).search(words)  # issues: list-issues far ahead; issue: close- and create-issue neck and neck

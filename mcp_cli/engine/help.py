@@ -203,16 +203,18 @@ def usage(prog: str, cmd: Command, counted: bool = False) -> str:
     return _wrapped(f"  {prog}", _pieces(cmd, counted, len(prog) + 2), len(prog) + 2)
 
 
-def arguments(cmd: Command) -> str:
+def arguments(cmd: Command, lines: int = 1) -> str:
     """What a listing or a search answer writes under a command's row: its usage line without the path the row
     already names (`--issue-key TEXT [--fields TEXT]`), indented under the row; empty for a command that takes
-    nothing."""
-    pieces = _pieces(cmd, True, 4)
+    nothing. Its optional options are shown whole, else by their names, else counted, whichever fits in `lines`
+    lines (a search answer, which shows a few commands, gives two: an agent sees `--labels` without a `--help`)."""
+    pieces = _pieces(cmd, True, 4, WIDTH * lines)
     return _wrapped("   ", pieces, 5) if pieces else ""
 
 
-def _pieces(cmd: Command, counted: bool, room: int) -> list[str]:
-    """The parts of a usage line after its path, `room` characters of the line taken before them."""
+def _pieces(cmd: Command, counted: bool, room: int, width: int = WIDTH) -> list[str]:
+    """The parts of a usage line after its path, `room` characters of the line taken before them, its optional
+    options (when `counted`) in whichever form fits in `width` characters."""
     if cmd.passthrough:
         return ["[ARGS ...]"]
     pieces: list[str] = []
@@ -235,9 +237,12 @@ def _pieces(cmd: Command, counted: bool, room: int) -> list[str]:
     positionals = [_invocation(p) for p in cmd.params if p.positional]
     if others and counted:
         each = [f"[{_invocation(p)}]" for p in others]
-        named = ["[options: " + " ".join(max(spellings(p.flags), key=len) for p in others) + "]"]
+        flags = [max(spellings(p.flags), key=len) for p in others]
+        named = (
+            [f"[options: {flags[0]}", *flags[1:-1], f"{flags[-1]}]"] if len(flags) > 1 else [f"[options: {flags[0]}]"]
+        )
         for way in (each, named, [f"[{len(others)} option{'s' * (len(others) > 1)}]"]):
-            if room + len(" ".join(["", *pieces, *way, *positionals])) <= WIDTH:
+            if room + len(" ".join(["", *pieces, *way, *positionals])) <= width:
                 break
         pieces += way
     elif others:

@@ -64,7 +64,8 @@ class Call:
     tokens: list[str]
     scope: CallScope = field(default_factory=CallScope)
     stdin: bytes | None = None  # what a pipeline's previous stage gave, for a script's standard input
-    usage: Callable[[Command], str] | None = None  # the engine's usage line of a command, after its path
+    usage: Callable[[Command, int], str] | None = None  # the engine's usage line of a command, after its path, in
+    # at most so many lines
 
     @property
     def cwd(self) -> str | None:

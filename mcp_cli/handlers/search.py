@@ -18,7 +18,8 @@ from ..tree import Tree
 from .base import Call, in_thread
 
 NEAREST = 3  # commands offered when no command fits
-USAGES = 3  # hits shown with their usage lines
+USAGES = 3  # hits shown with their usage lines ...
+USAGE_LINES = 2  # ... each in up to two lines: room for its optional options' names
 SURE = 0.85  # the second best scoring under this share of the best: the best is all but sure (bench/turns.py)
 SURE_ROWS = 2  # rows of such an answer: the best, and one more in case
 
@@ -71,5 +72,5 @@ class SearchHandler:
         ):
             lines.append(row)
             if i < USAGES and call.usage is not None:
-                lines += call.usage(node).splitlines()
+                lines += call.usage(node, USAGE_LINES).splitlines()
         return lines
