@@ -588,6 +588,13 @@ def test_a_listing_s_usage_line_names_the_other_options_while_they_fit_else_coun
     assert named[0].startswith("    [options: --option-number-0") and named[1].endswith("--option-number-8]")
 
 
+def test_a_search_answer_s_usage_line_writes_out_choices_a_listing_names_choice():
+    methods = ["get", "get_comments", "get_sub_issues", "get_parent", "get_labels"]  # 50 characters
+    read = cmd("read", params=[opt("method", required=True, choices=methods), opt("number", required=True)])
+    assert h.arguments(read) == "    --method CHOICE --number TEXT"  # a listing: the command's help lists them
+    assert h.arguments(read, 2) == "    --method {" + ",".join(methods) + "} --number TEXT"  # a search answer
+
+
 def test_a_name_no_domain_has_is_pointed_to_the_row_whose_summary_names_it():
     """A server whose key says nothing is led by its product's name in its row (`mcp`: `Pipedrive: ...`): a call by
     that name is told where it is, before any spelling that merely looks close (`gdrive`)."""

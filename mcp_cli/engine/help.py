@@ -152,10 +152,15 @@ def _takes_json(group: Group) -> bool:
 DETAIL = 6  # the indent of the lines under an option
 
 
-def metavar(p: Param) -> str:
+CHOICES = 40  # characters of a parameter's choices written out in a usage line (`{a,b}`); longer: CHOICE
+
+
+def metavar(p: Param, spelled: int = CHOICES) -> str:
+    """How a parameter's value is named: its choices where they take at most `spelled` characters, else `CHOICE`,
+    else its type's name."""
     if p.metavar:
         return p.metavar
-    if p.choices is not None and len(",".join(map(str, p.choices))) <= 40:
+    if p.choices is not None and len(",".join(map(str, p.choices))) <= spelled:
         return "{" + ",".join(map(str, p.choices)) + "}"
     if p.choices is not None:
         return "CHOICE"
@@ -177,16 +182,17 @@ def _nargs_form(p: Param, mv: str) -> str:
     return mv
 
 
-def _invocation(p: Param, long_only: bool = True) -> str:
-    """How a parameter is written: `--out PATH`, `-v`, `--flag/--no-flag`, `FILE [FILE ...]`."""
+def _invocation(p: Param, long_only: bool = True, spelled: int = CHOICES) -> str:
+    """How a parameter is written: `--out PATH`, `-v`, `--flag/--no-flag`, `FILE [FILE ...]` (choices of up to
+    `spelled` characters written out)."""
     if p.positional:
-        return _nargs_form(p, metavar(p))
+        return _nargs_form(p, metavar(p, spelled))
     flags = [max(spellings(p.flags), key=len)] if long_only else spellings(p.flags)
     if p.action == "negatable":
         return " | ".join(f"{f}/--no-{f.lstrip('-')}" for f in flags)
     if not p.takes_value:
         return ", ".join(flags)
-    value = _nargs_form(p, metavar(p))
+    value = _nargs_form(p, metavar(p, spelled))
     return ", ".join(f"{f} {value}" for f in flags) if long_only else ", ".join(flags) + f" {value}"
 
 
@@ -207,14 +213,17 @@ def arguments(cmd: Command, lines: int = 1) -> str:
     """What a listing or a search answer writes under a command's row: its usage line without the path the row
     already names (`--issue-key TEXT [--fields TEXT]`), indented under the row; empty for a command that takes
     nothing. Its optional options are shown whole, else by their names, else counted, whichever fits in `lines`
-    lines (a search answer, which shows a few commands, gives two: an agent sees `--labels` without a `--help`)."""
+    lines, and choices of up to CHOICES characters a line are written out (a search answer, which shows a few
+    commands, gives two: an agent sees `--labels` and `--method {get,get_comments,...}` without a `--help`)."""
     pieces = _pieces(cmd, True, 4, WIDTH * lines)
     return _wrapped("   ", pieces, 5) if pieces else ""
 
 
 def _pieces(cmd: Command, counted: bool, room: int, width: int = WIDTH) -> list[str]:
     """The parts of a usage line after its path, `room` characters of the line taken before them, its optional
-    options (when `counted`) in whichever form fits in `width` characters."""
+    options (when `counted`) in whichever form fits in `width` characters, choices written out as far as a line of
+    that width allows (CHOICES characters each WIDTH)."""
+    spelled = CHOICES * width // WIDTH
     if cmd.passthrough:
         return ["[ARGS ...]"]
     pieces: list[str] = []
@@ -228,15 +237,15 @@ def _pieces(cmd: Command, counted: bool, room: int, width: int = WIDTH) -> list[
         if group:
             members = [by_name[n] for n in group.params if n in by_name]
             seen.update(m.name for m in members)
-            inner = " | ".join(_invocation(m) for m in members)
+            inner = " | ".join(_invocation(m, spelled=spelled) for m in members)
             pieces.append(f"({inner})" if group.required else f"[{inner}]")
         elif p.required:
             seen.add(p.name)
-            pieces.append(_invocation(p))
+            pieces.append(_invocation(p, spelled=spelled))
     others = [p for p in options if p.name not in seen]
-    positionals = [_invocation(p) for p in cmd.params if p.positional]
+    positionals = [_invocation(p, spelled=spelled) for p in cmd.params if p.positional]
     if others and counted:
-        each = [f"[{_invocation(p)}]" for p in others]
+        each = [f"[{_invocation(p, spelled=spelled)}]" for p in others]
         flags = [max(spellings(p.flags), key=len) for p in others]
         named = (
             [f"[options: {flags[0]}", *flags[1:-1], f"{flags[-1]}]"] if len(flags) > 1 else [f"[options: {flags[0]}]"]
