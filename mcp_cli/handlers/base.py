@@ -64,8 +64,7 @@ class Call:
     tokens: list[str]
     scope: CallScope = field(default_factory=CallScope)
     stdin: bytes | None = None  # what a pipeline's previous stage gave, for a script's standard input
-    usage: Callable[[Command, int], str] | None = None  # the engine's usage line of a command, after its path, in
-    # at most so many lines
+    usage: Callable[[Command, int], str] | None = None  # the usage line of a command after its path, in N lines
 
     @property
     def cwd(self) -> str | None:
