@@ -15,6 +15,7 @@ import os
 import subprocess
 import sys
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 
 # Imported once, in the forkserver: every command's imports (`build`'s typer app and generators, `serve`'s server).
@@ -29,9 +30,13 @@ PRELOAD = [
 ]
 
 
-def _main(argv: list[str], out: str, err: str) -> None:
-    """In the forked process (multiprocessing has already put /dev/null on its stdin): stdout and stderr to the
-    files `out` and `err`, then `mcp-cli argv`. Its SystemExit is the process's exit status."""
+def _main(argv: list[str], out: str, err: str, env: dict[str, str], cwd: str) -> None:
+    """In the forked process (multiprocessing has already put /dev/null on its stdin): the environment `env`, the
+    folder `cwd`, stdout and stderr to the files `out` and `err`, then `mcp-cli argv`. Its SystemExit is the
+    process's exit status."""
+    os.environ.clear()
+    os.environ.update(env)
+    os.chdir(cwd)
     for fd, path in ((1, out), (2, err)):
         opened = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         os.dup2(opened, fd)
@@ -42,14 +47,20 @@ def _main(argv: list[str], out: str, err: str) -> None:
     main()
 
 
-def mcp_cli(*argv: str, timeout: float) -> subprocess.CompletedProcess[str]:
-    """`mcp-cli argv` in a forked process, with stdin at /dev/null: its exit status, stdout and stderr (text).
-    A command still running after `timeout` seconds is killed and fails the test."""
+def mcp_cli(
+    *argv: str, timeout: float, env: Mapping[str, str] | None = None, cwd: str | os.PathLike[str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """`mcp-cli argv` in a forked process, with stdin at /dev/null, the environment `env` (default: this
+    process's) and the folder `cwd` (default: this process's): its exit status, stdout and stderr (text). A command
+    still running after `timeout` seconds is killed and fails the test."""
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(PRELOAD)  # before the forkserver starts (the first command); then ignored
     with tempfile.TemporaryDirectory(prefix="mcp-cli-forked-") as tmp:
         out, err = Path(tmp, "out"), Path(tmp, "err")
-        process = context.Process(target=_main, args=(list(argv), str(out), str(err)))
+        process = context.Process(
+            target=_main,
+            args=(list(argv), str(out), str(err), dict(os.environ if env is None else env), str(cwd or os.getcwd())),
+        )
         process.start()
         process.join(timeout)
         if process.exitcode is None:
