@@ -70,10 +70,11 @@ def pytest_unconfigure() -> None:
 
 # The modules whose tests take longest, first: pytest-xdist hands modules to its workers in the order collected
 # (`--no-loadscope-reorder`: not sorted by how many tests they hold, which put these few-test modules last), so
-# that none of them starts last and leaves one worker running alone (`--durations`, 2026-11-29 at a load of 4 to 10:
-# OAuth 4 minutes, the reliability suite, the start-up budgets, the builds and the interactive tests 3 each)
-FIRST = ("test_oauth.py", "test_reliability.py", "test_startup.py", "test_build.py", "test_interactive.py")
-FIRST += ("test_malformed_skills.py", "test_daemon.py", "test_budgets.py", "test_readme.py", "test_bench.py")
+# that none of them starts last and leaves one worker running alone (`--junitxml`'s times summed by module,
+# 2026-11-29 at a load of about 8: the reliability suite, one test, 5 minutes; the builds, the start-up budgets and
+# OAuth 5 each; the bench's smoke run, one test, 4; the malformed skills, the daemon and README's examples 3 to 4)
+FIRST = ("test_reliability.py", "test_build.py", "test_startup.py", "test_oauth.py", "test_bench.py")
+FIRST += ("test_daemon.py", "test_readme.py", "test_malformed_skills.py", "test_interactive.py", "test_scopes.py")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

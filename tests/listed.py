@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from . import forked
 from .conftest import ROOT, budget
 
 LISTED = ROOT / "tests" / "fixtures" / "upstreams" / "listed.py"
@@ -26,16 +27,10 @@ def config(path: Path, servers: dict[str, dict[str, Any]]) -> Path:
 
 
 def mcp_cli(*args: str, env: dict[str, str | None]) -> subprocess.CompletedProcess:
-    """`python -m mcp_cli ARGS` with `env` over the environment (None unsets a variable); it must succeed."""
+    """`mcp-cli ARGS` with `env` over the environment (None unsets a variable), forked from a process that
+    imported mcp-cli once (tests/forked.py); it must succeed."""
     full = {k: v for k, v in {**os.environ, **env}.items() if v is not None}
-    proc = subprocess.run(
-        [sys.executable, "-m", "mcp_cli", *args],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        env=full,
-        timeout=budget(120),
-    )
+    proc = forked.mcp_cli(*args, env=full, cwd=ROOT, timeout=budget(120))
     assert proc.returncode == 0, proc.stderr
     return proc
 

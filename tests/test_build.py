@@ -45,11 +45,13 @@ def install_line(proc) -> str:
 
 
 def fresh_venv(where: Path, *requirements: str) -> Path:
-    """A new virtual environment with `requirements` pip-installed (from the registries and local paths only)."""
+    """A new virtual environment with `requirements` pip-installed (from the registries and local paths only).
+    Nothing is byte-compiled ahead (`--no-compile`): Python compiles what the test imports, on import, and leaves
+    the rest (most of mcp's, pydantic's and the other dependencies' modules) alone."""
     venv.create(where, with_pip=True)
     python = where / "bin" / "python"
     pip = subprocess.run(
-        [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check", *requirements],
+        [str(python), "-m", "pip", "install", "-q", "--no-compile", "--disable-pip-version-check", *requirements],
         capture_output=True,
         text=True,
         timeout=budget(600),

@@ -7,13 +7,14 @@ import pytest
 
 from mcp_cli import __version__
 
+from . import forked
 from .conftest import DEMO, FAULTS, ROOT, budget, inspector
 
 
 def cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "mcp_cli", *args], capture_output=True, text=True, cwd=ROOT, timeout=budget(60)
-    )
+    """`mcp-cli args` in the repository, forked from a process that imported mcp-cli once (tests/forked.py);
+    `python -m mcp_cli` itself runs in the tests of a Python source and of the Inspector."""
+    return forked.mcp_cli(*args, cwd=ROOT, timeout=budget(60))
 
 
 def test_version():

@@ -9,6 +9,7 @@ import sys
 
 import pytest
 
+from . import forked
 from .conftest import DEMO, ROOT, budget, free_port, served, text, wait_for_port
 
 AWKWARD = ROOT / "tests" / "fixtures" / "upstreams" / "awkward.py"
@@ -42,14 +43,9 @@ anyio.run(main)
 
 
 def cli(*args: str, env: dict[str, str] | None = None, cwd=ROOT) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "mcp_cli", *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        env={**os.environ, **(env or {})},
-        timeout=budget(120),
-    )
+    """`mcp-cli args` with `env` added to the environment, forked from a process that imported mcp-cli once
+    (tests/forked.py)."""
+    return forked.mcp_cli(*args, env={**os.environ, **(env or {})}, cwd=cwd, timeout=budget(120))
 
 
 @pytest.fixture(scope="module")

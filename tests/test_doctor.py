@@ -13,6 +13,7 @@ import pytest
 
 from mcp_cli.testing import ok
 
+from . import forked
 from .conftest import NODE_BIN, ROOT, budget, free_port, served, wait_for_port
 
 NAMES = ROOT / "tests" / "fixtures" / "upstreams" / "names.py"
@@ -23,8 +24,7 @@ CRASH = "import sys; sys.stderr.write('starting\\nboom: no database at db.sqlite
 def doctor(*args, tmp_path, env=None, cwd=None):
     full = {k: v for k, v in os.environ.items() if k != "DOCTOR_TEST_KEY"}
     full.update({"MCP_CLI_CACHE_DIR": str(tmp_path / "cache"), **(env or {})})
-    argv = [sys.executable, "-m", "mcp_cli", "doctor", *map(str, args)]
-    return subprocess.run(argv, capture_output=True, text=True, env=full, cwd=cwd, timeout=budget(180))
+    return forked.mcp_cli("doctor", *map(str, args), env=full, cwd=cwd, timeout=budget(180))
 
 
 @pytest.fixture

@@ -14,6 +14,7 @@ from mcp import Client
 from mcp_cli.errors import KINDS, exit_code
 from mcp_cli.testing import envelope, served, text
 
+from . import forked
 from .conftest import FAULTS, ROOT, budget, free_port, wait_for_port
 
 pytestmark = pytest.mark.anyio
@@ -121,13 +122,6 @@ def test_mcp_cli_run():
     for arguments, kind in FAILURES:
         if "argv" not in arguments or "command" in arguments:
             continue  # not a call a shell can make: its words are argv
-        proc = subprocess.run(
-            [sys.executable, "-m", "mcp_cli", "run", str(FAULTS), "--", *arguments["argv"]],
-            capture_output=True,
-            text=True,
-            env=env,
-            cwd=ROOT,
-            timeout=budget(60),
-        )
+        proc = forked.mcp_cli("run", str(FAULTS), "--", *arguments["argv"], env=env, cwd=ROOT, timeout=budget(60))
         assert proc.returncode == exit_code(kind) != 0 and proc.stderr.strip(), (arguments, proc.stderr)
         assert "Traceback" not in proc.stderr

@@ -13,6 +13,7 @@ import pytest
 from mcp_cli.engine.pipeline import split_command
 from mcp_cli.testing import ainvoke, call, ok, served
 
+from . import forked
 from .conftest import NODE_BIN, ROOT, budget, text
 from .skills import write_skill
 from .test_http_security import environment, server
@@ -273,14 +274,7 @@ async def test_meta_call_tool_pipes_its_output_through_then(world):
 
 def test_mcp_cli_run_takes_a_pipeline_in_argv(world):
     def run(*argv: str) -> subprocess.CompletedProcess:
-        return subprocess.run(
-            [sys.executable, "-m", "mcp_cli", "run", *argv],
-            capture_output=True,
-            text=True,
-            env=environment(**world["env"]),
-            timeout=budget(120),
-            cwd=world["root"],
-        )
+        return forked.mcp_cli("run", *argv, env=environment(**world["env"]), cwd=world["root"], timeout=budget(120))
 
     names = ["jq", "-r", ".entities[].name"]
     done = run(str(world["config"]), "--", "memory", "read-graph", "|", *names, "|", "tail", "1")

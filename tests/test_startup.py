@@ -19,6 +19,7 @@ from mcp_cli.engine.runtime import Runtime
 from mcp_cli.sources import discovery, mcp_tools
 from mcp_cli.sources.discovery import STARTUP_ENV
 
+from . import forked
 from .conftest import ROOT, age, budget, running, served, text
 
 pytestmark = pytest.mark.anyio
@@ -71,13 +72,7 @@ async def test_a_hung_server_is_killed_and_named_while_the_rest_is_served(hung):
 
 def test_inspect_names_the_unavailable_server(hung):
     config, env, _, _ = hung
-    proc = subprocess.run(
-        [sys.executable, "-m", "mcp_cli", "inspect", str(config)],
-        capture_output=True,
-        text=True,
-        timeout=budget(120),
-        env={**os.environ, **env},
-    )
+    proc = forked.mcp_cli("inspect", str(config), timeout=budget(120), env={**os.environ, **env})
     assert proc.returncode == 0, proc.stderr
     assert "hung ok pid" in proc.stdout and "hung slow" in proc.stdout
     assert "server 'slow': cannot list its tools: no answer within 1 s; shown as unavailable" in proc.stderr
@@ -135,12 +130,8 @@ def test_the_budget_is_an_option(hung):
     servers["ok"]["startup_timeout_sec"] = budget(10)  # its own; the slow one has none and gets the option's budget
     del servers["slow"]["startup_timeout_sec"]
     config.write_text(json.dumps({"mcpServers": servers}))
-    proc = subprocess.run(
-        [sys.executable, "-m", "mcp_cli", "inspect", str(config), "--startup-timeout", "0.5"],
-        capture_output=True,
-        text=True,
-        timeout=budget(120),
-        env={**os.environ, **env},
+    proc = forked.mcp_cli(
+        "inspect", str(config), "--startup-timeout", "0.5", timeout=budget(120), env={**os.environ, **env}
     )
     assert proc.returncode == 0, proc.stderr
     assert "server 'slow': cannot list its tools: no answer within 0.5 s" in proc.stderr
@@ -154,9 +145,8 @@ def test_the_default_budget_can_come_from_the_environment_and_the_option_wins(hu
     config.write_text(json.dumps({"mcpServers": servers}))
 
     def inspect(default: str, *options: str) -> subprocess.CompletedProcess:
-        argv = [sys.executable, "-m", "mcp_cli", "inspect", str(config), *options]
         environment = {**os.environ, **env, STARTUP_ENV: default}
-        return subprocess.run(argv, capture_output=True, text=True, timeout=budget(120), env=environment)
+        return forked.mcp_cli("inspect", str(config), *options, timeout=budget(120), env=environment)
 
     assert "server 'slow': cannot list its tools: no answer within 0.5 s" in inspect("0.5").stderr
     given = inspect("0.5", "--startup-timeout", "0.7")
@@ -170,7 +160,7 @@ def test_the_cache_can_be_seen_and_cleared(hung):
     env = {**os.environ, **env}
 
     def cli(*args):
-        proc = subprocess.run([sys.executable, "-m", "mcp_cli", *args], capture_output=True, text=True, env=env)
+        proc = forked.mcp_cli(*args, env=env, timeout=budget(120))
         assert proc.returncode == 0, proc.stderr
         return proc.stdout
 
@@ -191,12 +181,8 @@ def test_a_remembered_failure_does_not_hold_against_a_longer_budget(hung):
     config.write_text(json.dumps({"mcpServers": servers}))
     for given in ("0.5", "0.5", "1.5"):
         remembered_now(env)
-        proc = subprocess.run(
-            [sys.executable, "-m", "mcp_cli", "inspect", str(config), "--startup-timeout", given],
-            capture_output=True,
-            text=True,
-            timeout=budget(120),
-            env={**os.environ, **env},
+        proc = forked.mcp_cli(
+            "inspect", str(config), "--startup-timeout", given, timeout=budget(120), env={**os.environ, **env}
         )
         assert proc.returncode == 0, proc.stderr
     assert "no answer within 1.5 s; shown as unavailable" in proc.stderr
@@ -208,22 +194,10 @@ def test_with_no_server_answering_it_serves_what_it_can_say_and_wrap_refuses(hun
     servers = json.loads(config.read_text())["mcpServers"]
     config.write_text(json.dumps({"mcpServers": {"slow": servers["slow"]}}))
     env = {**os.environ, **env}
-    inspect = subprocess.run(
-        [sys.executable, "-m", "mcp_cli", "inspect", str(config)],
-        capture_output=True,
-        text=True,
-        timeout=budget(120),
-        env=env,
-    )
+    inspect = forked.mcp_cli("inspect", str(config), timeout=budget(120), env=env)
     assert inspect.returncode == 0, inspect.stderr
     assert "hung slow" in inspect.stdout and "Unavailable: no answer within 1 s" in inspect.stdout
-    wrap = subprocess.run(
-        [sys.executable, "-m", "mcp_cli", "wrap", str(config), "-o", str(tmp_path / "out")],
-        capture_output=True,
-        text=True,
-        timeout=budget(120),
-        env=env,
-    )
+    wrap = forked.mcp_cli("wrap", str(config), "-o", str(tmp_path / "out"), timeout=budget(120), env=env)
     assert wrap.returncode == 1 and "not wrapping while slow could not list its tools" in wrap.stderr
     assert not (tmp_path / "out").exists()
 

@@ -20,6 +20,7 @@ from mcp_cli.testing import ok
 from mcp_cli.text import command_name, kebab
 from mcp_cli.tree import Command, Group
 
+from . import forked
 from .conftest import NODE_BIN, ROOT, budget, served
 
 pytestmark = pytest.mark.anyio
@@ -107,8 +108,8 @@ async def test_each_tool_is_called_by_its_own_command_over_stdio(config):
 def test_each_tool_is_called_by_its_own_command_through_run(config):
     env = {**os.environ, **config["env"]}
     for command, tool in CALLS.items():
-        argv = [sys.executable, "-m", "mcp_cli", "run", str(config["path"]), "--", "names", command, "--value", "x"]
-        proc = subprocess.run(argv, capture_output=True, text=True, env=env, cwd=Path.cwd(), timeout=budget(60))
+        argv = ["run", str(config["path"]), "--", "names", command, "--value", "x"]
+        proc = forked.mcp_cli(*argv, env=env, cwd=Path.cwd(), timeout=budget(60))
         assert (proc.returncode, proc.stdout) == (0, f'{tool} got "x"\n'), proc.stderr
 
 

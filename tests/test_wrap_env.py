@@ -16,6 +16,7 @@ from mcp_cli.sources.discovery import STARTUP_ENV
 from mcp_cli.sources.mcp_tools import default_name
 from mcp_cli.text import kebab
 
+from . import forked
 from .conftest import NODE_BIN, ROOT, budget, served, text
 
 pytestmark = pytest.mark.anyio
@@ -24,10 +25,10 @@ SERVER = {"command": sys.executable, "args": [str(SLOW_START)]}
 
 
 def mcp_cli(*args: str, env: dict[str, str | None], cwd: Path = ROOT) -> subprocess.CompletedProcess:
-    """`python -m mcp_cli ARGS` with `env` over the environment (None unsets a variable)."""
+    """`mcp-cli ARGS` with `env` over the environment (None unsets a variable), forked from a process that
+    imported mcp-cli once (tests/forked.py)."""
     full = {k: v for k, v in {**os.environ, **env}.items() if v is not None}
-    argv = [sys.executable, "-m", "mcp_cli", *args]
-    return subprocess.run(argv, capture_output=True, text=True, cwd=cwd, env=full, timeout=budget(120))
+    return forked.mcp_cli(*args, env=full, cwd=cwd, timeout=budget(120))
 
 
 def write(path: Path, servers: dict[str, dict]) -> Path:

@@ -5,7 +5,6 @@ eras over stdio (the one-tool and the meta surfaces), over streamable HTTP with 
 `mcp-cli run`."""
 
 import json
-import subprocess
 import sys
 from contextlib import asynccontextmanager
 
@@ -17,6 +16,7 @@ from mcp.shared.exceptions import MCPError
 
 from mcp_cli.testing import call, ok
 
+from . import forked
 from .conftest import NODE_BIN, ROOT, budget, served
 from .test_http_security import environment, server
 
@@ -195,9 +195,8 @@ async def test_the_tree_carries_resources_and_prompts(team):
 
 def test_mcp_cli_run_reads_resources_and_gets_prompts(world):
     def run(*argv: str) -> str:
-        command = [sys.executable, "-m", "mcp_cli", "run", str(world["config"]), "--", *argv]
         env = environment(**world["env"])
-        done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=budget(120))
+        done = forked.mcp_cli("run", str(world["config"]), "--", *argv, env=env, cwd=ROOT, timeout=budget(120))
         assert done.returncode == 0, done.stderr
         return done.stdout
 
