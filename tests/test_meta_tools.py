@@ -184,3 +184,30 @@ def test_call_tool_leaves_an_upstream_s_broken_schema_to_the_upstream(broken):
     check({"type": "object", "properties": {"x": broken}}, {"x": "1"}, "arguments")  # nothing to say: no error
     with pytest.raises(BadRequest, match="^invalid arguments: `x`: 1 is not of type 'string'.$"):
         check({"type": "object", "properties": {"x": {"type": "string"}}}, {"x": 1}, "arguments")
+
+
+async def test_call_tool_makes_an_upstream_tool_s_validator_once_while_its_tree_stays(monkeypatch):
+    """A schema that outlives the call (an upstream tool's, the three tools') is made a validator once; a new tree
+    (its upstream's tools changed) makes them anew; a command's schema made from its params is made each call."""
+    from mcp_cli.engine.runtime import Runtime
+    from mcp_cli.surfaces import meta_tools
+    from mcp_cli.testing import mock_upstream, wrap
+
+    def add(a: int, b: int) -> int:
+        """Add two numbers."""
+        return a + b
+
+    made: list[object] = []
+    real = meta_tools.validator
+    monkeypatch.setattr(meta_tools, "validator", lambda schema: made.append(schema) or real(schema))
+    tree = await wrap({"calc": mock_upstream("calc", add)})
+    async with Runtime(tree) as runtime:
+        meta = meta_tools.Meta(runtime)
+        call = {"name": "calc add", "arguments": {"a": 2, "b": 3}}
+        for _ in range(3):
+            assert (await meta.call("call_tool", call)).output.strip() == "5"
+        assert len(made) == 2  # call_tool's own schema, and calc add's
+        refused = await meta.call("call_tool", {"name": "calc add", "arguments": {"a": "two", "b": 3}})
+        assert not refused.ok and "`a`: 'two' is not of type 'integer'" in refused.message and len(made) == 2
+        runtime.adopt(await wrap({"calc": mock_upstream("calc", add)}))
+        assert (await meta.call("call_tool", call)).output.strip() == "5" and len(made) == 4

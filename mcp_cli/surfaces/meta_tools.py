@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcp import types
 
@@ -22,6 +22,9 @@ from ..result import Result
 from ..search.ranking import SHOWN, Index, bounded
 from ..text import one_line, rows
 from ..tree import Command, Param, Tree
+
+if TYPE_CHECKING:
+    from jsonschema.protocols import Validator
 
 DESCRIBE_MAX = 20  # names one describe_tools call may ask for
 
@@ -114,6 +117,9 @@ class Meta:
     def __init__(self, runtime: Runtime) -> None:
         self.runtime = runtime
         self._index: tuple[Tree, Index] | None = None  # the tree it indexes, and the index
+        # the validators of the schemas that outlive a call (the three tools', the upstream tools' of the tree it
+        # had when they were made), by the schema's id, with the schema (its id is never reused meanwhile)
+        self._validators: tuple[Tree, dict[int, tuple[dict[str, Any], Validator]]] | None = None
 
     async def call(self, name: str, arguments: dict[str, Any] | None, scope: CallScope | None = None) -> Result:
         """The result of one meta tool call from a caller in `scope` (see `Runtime.call_tool`); a bad name or bad
@@ -123,7 +129,7 @@ class Meta:
         try:
             if name not in TOOLS:
                 raise NotFound(f"no tool named {name!r}; the tools are {', '.join(TOOLS)}.", close_to(name, [*TOOLS]))
-            check(TOOLS[name][1], arguments, f"arguments of {name}")
+            check(TOOLS[name][1], arguments, f"arguments of {name}", self._validator(TOOLS[name][1]))
             if name == "search_tools":
                 prefer = context.domains() if context is not None else []
                 search = partial(self._search, bounded(arguments["query"]), arguments.get("limit"), prefer)
@@ -135,7 +141,10 @@ class Meta:
             else:
                 path, cmd = self.command(arguments["name"])
                 values = arguments.get("arguments", {})
-                check(input_schema(cmd), values, f"arguments of `{path}`")
+                schema = input_schema(cmd)  # an upstream tool's own, or made anew from a command's params
+                check(
+                    schema, values, f"arguments of `{path}`", self._validator(schema) if schema is cmd.schema else None
+                )
                 steps = [
                     Step([sequence.tokens_of(self.runtime.commands, {"argv": [*path.split(), *argv(cmd, values)]})])
                 ]  # checked
@@ -150,6 +159,20 @@ class Meta:
             return await self.runtime.run_steps(steps, scope)
         except CallError as exc:
             return self.runtime.commands.failure(exc, None)
+
+    def _validator(self, schema: dict[str, Any]) -> Validator | None:
+        """The validator of a schema that outlives the call, made once while the tree stays the same (None for one
+        that cannot be made: `check` treats it as it treats any broken schema)."""
+        tree = self.runtime.tree
+        if self._validators is None or self._validators[0] is not tree:
+            self._validators = (tree, {})
+        kept = self._validators[1].get(id(schema))
+        if kept is None or kept[0] is not schema:
+            try:
+                kept = self._validators[1][id(schema)] = (schema, validator(schema))
+            except Exception:  # `$schema` of the wrong type, say: an upstream's broken schema
+                return None
+        return kept[1]
 
     def command(self, name: str) -> tuple[str, Command]:
         """The path and command a name gives; NotFound with close paths when there is none."""
@@ -188,12 +211,13 @@ class Meta:
         return await answers.fit(rt.tree, rt.kept, result, answers.Asked([]), None)
 
 
-def check(schema: dict[str, Any], value: Any, where: str) -> None:
-    """BadRequest naming the first field of `value` that does not fit `schema` (a broken schema checks nothing)."""
+def check(schema: dict[str, Any], value: Any, where: str, made: Validator | None = None) -> None:
+    """BadRequest naming the first field of `value` that does not fit `schema` (a broken schema checks nothing);
+    `made`: its validator, made before."""
     import jsonschema
 
     try:
-        error = jsonschema.exceptions.best_match(validator(schema).iter_errors(value))
+        error = jsonschema.exceptions.best_match((made or validator(schema)).iter_errors(value))
     except Exception:  # an unknown type or reference, a keyword of the wrong type, a pattern that is no regex:
         return  # an upstream's broken schema is the upstream's to enforce
     if error is not None:
