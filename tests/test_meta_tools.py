@@ -187,8 +187,9 @@ def test_call_tool_leaves_an_upstream_s_broken_schema_to_the_upstream(broken):
 
 
 async def test_call_tool_makes_an_upstream_tool_s_validator_once_while_its_tree_stays(monkeypatch):
-    """A schema that outlives the call (an upstream tool's, the three tools') is made a validator once; a new tree
-    (its upstream's tools changed) makes them anew; a command's schema made from its params is made each call."""
+    """A schema that outlives the call is made a validator once: the three tools' own, and an upstream tool's (the
+    one its call through the runtime checks with); a new tree (its upstream's tools changed) makes the latter anew."""
+    from mcp_cli.engine import schema
     from mcp_cli.engine.runtime import Runtime
     from mcp_cli.surfaces import meta_tools
     from mcp_cli.testing import mock_upstream, wrap
@@ -198,8 +199,10 @@ async def test_call_tool_makes_an_upstream_tool_s_validator_once_while_its_tree_
         return a + b
 
     made: list[object] = []
-    real = meta_tools.validator
-    monkeypatch.setattr(meta_tools, "validator", lambda schema: made.append(schema) or real(schema))
+    real = schema.validator
+    for module in (schema, meta_tools):
+        monkeypatch.setattr(module, "validator", lambda s: made.append(s) or real(s))
+    meta_tools._own_validator.cache_clear()
     tree = await wrap({"calc": mock_upstream("calc", add)})
     async with Runtime(tree) as runtime:
         meta = meta_tools.Meta(runtime)
@@ -210,4 +213,4 @@ async def test_call_tool_makes_an_upstream_tool_s_validator_once_while_its_tree_
         refused = await meta.call("call_tool", {"name": "calc add", "arguments": {"a": "two", "b": 3}})
         assert not refused.ok and "`a`: 'two' is not of type 'integer'" in refused.message and len(made) == 2
         runtime.adopt(await wrap({"calc": mock_upstream("calc", add)}))
-        assert (await meta.call("call_tool", call)).output.strip() == "5" and len(made) == 4
+        assert (await meta.call("call_tool", call)).output.strip() == "5" and len(made) == 3  # calc add's anew

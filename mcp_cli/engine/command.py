@@ -202,6 +202,11 @@ class Commands:
             values = schema.arguments(cmd, values, compiled.checker, base)
         return values
 
+    def checker(self, cmd: Command, prog: str) -> schema.Checker | None:
+        """The schema checker of a command run as `prog`, made once with its parser, as its call makes it (None for a
+        command that has no schema)."""
+        return self._compile(cmd, prog).checker
+
     def _compile(self, cmd: Command, prog: str) -> _Compiled:
         kept = self._compiled.get(id(cmd))
         if kept is not None and kept[0] is cmd:

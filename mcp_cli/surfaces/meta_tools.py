@@ -7,7 +7,7 @@ argv through `Runtime.call`, so that parsing, errors, caps, timeouts and the res
 from __future__ import annotations
 
 import json
-from functools import partial
+from functools import cache, partial
 from typing import TYPE_CHECKING, Any
 
 from mcp import types
@@ -117,9 +117,6 @@ class Meta:
     def __init__(self, runtime: Runtime) -> None:
         self.runtime = runtime
         self._index: tuple[Tree, Index] | None = None  # the tree it indexes, and the index
-        # the validators of the schemas that outlive a call (the three tools', the upstream tools' of the tree it
-        # had when they were made), by the schema's id, with the schema (its id is never reused meanwhile)
-        self._validators: tuple[Tree, dict[int, tuple[dict[str, Any], Validator]]] | None = None
 
     async def call(self, name: str, arguments: dict[str, Any] | None, scope: CallScope | None = None) -> Result:
         """The result of one meta tool call from a caller in `scope` (see `Runtime.call_tool`); a bad name or bad
@@ -129,7 +126,7 @@ class Meta:
         try:
             if name not in TOOLS:
                 raise NotFound(f"no tool named {name!r}; the tools are {', '.join(TOOLS)}.", close_to(name, [*TOOLS]))
-            check(TOOLS[name][1], arguments, f"arguments of {name}", self._validator(TOOLS[name][1]))
+            check(TOOLS[name][1], arguments, f"arguments of {name}", _own_validator(name))
             if name == "search_tools":
                 prefer = context.domains() if context is not None else []
                 search = partial(self._search, bounded(arguments["query"]), arguments.get("limit"), prefer)
@@ -139,12 +136,11 @@ class Meta:
             if "--more" in arguments["name"].split():  # the next part of a cut answer, as its note gives it
                 steps = sequence.steps_of(self.runtime.commands, {"command": arguments["name"]})
             else:
-                path, cmd = self.command(arguments["name"])
+                path, cmd, prog = self.command(arguments["name"])
                 values = arguments.get("arguments", {})
-                schema = input_schema(cmd)  # an upstream tool's own, or made anew from a command's params
-                check(
-                    schema, values, f"arguments of `{path}`", self._validator(schema) if schema is cmd.schema else None
-                )
+                checker = self.runtime.commands.checker(cmd, prog)  # an upstream tool's, kept as its call keeps it
+                made = checker.validator if checker is not None else None
+                check(input_schema(cmd), values, f"arguments of `{path}`", made)
                 steps = [
                     Step([sequence.tokens_of(self.runtime.commands, {"argv": [*path.split(), *argv(cmd, values)]})])
                 ]  # checked
@@ -160,25 +156,12 @@ class Meta:
         except CallError as exc:
             return self.runtime.commands.failure(exc, None)
 
-    def _validator(self, schema: dict[str, Any]) -> Validator | None:
-        """The validator of a schema that outlives the call, made once while the tree stays the same (None for one
-        that cannot be made: `check` treats it as it treats any broken schema)."""
-        tree = self.runtime.tree
-        if self._validators is None or self._validators[0] is not tree:
-            self._validators = (tree, {})
-        kept = self._validators[1].get(id(schema))
-        if kept is None or kept[0] is not schema:
-            try:
-                kept = self._validators[1][id(schema)] = (schema, validator(schema))
-            except Exception:  # `$schema` of the wrong type, say: an upstream's broken schema
-                return None
-        return kept[1]
-
-    def command(self, name: str) -> tuple[str, Command]:
-        """The path and command a name gives; NotFound with close paths when there is none."""
+    def command(self, name: str) -> tuple[str, Command, str]:
+        """The path and command a name gives, and the command's `prog` as its call runs it; NotFound with close paths
+        when there is none."""
         inv = self.runtime.commands.invocation(name.split())
         if isinstance(inv.node, Command) and not inv.rest:
-            return " ".join(n.name for n in inv.walked[1:]), inv.node
+            return " ".join(n.name for n in inv.walked[1:]), inv.node, inv.prog
         paths = [" ".join(p) for p, node in self.runtime.tree.walk() if isinstance(node, Command)]
         raise NotFound(f"no command `{name}`; find one with search_tools.", close_to(name, paths))
 
@@ -200,7 +183,7 @@ class Meta:
     def _describe(self, names: list[str]) -> Result:
         described = []
         for name in names:
-            path, cmd = self.command(name)
+            path, cmd, _ = self.command(name)
             described.append(
                 {"name": path, "description": cmd.description or cmd.summary, "inputSchema": input_schema(cmd)}
             )
@@ -209,6 +192,12 @@ class Meta:
     async def _answer(self, result: Result) -> Result:
         rt = self.runtime
         return await answers.fit(rt.tree, rt.kept, result, answers.Asked([]), None)
+
+
+@cache
+def _own_validator(name: str) -> Validator:
+    """The validator of one of the three tools' own schemas, made once."""
+    return validator(TOOLS[name][1])
 
 
 def check(schema: dict[str, Any], value: Any, where: str, made: Validator | None = None) -> None:
