@@ -435,6 +435,14 @@ def test_draft_4_s_boolean_exclusive_bounds_are_read_as_draft_4_meant_them():
     assert refused(draft4, ["--n", "1"]).startswith("--n: 1 is less than or equal to the minimum of 1")
 
 
+@pytest.mark.parametrize("named", [{}, 5, ["draft-04"]])
+def test_a_schema_whose_dollar_schema_is_no_string_is_checked_as_2020_12(named):
+    """An upstream's `"$schema": {}` names no draft: the call is checked as MCP's default draft, not failed."""
+    schema = {**obj(n={"type": "integer"}), "$schema": named}
+    assert run(schema, ["--n", "3"]) == {"n": 3}
+    assert refused(schema, ["--json", '{"n": "x"}']) == "--n: 'x' is not of type 'integer'."
+
+
 DRAFT4 = "http://json-schema.org/draft-04/schema#"
 
 

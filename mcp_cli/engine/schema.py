@@ -34,6 +34,13 @@ _SCALARS = ("string", "integer", "number", "boolean")
 _KINDS = (*_SCALARS, "array", "object")
 
 
+def _names_draft(schema: dict[str, Any]) -> bool:
+    """Whether a schema's `$schema` may name a draft: a string, or none given. Anything else (`{}`, `5`, as a broken
+    upstream may send) names none, and the schema is read as 2020-12, MCP's default: `referencing`'s and
+    `jsonschema`'s own lookups would raise on it."""
+    return isinstance(schema.get("$schema", ""), str)
+
+
 class _Schema:
     """A schema whose `$ref`s resolve within it (through `referencing`, as jsonschema resolves them)."""
 
@@ -42,7 +49,10 @@ class _Schema:
         from referencing.jsonschema import DRAFT202012
 
         self.root = root
-        resource = Resource.from_contents(root, default_specification=DRAFT202012)
+        if _names_draft(root):
+            resource = Resource.from_contents(root, default_specification=DRAFT202012)
+        else:
+            resource = DRAFT202012.create_resource(root)
         uri = resource.id() or "urn:mcp-cli:schema"
         self._resolver = Registry().with_resource(uri, resource).resolver(uri)
 
@@ -517,7 +527,8 @@ def validator(schema: dict[str, Any]) -> Validator:
     generators still write them) read as draft 4 meant them rather than as the number 1."""
     import jsonschema
 
-    cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+    default = jsonschema.Draft202012Validator
+    cls = jsonschema.validators.validator_for(schema, default=default) if _names_draft(schema) else default
     if cls is not jsonschema.Draft4Validator:
         schema = _exclusive_as_numbers(schema)
     return cls(schema)
