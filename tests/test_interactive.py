@@ -17,7 +17,8 @@ from pathlib import Path
 import anyio
 import mcp
 import pytest
-from mcp import types
+from mcp import StdioServerParameters, types
+from mcp.client.stdio import stdio_client
 
 from .conftest import NODE_BIN, ROOT, budget, free_port, served, text, wait_for_port
 
@@ -268,6 +269,46 @@ async def test_a_tool_list_change_rebuilds_the_tree_and_tells_the_client(world, 
                 await changed.wait()
         ok, said = await call(client, "helper", "extra")
         assert ok and said == "extra here"
+
+
+async def test_a_burst_of_tool_list_changes_is_read_once_more_not_once_each(world, tmp_path):
+    """An upstream that says five times over that its tools changed (as servers that add their tools one by one
+    do) is listed again once, and once more for the changes heard meanwhile, not five times; the client is told
+    once, when the tree is whole."""
+    listed, heard = world.parent / "listed", []
+
+    async def message_handler(message) -> None:
+        if isinstance(message, types.ToolListChangedNotification):
+            heard.append(message)
+
+    env = {"MCP_CLI_CACHE_DIR": str(tmp_path)}
+    async with served("serve", str(world), env=env, message_handler=message_handler, **ERAS["handshake"]) as client:
+        assert (await call(client, "helper", "chatty"))[0]  # the helper is up, its first listing done
+        before = len(listed.read_text().splitlines())
+        assert (await call(client, "helper", "burst"))[0]
+        with anyio.fail_after(budget(30)):
+            while not heard:
+                await anyio.sleep(0.05)
+        await anyio.sleep(0.5)  # room for any further listing or notice
+        assert 1 <= len(listed.read_text().splitlines()) - before <= 2
+        assert len(heard) == 1
+        ok, said = await call(client, "helper", "after-burst")
+        assert ok and said == "after the burst"
+
+
+async def test_a_client_that_leaves_while_tools_are_read_again_leaves_no_warning(world, tmp_path):
+    """The client leaves while the server re-reads an upstream's changed tools: that read ends with the upstream's
+    stop, which is no failure to report."""
+    errlog = tmp_path / "stderr"
+    env = {**os.environ, "MCP_CLI_CACHE_DIR": str(tmp_path)}
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "mcp_cli", "serve", str(world)], cwd=ROOT, env=env
+    )
+    with errlog.open("w") as stream:
+        async with mcp.Client(stdio_client(params, errlog=stream), mode="legacy") as client:
+            assert (await call(client, "helper", "burst"))[0]  # its listing again now takes 0.3 s: under way as we go
+    said = errlog.read_text()
+    assert "reading them failed" not in said and "Traceback" not in said
 
 
 async def test_a_2026_upstreams_question_reaches_the_client(world, era):

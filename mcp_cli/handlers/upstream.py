@@ -120,6 +120,11 @@ class Upstream:
         self.calls = Calls()  # the calls in flight and the session's callbacks to their clients (`relay.py`)
 
     @property
+    def stopping(self) -> bool:
+        """Its session is being stopped (`close`): what fails on it now fails because of that."""
+        return self._stop is not None and self._stop.is_set()
+
+    @property
     def heard(self) -> float:
         """When the server last sent anything: to the session, or an answer on the direct line (anyio's clock)."""
         return max(self._heard, self.direct.heard) if self.direct is not None else self._heard

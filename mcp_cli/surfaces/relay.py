@@ -32,6 +32,7 @@ from ..errors import BadRequest, CallError, HandlerError
 from ..handlers import upstream_kind
 from ..handlers.relay import Relay, listing, need, offers, refusal
 from ..result import Result
+from ..tree import Tree
 from ..types import number, whole
 
 if TYPE_CHECKING:
@@ -270,6 +271,7 @@ class Changes:
         # their latest request, whose connection's channel the notifications take; the least recently heard first
         self.listening: OrderedDict[str, ServerSession] = OrderedDict()
         self.bus = InMemorySubscriptionBus()
+        self.rereading: dict[str, bool] = {}  # servers whose tools are being read again: changed once more since?
 
     def heard(self, ctx: ServerRequestContext, session: str | None) -> None:
         """A call from the client of `ctx`, in `session` (None: a request on its own, which has no channel after it):
@@ -287,13 +289,9 @@ class Changes:
             pool.changed = self.changed
 
     async def changed(self, server: Upstream, kind: str) -> None:
-        if kind == "tools" and self.runtime.tree.reload is not None and server.client is not None:
-            try:
-                tree = await self.runtime.tree.reload(server.name, await listing(server.client))
-            except Exception as exc:
-                log.warning("upstream server %s changed its tools, but reading them failed: %s", server.name, exc)
-                return
-            self.runtime.adopt(tree)
+        reload = self.runtime.tree.reload
+        if kind == "tools" and reload is not None and not await self._reread(server, reload):
+            return
         notification, event = _CHANGED[kind]
         for key, session in list(self.listening.items()):
             try:
@@ -301,6 +299,35 @@ class Changes:
             except Exception:  # a client gone meanwhile
                 self.listening.pop(key, None)
         await self.bus.publish(event())
+
+    async def _reread(self, server: Upstream, reload: Callable[[str, Any], Awaitable[Tree]]) -> bool:
+        """Read `server`'s tools again and rebuild the tree; True when that is done and its clients are to be told.
+        Changes heard while a read is under way (a server that adds its tools one by one says so each time) are
+        taken by one more read when it ends, not one read each; a read cut short by the server's own stop (the
+        client left) is dropped without a word."""
+        if server.name in self.rereading:
+            self.rereading[server.name] = True
+            return False
+        self.rereading[server.name] = False
+        try:
+            while True:
+                client = server.client
+                if client is None:
+                    return False
+                try:
+                    tree = await reload(server.name, await listing(client))
+                except Exception as exc:
+                    if not server.stopping:
+                        log.warning(
+                            "upstream server %s changed its tools, but reading them failed: %s", server.name, exc
+                        )
+                    return False
+                self.runtime.adopt(tree)
+                if not self.rereading[server.name]:
+                    return True
+                self.rereading[server.name] = False
+        finally:
+            del self.rereading[server.name]
 
 
 class Terminal(Relay):
