@@ -72,6 +72,15 @@ async def test_a_server_with_many_tools_is_split_into_subgroups_by_what_they_act
         assert called(await ok(client, "gh", "list-issues"))[0] == "list_issues"
 
 
+async def test_a_tool_goes_to_the_noun_it_acts_on_when_two_groups_could_take_it(tmp_path, cache):
+    tools = "list_releases get_latest_release get_release_by_tag list_tags get_tag search_code get_me".split()
+    team = config(tmp_path / "team.json", {"gh": entry(*tools)})
+    async with served("serve", str(team), "--threshold", "5", env=cache) as client:
+        gh = listed(await ok(client, "gh", "--help"))  # releases and tags are named by three tools each
+        assert gh["releases"] == "list, get-latest, get-by-tag." and gh["tags"] == "list, get."
+        assert called(await ok(client, "gh", "releases", "get-by-tag"))[0] == "get_release_by_tag"
+
+
 async def test_preset_groups_and_toolsets_name_the_subgroups(tmp_path, cache):
     toolsets = [f"{name}@{'work' if 'issue' in name or 'pull' in name else 'code'}" for name in GITHUB]
     preset = entry(*GITHUB, **{"mcp-cli": {"groups": {"tickets": ["*issue*"], "reviews": ["*pull_request*"]}}})

@@ -152,14 +152,32 @@ def topics(names: list[str], k: int = 4) -> list[str]:
     return [spelled[noun] for noun, _ in counts.most_common(k)]
 
 
-def cover(nouns: dict[str, set[str]], left: list[str]) -> tuple[dict[str, list[str]], list[str]]:
+def _heads(ws: list[str]) -> set[str]:
+    """The noun a name acts on (and the two-word noun ending in it): its last noun before a filler word, or its last
+    noun (`release` of get_release_by_tag and of get_latest_release)."""
+    stems = _stems(ws)
+    end = next((i for i, w in enumerate(ws) if w in _FILLER and i > 0), len(ws))
+    at = max((i for i in range(end) if stems[i]), default=-1)
+    if at < 0:
+        return set()
+    return {stems[at]} | ({f"{stems[at - 1]}-{stems[at]}"} if at > 0 and stems[at - 1] else set())
+
+
+def cover(
+    nouns: dict[str, set[str]], left: list[str], heads: dict[str, set[str]] | None = None
+) -> tuple[dict[str, list[str]], list[str]]:
     """Greedily, the noun shared by the most items (two at least, not all) takes them, until no noun is shared:
-    ({noun: [items]}, items left), in the order of `left`."""
+    ({noun: [items]}, items left), in the order of `left`. Between nouns shared alike, the one more of them act on
+    (`heads`: release for list_releases, get_latest_release, get_release_by_tag, before tag), then a two-word one,
+    then the last in alphabetical order."""
     groups: dict[str, list[str]] = {}
     while True:
         counts = Counter(noun for n in left for noun in nouns[n])
+        acted = Counter(noun for n in left for noun in (heads or {}).get(n, ()))
         best = max(
-            (c for c in counts.items() if 2 <= c[1] < len(nouns)), key=lambda c: (c[1], "-" in c[0], c[0]), default=None
+            (c for c in counts.items() if 2 <= c[1] < len(nouns)),
+            key=lambda c: (c[1], acted[c[0]], "-" in c[0], c[0]),
+            default=None,
         )
         if best is None:
             return groups, left
@@ -192,7 +210,11 @@ def split(names: list[str], preset: dict[str, list[str]] | None = None) -> tuple
     groups: dict[str, list[tuple[str, str]]] = {g: [(t, "") for t in ts] for g, ts in (preset or {}).items()}
     taken = {t for ts in (preset or {}).values() for t in ts}
     split_words = nouns_of(names)
-    found, left = cover({n: _nouns(ws) for n, ws in split_words.items()}, [n for n in names if n not in taken])
+    found, left = cover(
+        {n: _nouns(ws) for n, ws in split_words.items()},
+        [n for n in names if n not in taken],
+        {n: _heads(ws) for n, ws in split_words.items()},
+    )
     for noun, tools in found.items():
         groups.setdefault(_spelled(noun, [split_words[n] for n in tools]), []).extend((n, "") for n in tools)
     for group, members in groups.items():
