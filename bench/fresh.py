@@ -44,7 +44,7 @@ SETS = {
     "seventh": (FRESH.with_name("fresh7"), ("github", "crowded", "progressive", "boundary")),
 }
 # sets measured once and published: tuning may read their misses now
-SPENT = {"second", "third", "fourth", "fifth", "sixth"}
+SPENT = {"second", "third", "fourth", "fifth", "sixth", "seventh"}
 DEPTH = 5
 KINDS = ("plain", "paraphrase", "values", "typo", "unanswerable")
 TARGETS = {
