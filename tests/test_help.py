@@ -228,3 +228,29 @@ def test_a_long_name_keeps_its_summary_on_its_row():
     long = Command("a-name-longer-than-the-column-is", summary="B.", handler=NOOP)
     tree = Tree(Group("t", children=[Command("short", summary="A.", handler=NOOP), long]))
     assert "\n  a-name-longer-than-the-column-is  B.\n" in invoke(tree, ["--help"]).output
+
+
+def test_a_listing_is_rendered_once_a_tree_and_anew_for_a_new_tree(monkeypatch):
+    import anyio
+
+    from mcp_cli.engine import help as helptext
+    from mcp_cli.engine.runtime import Runtime
+
+    rendered = []
+    real = helptext.group_help
+
+    def counted(prog, group, is_root, budget):
+        rendered.append(group.name)
+        return real(prog, group, is_root, budget)
+
+    monkeypatch.setattr(helptext, "group_help", counted)
+    tree = Tree.load(DEMO)
+    runtime = Runtime(tree)
+    first = anyio.run(runtime.call, ["--help"]).text()
+    again = [anyio.run(runtime.call, argv) for argv in (["--help"], [], ["-h"], ["no-such-domain"])]
+    assert [r.text() for r in again[:3]] == [first] * 3 and first in again[3].text()  # the error shows the listing
+    assert rendered == [tree.name]  # one rendering served them all
+    renamed = Tree.load(DEMO)
+    renamed.root.children = renamed.root.children[:1]
+    runtime.adopt(renamed)
+    assert anyio.run(runtime.call, ["--help"]).text() != first and rendered == [tree.name] * 2

@@ -45,6 +45,8 @@ class Invocation:
     scope: CallScope = field(default_factory=CallScope)
     piped: Flow | None = None  # what the stage before it in a pipeline gave (`pipeline.py`)
     name: str | None = None  # how the caller runs the tool (`--prog`), which help names it by; None: its name
+    # groups' listings rendered for the tree's calls (`Commands`): the same tree, the same bytes, rendered once
+    listings: dict[tuple[str, int, bool], tuple[Group, str]] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def node(self) -> Node:
@@ -63,7 +65,11 @@ class Invocation:
         node, budget = self.node, self.tree.settings.help_budget
         context = self.scope.context
         if isinstance(node, Group):
-            text = helptext.group_help(self.prog, node, self.is_root, budget)
+            key = (self.prog, id(node), self.is_root)
+            kept = self.listings.get(key)
+            if kept is None or kept[0] is not node:
+                kept = self.listings[key] = (node, helptext.group_help(self.prog, node, self.is_root, budget))
+            text = kept[1]
             if self.is_root and context is not None and context.entities:
                 text += helptext.in_context([(e.value, e.domains) for e in context.entities])
             return text
@@ -94,6 +100,7 @@ class Commands:
         self.tree = tree
         self.kinds = kinds
         self._compiled: dict[int, tuple[Command, _Compiled]] = {}
+        self._listings: dict[tuple[str, int, bool], tuple[Group, str]] = {}  # see `Invocation.listings`
 
     def invocation(self, tokens: list[str], scope: CallScope | None = None) -> Invocation:
         """Walk groups by name as far as the tokens go. A name a group lacks that names exactly one node of one of
@@ -105,14 +112,16 @@ class Commands:
             group, token = walked[-1], tokens[i]
             child = group.child(token)
             if child is None:
+                if token in HELP:
+                    break
                 below = [(g, c) for g in group.children if isinstance(g, Group) and (c := g.child(token)) is not None]
-                if len(below) != 1 or token in HELP:
+                if len(below) != 1:
                     break
                 walked.append(below[0][0])
                 child = below[0][1]
             walked.append(child)
             i += 1
-        return Invocation(self.tree, walked, tokens[i:], scope or CallScope())
+        return Invocation(self.tree, walked, tokens[i:], scope or CallScope(), listings=self._listings)
 
     def flags_of(self, tokens: list[str]) -> list[str] | None:
         """The option flags of the command `tokens` reach (none for a group or topic; None when not known)."""
