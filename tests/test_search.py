@@ -300,6 +300,22 @@ async def test_where_the_words_fit_weakly_the_embedding_models_closest_take_the_
     assert [p for _, p, _ in Index(tree).search(sure, 5)] == [p for _, p, _ in words_only.search(sure, 5)]
 
 
+def list_releases(repo: str) -> str:
+    """List the published versions of a repository."""
+    return repo
+
+
+def get_latest_release(repo: str) -> str:
+    """Get the newest published version of a repository."""
+    return repo
+
+
+async def test_a_group_s_name_alone_asks_for_what_it_holds():
+    tree = await wrap({"releases": mock_upstream("releases", list_releases, get_latest_release)})
+    said = (await ainvoke(tree, "search release")).output  # read as a verb (deploy), it met no command's words
+    assert not said.startswith("No command fits") and said.splitlines()[0].split()[0] == "releases"
+
+
 async def test_a_typo_d_request_is_still_found_and_not_declined(tree):
     result = await ainvoke(tree, "search clsoe the isssue")
     assert result.ok and result.output.splitlines()[0].split()[:2] == ["tracker", "close-issue"]

@@ -242,6 +242,15 @@ def _names(query: str) -> list[str]:
     return found
 
 
+def _names_group(query: str, path: str) -> bool:
+    """Whether `query` is nothing but the name of a group on `path` (`release` of `github releases list`): it asks
+    for what that group holds."""
+    asked = tuple(stem(w) for w in command_name(query).split("-"))
+    return len(query.split()) <= len(asked) and any(
+        tuple(stem(w) for w in group.split("-")) == asked for group in path.split()[:-1]
+    )
+
+
 def meaning(path: str, cmd: Command) -> str:
     """What an embedding model reads of a command: its path and aliases as words, summary, description and
     parameter names."""
@@ -366,9 +375,9 @@ class Index:
         *failing* service"; two are what it asks for: "send *flowers* to my *mom*"); less UNHEARD_COST for each word
         of a thing the tree has never seen (up to UNHEARD_MOST: "check my *bank* account *balance*"), and NAME_COST
         for each name it has never heard of (`Zendesk`); with an embedding model, plus COSINE_WEIGHT times its cosine
-        above COSINE_FLOOR. A query that is one of the command's names (`get_me`) fits it fully. Under WEAK, no command
-        fits: what it shares with the query is incidental."""
-        if self.at[path] in self.named.get(command_name(query), ()):
+        above COSINE_FLOOR. A query that is one of the command's names (`get_me`), or the name of a group it is in
+        (`release`), fits it fully. Under WEAK, no command fits: what it shares with the query is incidental."""
+        if self.at[path] in self.named.get(command_name(query), ()) or _names_group(query, path):
             return 1.0
         query = self.clean(query)
         q, terms, head = read(query), self.terms[self.at[path]], self.heads[self.at[path]]
