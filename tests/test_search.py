@@ -7,7 +7,7 @@ import anyio
 import pytest
 
 from mcp_cli.handlers.search import SURE, SURE_ROWS
-from mcp_cli.search.ranking import Index, stem
+from mcp_cli.search.ranking import Index, read, stem
 from mcp_cli.testing import ainvoke, mock_upstream, ok, wrap
 
 from .conftest import served
@@ -314,6 +314,26 @@ async def test_a_group_s_name_alone_asks_for_what_it_holds():
     tree = await wrap({"releases": mock_upstream("releases", list_releases, get_latest_release)})
     said = (await ainvoke(tree, "search release")).output  # read as a verb (deploy), it met no command's words
     assert not said.startswith("No command fits") and said.splitlines()[0].split()[0] == "releases"
+
+
+def list_commits(repo: str) -> str:
+    """List the commits of a branch."""
+    return repo
+
+
+async def test_keywords_that_start_with_a_group_s_noun_have_no_verb():
+    tree = await wrap(
+        {
+            "releases": mock_upstream("releases", list_releases, get_latest_release),
+            "commits": mock_upstream("commits", list_commits),
+        }
+    )
+    said = (await ainvoke(tree, "search release commits list")).output  # an agent's keywords: `release` names a group
+    assert not said.startswith("No command fits") and {"releases", "commits"} <= {
+        line.split()[0] for line in said.splitlines() if line.startswith("  ") and not line.startswith("    ")
+    }
+    nouns = Index(tree).nouns
+    assert read("release commits list", nouns).ops == [] and read("release the new version", nouns).ops == ["@deploy"]
 
 
 async def test_a_typo_d_request_is_still_found_and_not_declined(tree):

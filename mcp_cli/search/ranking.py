@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from ..entities import acts_in
 from ..text import command_name, words
-from ..tree import Command, Tree
+from ..tree import Command, Group, Tree
 from . import embeddings, lexicon
 from .lexicon import NAME_VERBS
 from .spelling import Vocabulary
@@ -165,7 +165,7 @@ class Query:
     names: list[str] = default(default_factory=list)
 
 
-def read(query: str) -> Query:
+def read(query: str, nouns: frozenset[str] = frozenset()) -> Query:
     """A query's terms and their weights. Its first word that is not a stop word (or is a verb, like "show")
     stands for its operations if it is a verb, unless the query is a question; other words count for themselves,
     their form as written and their synonyms, less so between "about" (what to write) and "to" (where)."""
@@ -181,6 +181,8 @@ def read(query: str) -> Query:
 
     found, values = tokens(text), _values(query)
     lead, scale = not found or found[0] not in lexicon.QUESTION, 1.0
+    if found and len(found) > 1 and not any(t in lexicon.STOP for t in found) and stem(found[0]) in nouns:
+        lead = False  # keywords ("release commits list") that start with a noun of the tree's groups: no verb
     for token in found:
         term = stem(token)
         if token in lexicon.CONTENT and not lead:
@@ -206,9 +208,9 @@ def read(query: str) -> Query:
     return out
 
 
-def query_weights(query: str) -> dict[str, float]:
+def query_weights(query: str, nouns: frozenset[str] = frozenset()) -> dict[str, float]:
     """The terms of a query and their weights (`read`)."""
-    return read(query).weights
+    return read(query, nouns).weights
 
 
 _QUOTED = re.compile(r"""(?<!\w)(['"`]).+?\1(?!\w)""")
@@ -326,6 +328,7 @@ class Index:
             for term, posting in self.postings.items()
         }
         self.at = {path: doc for doc, (path, _) in enumerate(self.docs)}
+        self.nouns = frozenset(stem(w) for _, n in tree.walk() if isinstance(n, Group) for w in n.name.split("-"))
         self.spelling = Vocabulary(spelled)
         self.spelling.extend(lexicon.words())
         self._clean: tuple[str, str] = ("", "")  # the last query and how it reads (`clean`)
@@ -380,7 +383,7 @@ class Index:
         if self.at[path] in self.named.get(command_name(query), ()) or _names_group(query, path):
             return 1.0
         query = self.clean(query)
-        q, terms, head = read(query), self.terms[self.at[path]], self.heads[self.at[path]]
+        q, terms, head = read(query, self.nouns), self.terms[self.at[path]], self.heads[self.at[path]]
         shared: dict[str, float] = {}
         unheard = things = 0
         for (token, word), thing in zip(q.words, q.things, strict=True):
@@ -420,7 +423,7 @@ class Index:
     def no_fit(self, query: str) -> str:
         """The sentence saying that no command fits `query`, naming the words of things no command has (`bank`), which
         tell an agent to look elsewhere rather than reword."""
-        q = read(self.clean(query))
+        q = read(self.clean(query), self.nouns)
         unheard = [
             token
             for (token, word), thing in zip(q.words, q.things, strict=True)
@@ -442,7 +445,7 @@ class Index:
         n = len(self.docs)
         named = self.named.get(command_name(query), [])  # commands named outright come first (`get_me`)
         query = self.clean(query)
-        weights = query_weights(query)
+        weights = query_weights(query, self.nouns)
         for term, weight in weights.items():
             posting = self.weighted.get(term)
             if not posting:
