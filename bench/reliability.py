@@ -854,6 +854,9 @@ async def runaway(target: Target, surface: str, tree: Any) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as work, tempfile.TemporaryFile("w+") as errlog:
         try:
             async with SURFACES[surface](target.source, work, errlog) as ask:
+                # asked once before: what a first help loads once (the meta surface's search loads its embedding
+                # model) is no part of whether a runaway filter holds up the rest
+                await ask(words.help(surface))
                 for jq in RUNAWAY:
                     counts["filters"] += 1
                     call = words.as_call(surface, [*target.deep(1), "|", "jq", jq])

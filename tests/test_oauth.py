@@ -152,7 +152,11 @@ async def test_login_call_refresh_concurrent_refresh_logout(world: dict) -> None
     before = stats(world)["refreshes"]  # (0, unless the login itself outlived its first token on a busy machine)
     refreshed = mcp(world, "run", "team.json", "--", "prot", "whoami")
     assert refreshed.returncode == 0 and "hello from the protected server" in refreshed.stdout, refreshed.stderr
-    assert stats(world)["refreshes"] == before + 1
+    # refreshed, not logged in again; the refreshed token lives 1 s too, so on a busy machine the call may outlive it
+    # and refresh once more
+    counts = stats(world)
+    assert counts["refreshes"] >= before + 1 and counts["authorizations"] == 2
+    before = counts["refreshes"]
 
     # two processes find the token expired at once: one refreshes, the other uses its token
     set_ttl(world, 3600)
@@ -168,7 +172,7 @@ async def test_login_call_refresh_concurrent_refresh_logout(world: dict) -> None
         world["outputs"] += [out, err]
         assert proc.returncode == 0 and "hello from the protected server" in out, err
     counts = stats(world)
-    assert counts["refreshes"] == before + 2 and counts["replays"] == 0 and counts["authorizations"] == 2
+    assert counts["refreshes"] == before + 1 and counts["replays"] == 0 and counts["authorizations"] == 2
 
     # no token anywhere but the token file: not in the cache, a wrapped package, a tree, or anything printed
     wrapped = mcp(world, "wrap", "team.json", "-o", "pkg")
