@@ -159,7 +159,7 @@ def report(found: dict[str, Any]) -> tuple[list[str], list[str]]:
         f"{m['request']:.3f}; within {NEAR} of the threshold: {m['prompts near']} prompts, "
         f"{m['requests near']} request answers (of {found['queries']} requests x 3 corpora).",
     ]
-    lines += ["", f"{found['queries']} requests. Still answered with commands as shipped ({found['shipped']}):", ""]
+    lines += ["", f"{found['queries']} requests. Still answered with commands, {found['shipped']}:", ""]
     for name, (_, listed) in chosen["corpora"].items():
         lines.append(f"- {name}: " + ("; ".join(f'"{q}"' for q in listed) or "none"))
     targets = []
