@@ -59,10 +59,11 @@ async def _in_process(config: Path, calls: int) -> list[float]:
         return times
 
 
-def _node(tmp: Path, calls: int) -> list[dict]:
+def _node(tmp: Path, calls: int, rounds: int) -> list[dict]:
     """Per call of server-everything's `echo`: directly, through the wrap, and through a bare SDK proxy (the floor
-    of any proxy built on the SDK: `sdk_proxy.py`). Rounds alternate so drift hits all three alike. Nothing when
-    tests/node is not installed (`npm ci --prefix tests/node`)."""
+    of any proxy built on the SDK: `sdk_proxy.py`). Rounds alternate so drift hits all three alike (three were too
+    few: two runs at rest gave 1.71x and 2.47x). Nothing when tests/node is not installed (`npm ci --prefix
+    tests/node`)."""
     everything = HERE.parent / "tests" / "node" / "node_modules" / ".bin" / "mcp-server-everything"
     if not everything.exists():
         print(f"not measured: {everything} is missing (npm ci --prefix tests/node)", file=sys.stderr)
@@ -73,7 +74,7 @@ def _node(tmp: Path, calls: int) -> list[dict]:
     direct: list[float] = []
     sdk: list[float] = []
     ours: list[float] = []
-    for _ in range(3):
+    for _ in range(rounds):
         direct += anyio.run(per_call, [str(everything)], "echo", {"message": "hi"}, calls)
         proxy = [sys.executable, str(HERE / "sdk_proxy.py"), str(everything)]
         sdk += anyio.run(per_call, proxy, "echo", {"message": "hi"}, calls)
@@ -136,7 +137,7 @@ def run(quick: bool = False) -> list[dict]:
         left = subprocess.run(["pgrep", "-f", marker + "-hung"], capture_output=True, text=True).stdout.split()
         direct = anyio.run(per_call, BARE, "ping", {}, calls)
         through = anyio.run(per_call, wrapped, "five", {"argv": ["s0", "ping"]}, calls)
-        node = _node(Path(tmp), calls)
+        node = _node(Path(tmp), calls, 3 if quick else 7)
         runtime_only = anyio.run(_in_process, config, calls)
     upstreams_note = "no upstream started" if not started else f"{len(started)} upstream processes started"
     hung_note = "the hung server was killed" if not left else "the hung server was LEFT RUNNING"
