@@ -55,12 +55,12 @@ GAP_WEIGHT = 4.0
 RUNNER_UP = 6
 CLOSEST = 100  # commands the model's cosine alone brings into the ranking, at most (of 10,000: a search stays fast)
 # With an embedding model, the last places of a ranking go to the commands the model finds closest that the words
-# left out (2 of SHOWN, in proportion to a ranking's length): what a request means in other words ("put a thumbs-up
-# on that bug" for a reaction), which no word of a command's has (bench/fresh.py, the sets spent so far: Recall@5
-# .818 -> .853, paraphrases .457 -> .555, Boundary's unchanged), unless the words' best fits it at least WORDS_SURE
-# (twice the fit under which no command fits): then the words found what it asks, and their next ones are kept (an
-# agent's keywords, "word document create heading paragraph", want its words' fourth and fifth; 2 of 125 searches
-# agents made changed, against 27 without it)
+# left out (2 of SHOWN, in proportion to a ranking's length): what a request means in other words ("switch off the
+# lamps in the kitchen" for toggle-light), which no word of a command's has (bench/fresh.py, the sets spent so far:
+# Recall@5 .818 -> .853, paraphrases .457 -> .555, Boundary's unchanged), unless the words' best fits it at least
+# WORDS_SURE (twice the fit under which no command fits): then the words found what it asks, and their next ones are
+# kept (an agent's keywords, "word document create heading paragraph", want its words' fourth and fifth; 2 of 125
+# searches agents made changed, against 27 without it)
 MODEL_PLACES = 2 / 5
 WORDS_SURE = 0.9
 OP_COST = 1.0
