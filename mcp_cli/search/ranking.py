@@ -291,7 +291,10 @@ class Index:
         self.postings: dict[str, list[tuple[int, float]]] = defaultdict(list)  # term: (command, weighted count)
         lengths: list[float] = []
         spelled: Counter[str] = Counter()  # the commands' words as written, and how many commands have each
+        nouns: set[str] = set()  # the stems of the groups' names (`nouns`)
         for path, node in tree.walk():
+            if isinstance(node, Group):
+                nouns.update(stem(w) for w in node.name.split("-"))
             if not isinstance(node, Command) or not node.handler.listed:
                 continue
             fields = {
@@ -328,7 +331,7 @@ class Index:
             for term, posting in self.postings.items()
         }
         self.at = {path: doc for doc, (path, _) in enumerate(self.docs)}
-        self.nouns = frozenset(stem(w) for _, n in tree.walk() if isinstance(n, Group) for w in n.name.split("-"))
+        self.nouns = frozenset(nouns)  # a query's first word that names a group may be no verb (`read`)
         self.spelling = Vocabulary(spelled)
         self.spelling.extend(lexicon.words())
         self._clean: tuple[str, str] = ("", "")  # the last query and how it reads (`clean`)

@@ -164,7 +164,7 @@ def _heads(ws: list[str]) -> set[str]:
 
 
 def cover(
-    nouns: dict[str, set[str]], left: list[str], heads: dict[str, set[str]] | None = None
+    nouns: dict[str, set[str]], left: list[str], heads: dict[str, set[str]]
 ) -> tuple[dict[str, list[str]], list[str]]:
     """Greedily, the noun shared by the most items (two at least, not all) takes them, until no noun is shared:
     ({noun: [items]}, items left), in the order of `left`. Between nouns shared alike, the one more of them act on
@@ -173,7 +173,7 @@ def cover(
     groups: dict[str, list[str]] = {}
     while True:
         counts = Counter(noun for n in left for noun in nouns[n])
-        acted = Counter(noun for n in left for noun in (heads or {}).get(n, ()))
+        acted = Counter(noun for n in left for noun in heads[n])
         best = max(
             (c for c in counts.items() if 2 <= c[1] < len(nouns)),
             key=lambda c: (c[1], acted[c[0]], "-" in c[0], c[0]),
