@@ -21,7 +21,7 @@ from mcp_cli.search.ranking import Index
 from . import mark
 from .corpora import DATA, Corpus, boundary, github, progressive
 from .economy import tree_of
-from .quality import DEPTH, TARGETS, metrics
+from .quality import TARGETS, metrics, rank_of
 
 QUERIES = DATA / "no-fit" / "queries.txt"
 TARGET = 0.90  # at least, of the requests on each corpus (issue 28)
@@ -70,9 +70,7 @@ def recall(corpus: Corpus, weak: float, semantic: Semantic = None) -> dict[str, 
     index = index_of(corpus, semantic)
     ranks: list[int | None] = []
     for prompt, needed in corpus.tasks:
-        found = [(c.handler.server, c.handler.tool) for _, _, c in index.search(prompt, DEPTH)]
-        fits = bool(found) and answered(index, prompt, weak)
-        ranks.append(found.index(needed[0]) + 1 if fits and needed[0] in found else None)
+        ranks.append(rank_of(index, prompt, needed[0]) if answered(index, prompt, weak) else None)
     return metrics(ranks)
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from mcp_cli.search import embeddings
-from mcp_cli.search.ranking import Index
+from mcp_cli.search.ranking import SHOWN, Index
 
 from .corpora import Corpus
 from .economy import tree_of
@@ -61,9 +61,14 @@ def tokens_per_result(corpus: Corpus) -> float:
 
 
 def rank_of(index: Index, prompt: str, tool: tuple[str, str]) -> int | None:
-    """Where the tool (server, name) comes in the index's results for the prompt (None: not in the first DEPTH)."""
-    found = [(c.handler.server, c.handler.tool) for _, _, c in index.search(prompt, DEPTH)]
-    return found.index(tool) + 1 if tool in found else None
+    """Where the tool (server, name) comes in the index's results for the prompt: its place in an answer of SHOWN,
+    as an agent reads it, else in one of DEPTH, never before SHOWN + 1 (None: not in the first DEPTH). The two can
+    differ: where the words fit weakly, the embedding model takes a share of an answer's last places."""
+    for limit in (SHOWN, DEPTH):
+        found = [(c.handler.server, c.handler.tool) for _, _, c in index.search(prompt, limit)]
+        if tool in found:
+            return max(found.index(tool) + 1, 1 if limit == SHOWN else SHOWN + 1)
+    return None
 
 
 def run(corpus: Corpus) -> dict[str, Any]:

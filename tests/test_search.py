@@ -279,7 +279,7 @@ def toggle_light(entity: str) -> str:
     return entity
 
 
-async def test_where_the_words_fit_weakly_the_embedding_models_closest_take_the_last_places():
+async def test_where_the_words_fit_weakly_the_embedding_models_closest_takes_the_last_place():
     tree = await wrap(
         {
             "git": mock_upstream("git", switch_branch, merge_branch, create_branch),
@@ -291,11 +291,8 @@ async def test_where_the_words_fit_weakly_the_embedding_models_closest_take_the_
     asked = "make the living room warmer"  # `make` reads as create: the words meet create-branch alone
     assert [p for _, p, _ in words_only.search(asked, 5)] == ["git create-branch"]
     said = (await ainvoke(tree, ["search", "-n", "5", *asked.split()])).output
-    assert re.findall(r"^  (\S+ \S+)", said, re.M)[:3] == [
-        "git create-branch",
-        "home set-thermostat",
-        "home toggle-light",
-    ]
+    # one place of five: the words' own next ones, where they have them, keep the rest
+    assert re.findall(r"^  (\S+ \S+)", said, re.M) == ["git create-branch", "home set-thermostat"]
     sure = "switch to the main branch"  # the words fit it well: their ranking stands, the model takes no place
     assert [p for _, p, _ in Index(tree).search(sure, 5)] == [p for _, p, _ in words_only.search(sure, 5)]
 
