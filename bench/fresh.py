@@ -45,7 +45,7 @@ SETS = {
     "eighth": (FRESH.with_name("fresh8"), ("github", "crowded", "progressive", "boundary")),
 }
 # sets measured once and published: tuning may read their misses now
-SPENT = {"second", "third", "fourth", "fifth", "sixth", "seventh"}
+SPENT = {"second", "third", "fourth", "fifth", "sixth", "seventh", "eighth"}
 DEPTH = 5
 KINDS = ("plain", "paraphrase", "values", "typo", "unanswerable")
 TARGETS = {
