@@ -333,6 +333,22 @@ async def test_keywords_that_start_with_a_group_s_noun_have_no_verb():
     assert read("release commits list", nouns).ops == [] and read("release the new version", nouns).ops == ["@deploy"]
 
 
+def create_or_update_file(path: str, content: str) -> str:
+    """Create or update a file in a repository."""
+    return path
+
+
+async def test_a_verb_that_also_names_a_group_asks_for_its_operation_not_the_group():
+    tree = await wrap(
+        {
+            "files": mock_upstream("files", create_or_update_file, get_file_contents),
+            "issues": mock_upstream("issues", create_issue, close_issue),
+        }
+    )
+    said = (await ainvoke(tree, "search file a bug about the login page")).output  # "file": create, and a group's noun
+    assert said.splitlines()[0].split()[:2] == ["issues", "create-issue"]
+
+
 async def test_a_typo_d_request_is_still_found_and_not_declined(tree):
     result = await ainvoke(tree, "search clsoe the isssue")
     assert result.ok and result.output.splitlines()[0].split()[:2] == ["tracker", "close-issue"]

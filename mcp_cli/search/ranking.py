@@ -40,6 +40,7 @@ FIELD_WEIGHTS = (("path", 3), ("summary", 2), ("params", 1), ("description", 1))
 SYNONYM_WEIGHT = 0.8
 OPERATION_WEIGHT = 2.0  # a query's operation, which decides between commands that act on the same things
 CONTENT_WEIGHT = 0.5  # words of what to write ("a bug *about the login page*")
+LEAD_GROUP_WEIGHT = 0.3  # a query's verb that also names a group ("*file* a bug" and `files`) as a word of its own
 EXACT_WEIGHT = 0.5  # a word as written, where a command's name has it so ("issues" meets list-issues first)
 SHOWN = 5  # results at most, unless a number is asked for
 STRONG = 0.5  # unless a number is asked for, a result scoring under this share of the best one is left out
@@ -196,7 +197,7 @@ def read(query: str, nouns: frozenset[str] = frozenset()) -> Query:
             for op in ops[term]:
                 add(op, OPERATION_WEIGHT)
             if token not in lexicon.STOP:
-                add(term, 1.0)
+                add(term, LEAD_GROUP_WEIGHT if term in nouns else 1.0)
         elif token not in lexicon.STOP:
             lead = False
             add(term, scale)
