@@ -158,6 +158,16 @@ async def test_an_upstream_tool_takes_an_object_as_its_arguments_under_the_optio
     assert "The sum of 3 and 39 is 42." in summed  # the option given wins over the object's b
 
 
+async def test_an_object_s_keys_may_name_options_as_their_flags_do(team, world):
+    def listed(key: str, order: str) -> str:
+        fields = json.dumps({"path": str(world["files"]), key: order})
+        return f"memory read-graph | jq '{fields}' | files list-directory-with-sizes"
+
+    sized = await ok(team, command=listed("sort-by", "size"))
+    named = await ok(team, command=listed("sortBy", "size"))  # the property's own name, as before
+    assert sized == named and sized != await ok(team, command=listed("sort-by", "name"))
+
+
 async def test_a_script_reads_the_previous_stage_on_its_standard_input(world):
     async with served("serve", str(world["skill"]), env=world["env"]) as client:
         assert json.loads(await ok(client, command="emit --count 4 | tally --label n")) == {"n": 4, "sum": 10}

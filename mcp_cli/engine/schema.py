@@ -484,12 +484,12 @@ def arguments(
     terms). `base` (an object a pipeline stage gave) goes under `--json` and the options."""
     schema, doc = cmd.schema or {}, check.doc
     by_name = {p.name: p for p in cmd.params}
-    result: dict[str, Any] = copy.deepcopy(base or {})
+    result: dict[str, Any] = _by_property(cmd, copy.deepcopy(base or {}))
     if JSON_ALL in values:
         given = _json(by_name[JSON_ALL], values[JSON_ALL])
         if not isinstance(given, dict):
             raise UsageError('--json: expected a JSON object like \'{"name": "value"}\'.')
-        result.update(given)
+        result.update(_by_property(cmd, given))
     for name, value in values.items():
         if name == JSON_ALL or name not in by_name:
             continue
@@ -505,6 +505,24 @@ def arguments(
         target[path[-1]] = _convert(by_name[name], node, value, check)
     validate(check, result, {name: p.flags[0] for name, p in by_name.items() if p.flags})
     return result
+
+
+def _by_property(cmd: Command, given: dict[str, Any]) -> dict[str, Any]:
+    """An object of arguments (piped in, or `--json`) with each key that names an option as its flag does, not as
+    its property (`sub-issue-id`, `--sub-issue-id`: `sub_issue_id`), under the property's name: an agent writes the
+    names the help shows it."""
+    flags = {
+        f.lstrip("-"): p.name
+        for p in cmd.params
+        if "." not in p.name and not p.name.startswith("@")
+        for f in p.flags
+        if f.startswith("--")
+    }
+    properties = (cmd.schema or {}).get("properties") or {}
+    return {
+        (flags[key.lstrip("-")] if key not in properties and key.lstrip("-") in flags else key): value
+        for key, value in given.items()
+    }
 
 
 @dataclass
