@@ -6,12 +6,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..engine.command import takes
 from ..engine.runtime import Runtime
 from ..handlers import CallScope
 from ..result import Result
 from ..text import clip, named, one_line
-from ..tree import Command, Group
+from ..tree import Group
 
 INPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -95,8 +94,6 @@ def description(runtime: Runtime) -> str:
         " first: listings show each command's usage. Several commands in one call: `A ; B` (each runs), "
         "`A && B`; `A | jq FILTER`"
     )
-    if any(isinstance(node, Command) and takes(node) == "arguments" for _, node in runtime.tree.walk()):
-        first += "; `A | jq '{id}' | B` (keys as B's options)"  # an upstream tool takes an object as its arguments
     for shown in range(most, -1, -1):  # the names take at most half of the budget
         parts = []
         if len(groups) > 1:  # a lone domain is named by the instruction
