@@ -484,7 +484,7 @@ def arguments(
     terms). `base` (an object a pipeline stage gave) goes under `--json` and the options."""
     schema, doc = cmd.schema or {}, check.doc
     by_name = {p.name: p for p in cmd.params}
-    result: dict[str, Any] = _by_property(cmd, copy.deepcopy(base or {}))
+    result: dict[str, Any] = _by_property(cmd, copy.deepcopy(base)) if base else {}
     if JSON_ALL in values:
         given = _json(by_name[JSON_ALL], values[JSON_ALL])
         if not isinstance(given, dict):
@@ -519,10 +519,7 @@ def _by_property(cmd: Command, given: dict[str, Any]) -> dict[str, Any]:
         if f.startswith("--")
     }
     properties = (cmd.schema or {}).get("properties") or {}
-    return {
-        (flags[key.lstrip("-")] if key not in properties and key.lstrip("-") in flags else key): value
-        for key, value in given.items()
-    }
+    return {key if key in properties else flags.get(key.lstrip("-"), key): value for key, value in given.items()}
 
 
 @dataclass
